@@ -1,0 +1,57 @@
+# Every target creates or reuses the virtual environment in .venv first, so a
+# fresh clone needs only `make demo` or `make test`.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+PROTOS := $(wildcard proto/arena/wire/v1/*.proto)
+
+.PHONY: help setup demo test lint proto proto-check bench clean
+
+help:
+	@echo "make demo         set up, then play a demonstration match"
+	@echo "make test         set up, then run the test suite"
+	@echo "make lint         ruff and mypy over arena/"
+	@echo "make bench        print the speed figures"
+	@echo "make proto        regenerate arena/wire/v1 from proto/"
+	@echo "make proto-check  fail if the committed generated code is stale"
+	@echo "make clean        remove the virtual environment and caches"
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/arena demo
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -q
+
+lint: $(STAMP)
+	$(BIN)/ruff check arena engines benchmarks tests
+	$(BIN)/ruff format --check arena benchmarks tests
+	$(BIN)/mypy
+
+# Generated code is committed so that `pip install` from a checkout works
+# without grpcio-tools; CI regenerates it and fails on any difference.
+proto: $(STAMP)
+	$(BIN)/python -m grpc_tools.protoc -I proto --python_out=. --pyi_out=. \
+		--grpc_python_out=. $(PROTOS)
+
+proto-check: $(STAMP)
+	@tmp=$$(mktemp -d) && \
+	$(BIN)/python -m grpc_tools.protoc -I proto --python_out=$$tmp --pyi_out=$$tmp \
+		--grpc_python_out=$$tmp $(PROTOS) && \
+	diff -r -x __init__.py -x __pycache__ $$tmp/arena/wire/v1 arena/wire/v1 && \
+	rm -rf $$tmp && echo "generated code is up to date"
+
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_rules
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -1,0 +1,46 @@
+"""The one error hierarchy of the arena.
+
+Every error says whose fault it is by its class and carries the context a
+person needs to act on it. Rules errors subclass ValueError (bad input to a
+pure function); bot errors are the bot's fault and never the referee's;
+record and config errors are about files and settings the user gave us.
+"""
+
+from __future__ import annotations
+
+
+class ArenaError(Exception):
+    """Base of every error the arena raises on purpose."""
+
+
+class RulesError(ArenaError, ValueError):
+    """A value the rules cannot accept (unknown card, impossible state)."""
+
+
+class IllegalMoveError(RulesError):
+    """A move that is not legal in this position.
+
+    Attributes:
+        seat: the seat that tried it (None when not known).
+        move: the move, as given.
+        reason: why it is not legal, in plain words.
+    """
+
+    def __init__(self, reason: str, *, seat: int | None = None, move: object = None) -> None:
+        who = f"seat {seat}: " if seat is not None else ""
+        super().__init__(f"{who}illegal move: {reason}")
+        self.seat = seat
+        self.move = move
+        self.reason = reason
+
+
+class ConfigError(ArenaError):
+    """A setting, option or configuration file the arena cannot use."""
+
+
+class WireError(ArenaError, ValueError):
+    """A protobuf message that does not describe a valid rules value."""
+
+
+class RecordError(ArenaError):
+    """A match log that cannot be read or does not verify."""

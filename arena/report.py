@@ -1,0 +1,62 @@
+"""Plain-text summaries of matches for terminals and logs."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from arena.rules import FinishedDeal, Variant, cards_text
+
+CATEGORIES = ("scope", "carte", "denari", "settebello", "primiera")
+
+
+def side_names(variant: Variant, seat_names: Sequence[str]) -> list[str]:
+    """ "greedy" or "greedy + random": the seats of each side, joined."""
+    names = []
+    for side in range(variant.sides):
+        seats = [s for s in range(variant.seats) if s % 2 == side]
+        names.append(" + ".join(f"{seat_names[s]}#{s}" for s in seats))
+    return names
+
+
+def deal_table(deal: FinishedDeal, names: Sequence[str]) -> list[str]:
+    """The scoring of one deal, a row per side, with the counts behind each point."""
+    width = max(len(n) for n in names)
+    lines = [
+        f"deal {deal.number + 1}, dealer seat {deal.dealer}"
+        + (f" ({len(deal.void_decks)} void deal(s) redealt)" if deal.void_decks else ""),
+        f"  {'':<{width}}  scope carte denari settebello primiera  deal  match",
+    ]
+    for side, name in enumerate(names):
+        t = deal.score.tallies[side]
+        b = deal.score.breakdown(side)
+        prim = "-" if t.primiera is None else str(t.primiera)
+        lines.append(
+            f"  {name:<{width}}  {b['scope']:>5} {b['carte']:>2}({t.cards:>2})"
+            f" {b['denari']:>2}({t.denari:>2}) {b['settebello']:>10}"
+            f" {b['primiera']:>2}({prim:>2})"
+            f"    {deal.score.points[side]:>4}  {deal.totals[side]:>5}"
+        )
+    if deal.leftover:
+        side, mask = deal.leftover
+        lines.append(f"  leftover {cards_text(mask)} to {names[side]}")
+    return lines
+
+
+def match_summary(
+    variant: Variant,
+    seat_names: Sequence[str],
+    deals: Sequence[FinishedDeal],
+    final_scores: Sequence[int],
+    winner: int | None,
+    extra: Sequence[str] = (),
+) -> str:
+    names = side_names(variant, seat_names)
+    lines = [f"{variant.describe()}: {' vs '.join(names)}", ""]
+    for deal in deals:
+        lines += deal_table(deal, names)
+        lines.append("")
+    score = " - ".join(str(s) for s in final_scores)
+    outcome = f"{names[winner]} wins" if winner is not None else "draw"
+    lines.append(f"final score {score} after {len(deals)} deal(s): {outcome}")
+    lines += extra
+    return "\n".join(lines)

@@ -1,0 +1,66 @@
+"""The rules of Scopa and Scopone: pure Python, standard library only.
+
+No I/O, no clock, no global randomness, no protobuf, grpc or trio: the
+referee, the wire layer and search bots all build on this package, and a
+search bot's strength is this package's speed.
+"""
+
+from arena.rules.cards import (
+    BASTONI,
+    COPPE,
+    DENARI,
+    RANK,
+    SETTEBELLO,
+    SPADE,
+    SUIT,
+    card,
+    card_name,
+    cards_of,
+    cards_text,
+    mask_of,
+    parse_card,
+    parse_cards,
+)
+from arena.rules.deal import Deal, Play
+from arena.rules.match import FinishedDeal, Match, seeded_deck, seeded_first_dealer
+from arena.rules.moves import Move, check_move, legal_moves
+from arena.rules.observe import Observation, Strategy, observe, play_match
+from arena.rules.scoring import DealScore, SideTally, primiera, score_deal
+from arena.rules.variants import Game, Variant, side_of
+
+__all__ = [
+    "BASTONI",
+    "COPPE",
+    "DENARI",
+    "RANK",
+    "SETTEBELLO",
+    "SPADE",
+    "SUIT",
+    "Deal",
+    "DealScore",
+    "FinishedDeal",
+    "Game",
+    "Match",
+    "Move",
+    "Observation",
+    "Play",
+    "SideTally",
+    "Strategy",
+    "Variant",
+    "card",
+    "card_name",
+    "cards_of",
+    "cards_text",
+    "check_move",
+    "legal_moves",
+    "mask_of",
+    "observe",
+    "parse_card",
+    "parse_cards",
+    "play_match",
+    "primiera",
+    "score_deal",
+    "seeded_deck",
+    "seeded_first_dealer",
+    "side_of",
+]

@@ -1,0 +1,220 @@
+"""Legal moves: which card is played and exactly which table cards it takes.
+
+The capture rules (shared/RULES.md, "A turn"):
+- a card whose rank lies on the table must take exactly one such card;
+- otherwise it must take one set of two or more table cards summing to its
+  rank, if there is one;
+- otherwise it is trailed (laid on the table, taking nothing).
+A player may always choose which card to play; only the capture is forced.
+
+Generation works on masks. Capture sets come from subset sums memoised per
+rank multiset of the table (see ``capture_sets``), because search bots ask
+for the same kinds of tables again and again.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from arena.errors import IllegalMoveError
+from arena.rules.cards import BIT, RANK, RANK_MASK, card_name, cards_of, cards_text
+
+
+class Move(NamedTuple):
+    """A card played and the mask of table cards it takes (0: a trail)."""
+
+    card: int
+    captures: int
+
+    def __str__(self) -> str:
+        if not self.captures:
+            return card_name(self.card)
+        return f"{card_name(self.card)}x{'+'.join(card_name(c) for c in cards_of(self.captures))}"
+
+
+_new_move = tuple.__new__  # Move(c, m) without NamedTuple's Python-level __new__.
+
+# Capture sets depend only on the ranks on the table, not the suits. So the
+# subset sums are memoised per rank multiset ("pattern": 3 bits of count per
+# rank), of which a game sees a few thousand, and each pattern stores, per
+# sum, the rank masks of the selections. A selection that takes every table
+# card of each rank it uses is simply ``table & mask``; one that takes some of
+# several equal ranks (two 3s on the table, one taken) lists them apart.
+_PATTERN_BY_BITS = tuple(
+    sum(1 << (3 * i) for i in range(10) if bits >> i & 1) for bits in range(1024)
+)
+Selection = tuple[int, tuple[tuple[int, int], ...]]  # (whole-rank mask, ((rank mask, k), ...))
+_PATTERNS: dict[int, tuple[tuple[Selection, ...], ...]] = {}
+
+
+def _pattern(table: int) -> int:
+    p = _PATTERN_BY_BITS
+    return p[table & 1023] + p[table >> 10 & 1023] + p[table >> 20 & 1023] + p[table >> 30]
+
+
+def selections_of(pattern: int) -> tuple[tuple[Selection, ...], ...]:
+    """Per sum 0..10, every way to pick table cards (by rank and count) adding
+    to it; memoised per pattern."""
+    found = _PATTERNS.get(pattern)
+    if found is None:
+        found = _PATTERNS[pattern] = _compute_selections(pattern)
+    return found
+
+
+def _compute_selections(pattern: int) -> tuple[tuple[Selection, ...], ...]:
+    counts = [(r, pattern >> (3 * (r - 1)) & 7) for r in range(1, 11)]
+    counts = [(r, n) for r, n in counts if n]
+    by_sum: list[list[Selection]] = [[] for _ in range(11)]
+
+    def walk(i: int, total: int, whole: int, partial: tuple[tuple[int, int], ...]) -> None:
+        if i == len(counts):
+            if total and (whole or partial):
+                by_sum[total].append((whole, partial))
+            return
+        r, n = counts[i]
+        for k in range(n + 1):
+            if total + k * r > 10:
+                break
+            if k == 0:
+                walk(i + 1, total, whole, partial)
+            elif k == n:
+                walk(i + 1, total + k * r, whole | RANK_MASK[r], partial)
+            else:
+                walk(i + 1, total + k * r, whole, (*partial, (RANK_MASK[r], k)))
+
+    walk(0, 0, 0, ())
+    return tuple(tuple(sels) for sels in by_sum)
+
+
+def _choose(cards: int, k: int) -> list[int]:
+    """Every k-card sub-mask of a mask."""
+    out = [0]
+    for c in cards_of(cards):
+        out += [m | BIT[c] for m in out if m.bit_count() < k]
+    return [m for m in out if m.bit_count() == k]
+
+
+def _realise(table: int, sel: Selection) -> list[int]:
+    whole, partial = sel
+    masks = [table & whole]
+    for rank_mask, k in partial:
+        masks = [m | pick for m in masks for pick in _choose(table & rank_mask, k)]
+    return masks
+
+
+def capture_sets(table: int, total: int) -> list[int]:
+    """The masks of every set of table cards adding up to ``total`` (1..10)."""
+    key = _pattern(table)
+    sels = _PATTERNS.get(key) or selections_of(key)
+    out = []
+    for sel in sels[total]:
+        if sel[1]:
+            out += _realise(table, sel)
+        else:
+            out.append(table & sel[0])
+    return out
+
+
+def _fewest(masks: list[int]) -> list[int]:
+    least = min(m.bit_count() for m in masks)
+    return [m for m in masks if m.bit_count() == least]
+
+
+# _SUIT_CARDS[s][bits]: the cards of suit s in a 10-bit pattern, each with its
+# rank and rank mask, so a hand's cards are four table look-ups away.
+_SUIT_CARDS: tuple[tuple[tuple[tuple[int, int, int], ...], ...], ...] = tuple(
+    tuple(
+        tuple(
+            (s * 10 + i, RANK[s * 10 + i], RANK_MASK[RANK[s * 10 + i]])
+            for i in range(10)
+            if bits >> i & 1
+        )
+        for bits in range(1024)
+    )
+    for s in range(4)
+)
+
+
+def legal_moves(hand: int, table: int, fewest_cards: bool = False) -> list[Move]:
+    """Every legal move for a hand and a table (both masks), in a fixed order:
+    by played card, then by captured mask as generated."""
+    moves: list[Move] = []
+    append = moves.append
+    sels = None
+    d, c_, s, b = _SUIT_CARDS
+    for c, r, rank_mask in (
+        d[hand & 1023] + c_[hand >> 10 & 1023] + s[hand >> 20 & 1023] + b[hand >> 30]
+    ):
+        same = table & rank_mask
+        if same:
+            if same & (same - 1):
+                while same:
+                    one = same & -same
+                    same ^= one
+                    append(_new_move(Move, (c, one)))
+            else:
+                append(_new_move(Move, (c, same)))
+            continue
+        if sels is None:
+            p = _PATTERN_BY_BITS
+            key = p[table & 1023] + p[table >> 10 & 1023] + p[table >> 20 & 1023] + p[table >> 30]
+            sels = _PATTERNS.get(key) or selections_of(key)
+        options = sels[r]
+        if not options:
+            append(_new_move(Move, (c, 0)))
+        elif fewest_cards or len(options) > 1 or options[0][1]:
+            sets = capture_sets(table, r)
+            for m in _fewest(sets) if fewest_cards else sets:
+                append(_new_move(Move, (c, m)))
+        else:
+            append(_new_move(Move, (c, table & options[0][0])))
+    return moves
+
+
+def check_move(
+    hand: int, table: int, move: Move, fewest_cards: bool = False, seat: int | None = None
+) -> None:
+    """Raise IllegalMoveError, saying exactly why, unless ``move`` is legal."""
+    c, taken = move
+    if not isinstance(c, int) or not 0 <= c < 40:
+        raise IllegalMoveError(f"{c!r} is not a card", seat=seat, move=move)
+    if not hand & BIT[c]:
+        raise IllegalMoveError(f"{card_name(c)} is not in the hand", seat=seat, move=move)
+    if taken & ~table:
+        raise IllegalMoveError(
+            f"{cards_text(taken & ~table)} not on the table ({cards_text(table)})",
+            seat=seat,
+            move=move,
+        )
+    r = RANK[c]
+    same = table & RANK_MASK[r]
+    if same:
+        if taken.bit_count() != 1 or not taken & same:
+            raise IllegalMoveError(
+                f"{card_name(c)} must take exactly one card of its rank "
+                f"({cards_text(same)}), not {cards_text(taken)}",
+                seat=seat,
+                move=move,
+            )
+        return
+    sets = capture_sets(table, r)
+    if not taken:
+        if sets:
+            raise IllegalMoveError(
+                f"{card_name(c)} can capture ({cards_text(sets[0])}), so it cannot be laid",
+                seat=seat,
+                move=move,
+            )
+        return
+    if taken not in sets:
+        total = sum(RANK[x] for x in cards_of(taken))
+        raise IllegalMoveError(
+            f"{cards_text(taken)} add up to {total}, not {r}", seat=seat, move=move
+        )
+    if fewest_cards and taken not in _fewest(sets):
+        raise IllegalMoveError(
+            f"fewest-cards rule: {card_name(c)} must take a set of "
+            f"{min(m.bit_count() for m in sets)} cards",
+            seat=seat,
+            move=move,
+        )

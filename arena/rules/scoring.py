@@ -1,0 +1,124 @@
+"""Scoring a deal: scope, carte, denari, settebello, primiera (shared/RULES.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from arena.rules.cards import DENARI_MASK, PRIMIERA, SETTEBELLO, SUIT_MASK
+
+# _BEST[suit][bits]: best primiera value among the suit's cards in a 10-bit pattern.
+_BEST: tuple[tuple[int, ...], ...] = tuple(
+    tuple(
+        max((PRIMIERA[s * 10 + i] for i in range(10) if bits >> i & 1), default=0)
+        for bits in range(1024)
+    )
+    for s in range(4)
+)
+
+
+def primiera(pile: int) -> int | None:
+    """The primiera total of a pile (mask), or None when a suit is missing."""
+    total = 0
+    for s in range(4):
+        best = _BEST[s][(pile & SUIT_MASK[s]) >> (10 * s)]
+        if not best:
+            return None
+        total += best
+    return total
+
+
+def deal_points(piles: Sequence[int], scope: Sequence[int]) -> list[int]:
+    """The points of each of the two sides, without the breakdown: the fast
+    path for playouts. Always equal to ``score_deal(piles, scope).points``."""
+    p0, p1 = piles
+    points = [scope[0], scope[1]]
+    a, b = p0.bit_count(), p1.bit_count()
+    if a != b:
+        points[a < b] += 1
+    a, b = (p0 & DENARI_MASK).bit_count(), (p1 & DENARI_MASK).bit_count()
+    if a != b:
+        points[a < b] += 1
+    if p0 >> SETTEBELLO & 1:
+        points[0] += 1
+    elif p1 >> SETTEBELLO & 1:
+        points[1] += 1
+    q0, q1 = primiera(p0), primiera(p1)
+    if q0 != q1:
+        points[q0 is None or (q1 is not None and q0 < q1)] += 1
+    return points
+
+
+@dataclass(frozen=True)
+class SideTally:
+    """What one side collected in a deal."""
+
+    scope: int
+    cards: int
+    denari: int
+    settebello: bool
+    primiera: int | None  # None: a suit is missing, so no primiera
+
+
+@dataclass(frozen=True)
+class DealScore:
+    """The scoring of one deal. The award fields name the winning side, or None
+    when nobody wins the point (a tie, or nobody qualifies)."""
+
+    tallies: tuple[SideTally, ...]
+    carte: int | None
+    denari: int | None
+    settebello: int | None
+    primiera: int | None
+
+    def breakdown(self, side: int) -> dict[str, int]:
+        """Points of one side by category, in the order a scorer calls them."""
+        return {
+            "scope": self.tallies[side].scope,
+            "carte": int(self.carte == side),
+            "denari": int(self.denari == side),
+            "settebello": int(self.settebello == side),
+            "primiera": int(self.primiera == side),
+        }
+
+    @property
+    def points(self) -> tuple[int, ...]:
+        return tuple(sum(self.breakdown(s).values()) for s in range(len(self.tallies)))
+
+
+def _strict_winner(values: Sequence[int | None]) -> int | None:
+    """The side with a value strictly above every other side's, if any.
+    None values (not qualified) never win."""
+    best = max((v for v in values if v is not None), default=None)
+    if best is None:
+        return None
+    leaders = [i for i, v in enumerate(values) if v == best]
+    return leaders[0] if len(leaders) == 1 else None
+
+
+def score_deal(piles: Sequence[int], scope: Sequence[int]) -> DealScore:
+    """Score a finished deal from each side's captured pile (mask) and scope count.
+
+    Carte and denari go to the side with more (with two sides and 40 cards,
+    more than 20 cards / more than 5 denari when every card was captured); a
+    tie scores nothing. Primiera goes to the strictly higher total; a side
+    missing a suit has none and cannot win it.
+    """
+    tallies = tuple(
+        SideTally(
+            scope=scope[s],
+            cards=pile.bit_count(),
+            denari=(pile & DENARI_MASK).bit_count(),
+            settebello=bool(pile >> SETTEBELLO & 1),
+            primiera=primiera(pile),
+        )
+        for s, pile in enumerate(piles)
+    )
+    settebello = next((s for s, t in enumerate(tallies) if t.settebello), None)
+    return DealScore(
+        tallies=tallies,
+        carte=_strict_winner([t.cards for t in tallies]),
+        denari=_strict_winner([t.denari for t in tallies]),
+        settebello=settebello,
+        primiera=_strict_winner([t.primiera for t in tallies]),
+    )

@@ -1,0 +1,202 @@
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class Suit(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    SUIT_UNSPECIFIED: _ClassVar[Suit]
+    DENARI: _ClassVar[Suit]
+    COPPE: _ClassVar[Suit]
+    SPADE: _ClassVar[Suit]
+    BASTONI: _ClassVar[Suit]
+
+class Game(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    GAME_UNSPECIFIED: _ClassVar[Game]
+    SCOPA: _ClassVar[Game]
+    SCOPA_A_QUATTRO: _ClassVar[Game]
+    SCOPONE: _ClassVar[Game]
+    SCOPONE_SCIENTIFICO: _ClassVar[Game]
+
+class Termination(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    TERMINATION_UNSPECIFIED: _ClassVar[Termination]
+    COMPLETED: _ClassVar[Termination]
+    FORFEIT: _ClassVar[Termination]
+    VOID: _ClassVar[Termination]
+    ABORTED: _ClassVar[Termination]
+
+class FaultKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    FAULT_KIND_UNSPECIFIED: _ClassVar[FaultKind]
+    TIMEOUT: _ClassVar[FaultKind]
+    ILLEGAL: _ClassVar[FaultKind]
+    MALFORMED: _ClassVar[FaultKind]
+    CRASH: _ClassVar[FaultKind]
+    STALL: _ClassVar[FaultKind]
+SUIT_UNSPECIFIED: Suit
+DENARI: Suit
+COPPE: Suit
+SPADE: Suit
+BASTONI: Suit
+GAME_UNSPECIFIED: Game
+SCOPA: Game
+SCOPA_A_QUATTRO: Game
+SCOPONE: Game
+SCOPONE_SCIENTIFICO: Game
+TERMINATION_UNSPECIFIED: Termination
+COMPLETED: Termination
+FORFEIT: Termination
+VOID: Termination
+ABORTED: Termination
+FAULT_KIND_UNSPECIFIED: FaultKind
+TIMEOUT: FaultKind
+ILLEGAL: FaultKind
+MALFORMED: FaultKind
+CRASH: FaultKind
+STALL: FaultKind
+
+class Card(_message.Message):
+    __slots__ = ("suit", "rank")
+    SUIT_FIELD_NUMBER: _ClassVar[int]
+    RANK_FIELD_NUMBER: _ClassVar[int]
+    suit: Suit
+    rank: int
+    def __init__(self, suit: _Optional[_Union[Suit, str]] = ..., rank: _Optional[int] = ...) -> None: ...
+
+class Variant(_message.Message):
+    __slots__ = ("game", "target", "deal_limit", "fewest_cards", "leftovers_to_last_player")
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    DEAL_LIMIT_FIELD_NUMBER: _ClassVar[int]
+    FEWEST_CARDS_FIELD_NUMBER: _ClassVar[int]
+    LEFTOVERS_TO_LAST_PLAYER_FIELD_NUMBER: _ClassVar[int]
+    game: Game
+    target: int
+    deal_limit: int
+    fewest_cards: bool
+    leftovers_to_last_player: bool
+    def __init__(self, game: _Optional[_Union[Game, str]] = ..., target: _Optional[int] = ..., deal_limit: _Optional[int] = ..., fewest_cards: _Optional[bool] = ..., leftovers_to_last_player: _Optional[bool] = ...) -> None: ...
+
+class Move(_message.Message):
+    __slots__ = ("card", "captures")
+    CARD_FIELD_NUMBER: _ClassVar[int]
+    CAPTURES_FIELD_NUMBER: _ClassVar[int]
+    card: Card
+    captures: _containers.RepeatedCompositeFieldContainer[Card]
+    def __init__(self, card: _Optional[_Union[Card, _Mapping]] = ..., captures: _Optional[_Iterable[_Union[Card, _Mapping]]] = ...) -> None: ...
+
+class Play(_message.Message):
+    __slots__ = ("seat", "move", "scopa")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    MOVE_FIELD_NUMBER: _ClassVar[int]
+    SCOPA_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    move: Move
+    scopa: bool
+    def __init__(self, seat: _Optional[int] = ..., move: _Optional[_Union[Move, _Mapping]] = ..., scopa: _Optional[bool] = ...) -> None: ...
+
+class SideScore(_message.Message):
+    __slots__ = ("scope", "cards", "denari", "settebello", "primiera", "carte_point", "denari_point", "settebello_point", "primiera_point", "total")
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    CARDS_FIELD_NUMBER: _ClassVar[int]
+    DENARI_FIELD_NUMBER: _ClassVar[int]
+    SETTEBELLO_FIELD_NUMBER: _ClassVar[int]
+    PRIMIERA_FIELD_NUMBER: _ClassVar[int]
+    CARTE_POINT_FIELD_NUMBER: _ClassVar[int]
+    DENARI_POINT_FIELD_NUMBER: _ClassVar[int]
+    SETTEBELLO_POINT_FIELD_NUMBER: _ClassVar[int]
+    PRIMIERA_POINT_FIELD_NUMBER: _ClassVar[int]
+    TOTAL_FIELD_NUMBER: _ClassVar[int]
+    scope: int
+    cards: int
+    denari: int
+    settebello: bool
+    primiera: int
+    carte_point: int
+    denari_point: int
+    settebello_point: int
+    primiera_point: int
+    total: int
+    def __init__(self, scope: _Optional[int] = ..., cards: _Optional[int] = ..., denari: _Optional[int] = ..., settebello: _Optional[bool] = ..., primiera: _Optional[int] = ..., carte_point: _Optional[int] = ..., denari_point: _Optional[int] = ..., settebello_point: _Optional[int] = ..., primiera_point: _Optional[int] = ..., total: _Optional[int] = ...) -> None: ...
+
+class DealResult(_message.Message):
+    __slots__ = ("deal_number", "dealer", "sides", "match_scores", "leftover_side", "leftover")
+    DEAL_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    DEALER_FIELD_NUMBER: _ClassVar[int]
+    SIDES_FIELD_NUMBER: _ClassVar[int]
+    MATCH_SCORES_FIELD_NUMBER: _ClassVar[int]
+    LEFTOVER_SIDE_FIELD_NUMBER: _ClassVar[int]
+    LEFTOVER_FIELD_NUMBER: _ClassVar[int]
+    deal_number: int
+    dealer: int
+    sides: _containers.RepeatedCompositeFieldContainer[SideScore]
+    match_scores: _containers.RepeatedScalarFieldContainer[int]
+    leftover_side: int
+    leftover: _containers.RepeatedCompositeFieldContainer[Card]
+    def __init__(self, deal_number: _Optional[int] = ..., dealer: _Optional[int] = ..., sides: _Optional[_Iterable[_Union[SideScore, _Mapping]]] = ..., match_scores: _Optional[_Iterable[int]] = ..., leftover_side: _Optional[int] = ..., leftover: _Optional[_Iterable[_Union[Card, _Mapping]]] = ...) -> None: ...
+
+class Observation(_message.Message):
+    __slots__ = ("variant", "seat", "deal_number", "dealer", "to_move", "hand", "table", "hand_sizes", "stock_count", "plays", "captured_counts", "scope", "match_scores")
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    DEAL_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    DEALER_FIELD_NUMBER: _ClassVar[int]
+    TO_MOVE_FIELD_NUMBER: _ClassVar[int]
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    TABLE_FIELD_NUMBER: _ClassVar[int]
+    HAND_SIZES_FIELD_NUMBER: _ClassVar[int]
+    STOCK_COUNT_FIELD_NUMBER: _ClassVar[int]
+    PLAYS_FIELD_NUMBER: _ClassVar[int]
+    CAPTURED_COUNTS_FIELD_NUMBER: _ClassVar[int]
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    MATCH_SCORES_FIELD_NUMBER: _ClassVar[int]
+    variant: Variant
+    seat: int
+    deal_number: int
+    dealer: int
+    to_move: int
+    hand: _containers.RepeatedCompositeFieldContainer[Card]
+    table: _containers.RepeatedCompositeFieldContainer[Card]
+    hand_sizes: _containers.RepeatedScalarFieldContainer[int]
+    stock_count: int
+    plays: _containers.RepeatedCompositeFieldContainer[Play]
+    captured_counts: _containers.RepeatedScalarFieldContainer[int]
+    scope: _containers.RepeatedScalarFieldContainer[int]
+    match_scores: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, variant: _Optional[_Union[Variant, _Mapping]] = ..., seat: _Optional[int] = ..., deal_number: _Optional[int] = ..., dealer: _Optional[int] = ..., to_move: _Optional[int] = ..., hand: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., table: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., stock_count: _Optional[int] = ..., plays: _Optional[_Iterable[_Union[Play, _Mapping]]] = ..., captured_counts: _Optional[_Iterable[int]] = ..., scope: _Optional[_Iterable[int]] = ..., match_scores: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class Fault(_message.Message):
+    __slots__ = ("seat", "kind", "deal_number", "decision", "message")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    DEAL_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    DECISION_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    kind: FaultKind
+    deal_number: int
+    decision: int
+    message: str
+    def __init__(self, seat: _Optional[int] = ..., kind: _Optional[_Union[FaultKind, str]] = ..., deal_number: _Optional[int] = ..., decision: _Optional[int] = ..., message: _Optional[str] = ...) -> None: ...
+
+class MatchResult(_message.Message):
+    __slots__ = ("final_scores", "winner_side", "termination", "reason", "faults", "deals_played")
+    FINAL_SCORES_FIELD_NUMBER: _ClassVar[int]
+    WINNER_SIDE_FIELD_NUMBER: _ClassVar[int]
+    TERMINATION_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    FAULTS_FIELD_NUMBER: _ClassVar[int]
+    DEALS_PLAYED_FIELD_NUMBER: _ClassVar[int]
+    final_scores: _containers.RepeatedScalarFieldContainer[int]
+    winner_side: int
+    termination: Termination
+    reason: str
+    faults: _containers.RepeatedCompositeFieldContainer[Fault]
+    deals_played: int
+    def __init__(self, final_scores: _Optional[_Iterable[int]] = ..., winner_side: _Optional[int] = ..., termination: _Optional[_Union[Termination, str]] = ..., reason: _Optional[str] = ..., faults: _Optional[_Iterable[_Union[Fault, _Mapping]]] = ..., deals_played: _Optional[int] = ...) -> None: ...

@@ -1,0 +1,96 @@
+"""Random-playout speed of the rules engine against the naive yardstick.
+
+One playout = one full deal from a fresh shuffle to its scoring, every move
+chosen uniformly among the legal moves. Both engines run in the same
+process, alternately, several rounds; medians are printed.
+
+    python -m benchmarks.bench_rules [--seconds S] [--rounds N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+from collections.abc import Callable
+
+from arena.rules import Deal, Game, Variant, seeded_deck
+from benchmarks import naive_scopa
+
+
+def arena_steps(game: Game) -> Callable[[random.Random], object]:
+    """The step API, in the same harness as the yardstick (shuffle, rng.choice)."""
+    variant = Variant(game)
+
+    def run(rng: random.Random) -> object:
+        deck = list(range(40))
+        rng.shuffle(deck)
+        deal = Deal(variant, 0, deck)
+        choice = rng.choice
+        while deal.to_move is not None:
+            deal.play_unchecked(choice(deal.legal_moves()))
+        return deal.score()
+
+    return run
+
+
+def arena_playout(game: Game) -> Callable[[random.Random], object]:
+    """The playout API a search bot calls: Deal.random_playout."""
+    variant = Variant(game)
+
+    def run(rng: random.Random) -> object:
+        deck = list(range(40))
+        rng.shuffle(deck)
+        return Deal(variant, 0, deck).random_playout(rng.random)
+
+    return run
+
+
+def naive_playout(game: Game) -> Callable[[random.Random], object]:
+    seats, scopone = game.seats, game is Game.SCOPONE
+    return lambda rng: naive_scopa.random_deal(seats, scopone, rng)
+
+
+def rate(playout: Callable[[random.Random], object], seconds: float, seed: int) -> float:
+    rng = random.Random(seed)
+    n, start = 0, time.perf_counter()
+    deadline = start + seconds
+    while True:
+        for _ in range(20):
+            playout(rng)
+        n += 20
+        now = time.perf_counter()
+        if now >= deadline:
+            return n / (now - start)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=1.0, help="time per measurement")
+    ap.add_argument("--rounds", type=int, default=5, help="measurements per engine")
+    args = ap.parse_args()
+    seeded_deck(0, 0)  # warm imports
+    print(f"random playouts per second (full deals), median of {args.rounds} x {args.seconds}s")
+    print(
+        f"{'game':<10} {'naive':>9} {'step API':>9} {'speed-up':>9}"
+        f" {'playout API':>12} {'speed-up':>9}"
+    )
+    for game in (Game.SCOPA, Game.SCOPONE):
+        runs = {
+            "naive": naive_playout(game),
+            "steps": arena_steps(game),
+            "playout": arena_playout(game),
+        }
+        rates: dict[str, list[float]] = {name: [] for name in runs}
+        for r in range(args.rounds):
+            for name, run in runs.items():
+                rates[name].append(rate(run, args.seconds, r))
+        n, st, pl = (statistics.median(rates[k]) for k in ("naive", "steps", "playout"))
+        print(
+            f"{game.value:<10} {n:>9,.0f} {st:>9,.0f} {st / n:>8.1f}x {pl:>12,.0f} {pl / n:>8.1f}x"
+        )
+
+
+if __name__ == "__main__":
+    main()

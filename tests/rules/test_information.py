@@ -1,0 +1,68 @@
+"""A seat's observation must not depend on the cards that seat cannot see."""
+
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arena.rules import Game, Match, Variant, observe
+from arena.rules.cards import cards_of
+
+
+def shuffle_hidden(match: Match, seat: int, rng: random.Random) -> Match:
+    """A copy of the match where every card ``seat`` cannot see (other hands,
+    partner's included, and the undealt stock) is dealt around differently."""
+    other = Match(match.variant, seed=match.seed, first_dealer=match.first_dealer)
+    other.scores = list(match.scores)
+    other.finished = list(match.finished)
+    deal = match.deal.copy()
+    deal.deck = list(deal.deck)
+    others = [s for s in range(len(deal.hands)) if s != seat]
+    hidden = [c for s in others for c in cards_of(deal.hands[s])] + deal.deck[deal.stock_pos :]
+    rng.shuffle(hidden)
+    pos = 0
+    for s in others:
+        n = deal.hands[s].bit_count()
+        deal.hands[s] = sum(1 << c for c in hidden[pos : pos + n])
+        pos += n
+    deal.deck[deal.stock_pos :] = hidden[pos:]
+    other.deal = deal
+    return other
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.sampled_from(list(Game)), st.integers(0, 2**32), st.integers(0, 40), st.data())
+def test_observation_is_unchanged_when_hidden_cards_move(game, seed, steps, data):
+    match = Match(Variant(game), seed=seed)
+    rng = random.Random(seed)
+    deal = match.start_deal()
+    for _ in range(steps):
+        if deal.is_over:
+            break
+        deal.play(rng.choice(deal.legal_moves()))
+    if deal.is_over:
+        return
+    seat = data.draw(st.integers(0, game.seats - 1))
+    before = observe(match, seat)
+    changed = shuffle_hidden(match, seat, random.Random(seed + 1))
+    assert observe(changed, seat) == before
+
+
+def test_the_shuffle_changes_what_other_seats_see():
+    # So the test above can fail: seat 1's view changes when seat 0's hidden cards move.
+    match = Match(Variant(Game.SCOPONE), seed=3)
+    match.start_deal()
+    changed = shuffle_hidden(match, 0, random.Random(1))
+    assert observe(changed, 0) == observe(match, 0)
+    assert observe(changed, 1) != observe(match, 1)
+    assert observe(changed, 2) != observe(match, 2)  # the partner's hand is hidden too
+
+
+def test_observation_holds_only_public_and_own_values():
+    match = Match(Variant(Game.SCOPONE), seed=3)
+    deal = match.start_deal()
+    obs = observe(match, 2)
+    assert obs.hand == deal.hands[2]
+    assert obs.hand_sizes == (9, 9, 9, 9) and obs.stock_count == 0
+    fields = set(obs.__dataclass_fields__)
+    assert "seed" not in fields and "deck" not in fields and "hands" not in fields

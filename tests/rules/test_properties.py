@@ -1,0 +1,139 @@
+"""Property tests over random deals and random play (hypothesis)."""
+
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arena.rules import Deal, Game, Match, Variant, legal_moves, seeded_deck
+from arena.rules.cards import RANK, RANK_MASK, cards_of
+from arena.rules.scoring import score_deal
+
+ALL = (1 << 40) - 1
+games = st.sampled_from(list(Game))
+seeds = st.integers(min_value=0, max_value=2**32)
+
+
+def accounted(deal: Deal) -> int:
+    """Every card must be in exactly one place: a hand, the table, a pile or the stock."""
+    places = [
+        *deal.hands,
+        deal.table,
+        *deal.piles,
+        sum(1 << c for c in deal.deck[deal.stock_pos :]),
+    ]
+    total = 0
+    for p in places:
+        assert total & p == 0, "a card is in two places"
+        total |= p
+    return total
+
+
+@settings(max_examples=150, deadline=None)
+@given(games, seeds, seeds, st.booleans(), st.booleans())
+def test_random_deals_keep_every_rule(game, deck_seed, play_seed, fewest, last_player):
+    variant = Variant(game, fewest_cards=fewest, leftovers_to_last_player=last_player)
+    deal = Deal(variant, deck_seed % game.seats, seeded_deck(deck_seed, 0))
+    rng = random.Random(play_seed)
+    while not deal.is_over:
+        assert accounted(deal) == ALL  # 40 cards conserved at every step
+        table = deal.table
+        moves = deal.legal_moves()
+        assert moves, "a seat to move always has a move"
+        for m in moves:
+            # No trail of a card that could capture.
+            if not m.captures:
+                assert not table & RANK_MASK[RANK[m.card]]
+                assert all(
+                    sum(RANK[c] for c in cards_of(s)) != RANK[m.card]
+                    for s in _subsets(table)
+                    if s.bit_count() >= 2
+                )
+            else:
+                assert sum(RANK[c] for c in cards_of(m.captures)) == RANK[m.card]
+        move = rng.choice(moves)
+        deal.check(move)  # every move generated is legal by the checker too
+        deal.play(move)
+    assert accounted(deal) == ALL
+    # A finished deal has empty hands, an empty stock and (someone captured) an empty table.
+    assert not any(deal.hands) and deal.stock_count == 0
+    if any(p.captures for p in deal.plays):
+        assert deal.table == 0 and sum(p.bit_count() for p in deal.piles) == 40
+    # Scores add up: the breakdown sums to the points; at most 4 non-scopa points per deal.
+    score = deal.score()
+    for side in (0, 1):
+        assert sum(score.breakdown(side).values()) == score.points[side]
+    assert sum(score.points) - sum(deal.scope) <= 4
+    assert sum(p.scopa for p in deal.plays) == sum(deal.scope)
+
+
+def _subsets(mask: int):
+    cards = cards_of(mask)
+    for bits in range(1, 1 << len(cards)):
+        yield sum(1 << cards[i] for i in range(len(cards)) if bits >> i & 1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(st.integers(0, 39), max_size=12, unique=True),
+    st.lists(st.integers(0, 39), max_size=4, unique=True),
+)
+def test_legal_moves_match_brute_force(table_cards, hand_cards):
+    hand_cards = [c for c in hand_cards if c not in table_cards]
+    table = sum(1 << c for c in table_cards)
+    hand = sum(1 << c for c in hand_cards)
+    expected = set()
+    for c in hand_cards:
+        same = [
+            s for s in _subsets(table) if s.bit_count() == 1 and RANK[cards_of(s)[0]] == RANK[c]
+        ]
+        sums = [
+            s
+            for s in _subsets(table)
+            if s.bit_count() >= 2 and sum(RANK[x] for x in cards_of(s)) == RANK[c]
+        ]
+        options = same or sums or [0]
+        expected |= {(c, s) for s in options}
+    got = legal_moves(hand, table)
+    assert len(got) == len(set(got)) and set(got) == expected
+
+
+@settings(max_examples=80, deadline=None)
+@given(games, seeds, seeds)
+def test_random_playout_equals_step_by_step_play(game, deck_seed, play_seed):
+    variant = Variant(game)
+    a = Deal(variant, deck_seed % game.seats, seeded_deck(deck_seed, 1))
+    rng = random.Random(deck_seed)
+    for _ in range(rng.randrange(12)):  # start from somewhere inside the deal
+        a.play(rng.choice(a.legal_moves()))
+    b = a.copy()
+    r1, r2 = random.Random(play_seed).random, random.Random(play_seed).random
+    while not a.is_over:
+        moves = a.legal_moves()
+        a.play_unchecked(moves[int(r1() * len(moves))])
+    points = b.random_playout(r2)
+    assert (b.hands, b.table, b.piles, b.scope, b.leftover) == (
+        a.hands,
+        a.table,
+        a.piles,
+        a.scope,
+        a.leftover,
+    )
+    assert points == list(score_deal(a.piles, a.scope).points)
+
+
+@settings(max_examples=25, deadline=None)
+@given(games, seeds)
+def test_whole_matches_end_properly(game, seed):
+    match = Match(Variant(game), seed=seed)
+    rng = random.Random(seed)
+    while not match.is_over:
+        deal = match.start_deal()
+        while not deal.is_over:
+            deal.play(rng.choice(deal.legal_moves()))
+        done = match.end_deal()
+        assert list(done.totals) == match.scores
+    top = max(match.scores)
+    assert top >= 11 and match.scores.count(top) == 1 and match.scores[match.winner] == top
+    # Running totals are the sums of the deal points.
+    assert [sum(d.score.points[s] for d in match.finished) for s in (0, 1)] == match.scores
