@@ -33,7 +33,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
 lint: $(STAMP)
-	$(BIN)/ruff check arena engines benchmarks tests
+	$(BIN)/ruff check arena benchmarks tests
 	$(BIN)/ruff format --check arena benchmarks tests
 	$(BIN)/mypy
 
