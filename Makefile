@@ -33,8 +33,8 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
 lint: $(STAMP)
-	$(BIN)/ruff check arena benchmarks tests
-	$(BIN)/ruff format --check arena benchmarks tests
+	$(BIN)/ruff check arena benchmarks engines tests
+	$(BIN)/ruff format --check arena benchmarks engines tests
 	$(BIN)/mypy
 
 # Generated code is committed so that `pip install` from a checkout works

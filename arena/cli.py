@@ -75,6 +75,87 @@ def cmd_play(args: argparse.Namespace) -> int:
     return 0
 
 
+def _seconds(text: str) -> float:
+    """``1s``, ``250ms``, ``1.5`` (seconds) or ``2m``."""
+    t = text.strip().lower()
+    scale = 1.0
+    for suffix, factor in (("ms", 0.001), ("s", 1.0), ("m", 60.0)):
+        if t.endswith(suffix):
+            t, scale = t[: -len(suffix)], factor
+            break
+    try:
+        value = float(t) * scale
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a duration like 1s or 250ms") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} cannot be negative")
+    return value
+
+
+def cmd_match(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    import trio
+
+    from arena.record import LogWriter
+    from arena.referee import ClockSettings, FaultPolicy, MatchSettings, OnFault, Referee
+    from arena.transport.spec import EngineSpec, open_seats
+
+    variant = variant_from_args(args)
+    specs = [EngineSpec.parse(e) for e in args.engine or []]
+    if len(specs) == 2 and variant.seats == 4:
+        specs = [specs[0], specs[1], specs[0], specs[1]]  # one instance per seat
+    if len(specs) != variant.seats:
+        raise ConfigError(
+            f"{variant.game.value} needs {variant.seats} --engine options"
+            + (" (or 2: each plays both seats of its side)" if variant.seats == 4 else "")
+        )
+    clock = ClockSettings(
+        move_time=args.move_time or None, bank=args.bank, increment=args.increment, grace=args.grace
+    )
+    policy = FaultPolicy(OnFault(args.on_fault), strikes=args.strikes, substitute=args.substitute)
+    match_id = args.match_id or f"match-{args.seed}"
+    settings = MatchSettings(
+        variant,
+        seed=args.seed,
+        clock=clock,
+        policy=policy,
+        match_id=match_id,
+        handshake_timeout=args.startup_timeout,
+    )
+    log_path = Path(args.log) if args.log else None
+    output_dir = (
+        Path(args.bot_output) if args.bot_output else (log_path.parent if log_path else None)
+    )
+
+    async def run() -> object:
+        async with open_seats(
+            specs,
+            match_id=match_id,
+            output_dir=output_dir,
+            startup_timeout=args.startup_timeout,
+            allow_shared_partners=args.allow_shared_partners,
+        ) as seats:
+            for conn in seats:
+                if isinstance(conn, ConfigError):
+                    raise conn
+            log = LogWriter(log_path) if log_path else None
+            return await Referee(settings, seats, [s.name for s in specs], log).run()
+
+    report = trio.run(run)
+    from arena.referee import MatchReport
+
+    assert isinstance(report, MatchReport)
+    result = report.result
+    extra = [f"termination: {result.termination.value} ({result.reason})"]
+    extra += [f"fault: {f}" for f in result.faults]
+    if log_path:
+        extra.append(f"log: {log_path}")
+    names = [e.name for e in report.engines]
+    print(match_summary(variant, names, report.deals, result.final_scores, result.winner, extra))
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     print("Scopa Arena demo: greedy against random, in-process, 2-player Scopa to 11\n")
     args.variant, args.target, args.deals = "scopa", 11, None
@@ -110,6 +191,66 @@ def build_parser() -> argparse.ArgumentParser:
     )
     play.add_argument("--seed", type=int, default=1, help="match seed (default 1)")
     play.set_defaults(func=cmd_play)
+
+    match = sub.add_parser(
+        "match",
+        help="referee one match between bots over gRPC",
+        description=(
+            "Referee one match between bots. Each --engine is NAME=SPEC, in seat order; "
+            "SPEC is an address (HOST:PORT or unix:/PATH) of a running bot, a command line "
+            "the arena launches (the bot prints LISTENING ADDRESS when ready), or "
+            "builtin:random / builtin:greedy (in-process). For 4-seat games give 4 engines, "
+            "or 2: each then plays both seats of its side, one instance per seat."
+        ),
+    )
+    add_variant_options(match)
+    match.add_argument(
+        "--engine", action="append", metavar="NAME=SPEC", help="a seat's engine, in seat order"
+    )
+    match.add_argument("--seed", type=int, default=1, help="match seed: decks and first dealer")
+    match.add_argument("--match-id", default=None, help="id sent to bots (default match-SEED)")
+    match.add_argument(
+        "--move-time",
+        type=_seconds,
+        default=1.0,
+        help="limit per decision, e.g. 1s or 250ms (0: none)",
+    )
+    match.add_argument("--bank", type=_seconds, default=None, help="time bank per seat, e.g. 60s")
+    match.add_argument(
+        "--increment", type=_seconds, default=0.0, help="added to the bank per decision"
+    )
+    match.add_argument(
+        "--grace", type=_seconds, default=0.05, help="network allowance per decision (default 50ms)"
+    )
+    match.add_argument(
+        "--on-fault",
+        choices=["lose", "substitute"],
+        default="lose",
+        help="lose: a faulting bot's side loses at once (default); "
+        "substitute: a legal move is played for it, and it forfeits after --strikes faults",
+    )
+    match.add_argument(
+        "--strikes", type=_positive, default=3, help="faults before forfeit (substitute)"
+    )
+    match.add_argument(
+        "--substitute", choices=["random", "first"], default="random", help="the substitute move"
+    )
+    match.add_argument("--log", default=None, metavar="FILE", help="write the match log here")
+    match.add_argument(
+        "--bot-output",
+        default=None,
+        metavar="DIR",
+        help="where launched bots' stdout/stderr go (capped; default: beside the log)",
+    )
+    match.add_argument(
+        "--startup-timeout", type=_seconds, default=10.0, help="time for a bot to become ready"
+    )
+    match.add_argument(
+        "--allow-shared-partners",
+        action="store_true",
+        help="let one remote address serve two partner seats (it then sees both hands)",
+    )
+    match.set_defaults(func=cmd_match)
     return parser
 
 

@@ -8,6 +8,8 @@ record and config errors are about files and settings the user gave us.
 
 from __future__ import annotations
 
+from arena.outcome import FaultKind
+
 
 class ArenaError(Exception):
     """Base of every error the arena raises on purpose."""
@@ -32,6 +34,18 @@ class IllegalMoveError(RulesError):
         self.seat = seat
         self.move = move
         self.reason = reason
+
+
+class BotError(ArenaError):
+    """A bot failed: its own fault, classified by ``kind`` (timeout, crash, ...).
+
+    Raised by the transport layer; the referee turns it into a recorded Fault.
+    """
+
+    def __init__(self, kind: FaultKind, message: str) -> None:
+        super().__init__(f"{kind.value}: {message}")
+        self.kind = kind
+        self.message = message
 
 
 class ConfigError(ArenaError):

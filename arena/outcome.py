@@ -32,12 +32,15 @@ class Fault:
     deal_number: int
     decision: int
     message: str
+    at_startup: bool = False  # before the first deal: start-up or handshake
 
     def __str__(self) -> str:
-        return (
-            f"seat {self.seat} {self.kind.value} at deal {self.deal_number + 1}, "
-            f"decision {self.decision + 1}: {self.message}"
+        where = (
+            "at start-up"
+            if self.at_startup
+            else f"at deal {self.deal_number + 1}, decision {self.decision + 1}"
         )
+        return f"seat {self.seat} {self.kind.value} {where}: {self.message}"
 
 
 @dataclass(frozen=True)

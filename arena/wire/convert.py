@@ -101,6 +101,14 @@ def cards_from_pb(msgs: Iterable[pb.Card], what: str = "cards") -> list[int]:
 # Variant ---------------------------------------------------------------------
 
 
+def variant_to_pb_game(game: Game) -> int:
+    return _GAME_TO_PB[game]
+
+
+def game_from_pb(value: int) -> Game | None:
+    return _GAME_FROM_PB.get(value)  # type: ignore[call-overload, no-any-return]
+
+
 def variant_to_pb(v: Variant) -> pb.Variant:
     return pb.Variant(
         game=_GAME_TO_PB[v.game],
@@ -307,6 +315,7 @@ def fault_to_pb(f: Fault) -> pb.Fault:
         deal_number=f.deal_number,
         decision=f.decision,
         message=f.message,
+        at_startup=f.at_startup,
     )
 
 
@@ -314,7 +323,7 @@ def fault_from_pb(msg: pb.Fault) -> Fault:
     kind = _FAULT_FROM_PB.get(msg.kind)
     if kind is None:
         raise WireError(f"fault: unknown kind {msg.kind}")
-    return Fault(msg.seat, kind, msg.deal_number, msg.decision, msg.message)
+    return Fault(msg.seat, kind, msg.deal_number, msg.decision, msg.message, msg.at_startup)
 
 
 def match_result_to_pb(r: MatchResult) -> pb.MatchResult:

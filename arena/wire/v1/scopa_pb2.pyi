@@ -172,18 +172,20 @@ class Observation(_message.Message):
     def __init__(self, variant: _Optional[_Union[Variant, _Mapping]] = ..., seat: _Optional[int] = ..., deal_number: _Optional[int] = ..., dealer: _Optional[int] = ..., to_move: _Optional[int] = ..., hand: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., table: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., stock_count: _Optional[int] = ..., plays: _Optional[_Iterable[_Union[Play, _Mapping]]] = ..., captured_counts: _Optional[_Iterable[int]] = ..., scope: _Optional[_Iterable[int]] = ..., match_scores: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class Fault(_message.Message):
-    __slots__ = ("seat", "kind", "deal_number", "decision", "message")
+    __slots__ = ("seat", "kind", "deal_number", "decision", "message", "at_startup")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     DEAL_NUMBER_FIELD_NUMBER: _ClassVar[int]
     DECISION_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    AT_STARTUP_FIELD_NUMBER: _ClassVar[int]
     seat: int
     kind: FaultKind
     deal_number: int
     decision: int
     message: str
-    def __init__(self, seat: _Optional[int] = ..., kind: _Optional[_Union[FaultKind, str]] = ..., deal_number: _Optional[int] = ..., decision: _Optional[int] = ..., message: _Optional[str] = ...) -> None: ...
+    at_startup: bool
+    def __init__(self, seat: _Optional[int] = ..., kind: _Optional[_Union[FaultKind, str]] = ..., deal_number: _Optional[int] = ..., decision: _Optional[int] = ..., message: _Optional[str] = ..., at_startup: _Optional[bool] = ...) -> None: ...
 
 class MatchResult(_message.Message):
     __slots__ = ("final_scores", "winner_side", "termination", "reason", "faults", "deals_played")

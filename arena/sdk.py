@@ -1,0 +1,198 @@
+"""Write a Scopa bot in Python: one function, one call.
+
+    from arena.sdk import Decision, serve
+
+    def choose(decision: Decision):
+        return decision.legal_moves[0]
+
+    if __name__ == "__main__":
+        serve(choose, name="first-move", version="1.0", author="me")
+
+``serve`` runs a complete gRPC server (the Engine service of
+proto/arena/wire/v1/engine.proto plus the standard health service), prints
+``LISTENING host:port`` on stdout once it accepts calls (the arena waits for
+that line), serves any number of matches at once, and stops cleanly on
+SIGTERM or Ctrl-C. The function sees rules values (arena.rules), never
+protobuf: ``decision.observation`` is what the seat may know,
+``decision.legal_moves`` every legal move, ``decision.time_limit`` the
+seconds it has. It may be a plain or an ``async`` function; a plain one runs
+in a worker thread so that slow thinking never blocks other matches.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import inspect
+import os
+import random
+import signal
+import sys
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+
+from arena import __version__
+from arena.rules import Game, Move, Observation
+from arena.wire import convert
+from arena.wire.v1 import engine_pb2 as epb
+from arena.wire.v1 import engine_pb2_grpc
+
+# Decision requests are a few hundred bytes; nothing a bot receives is large.
+MAX_MESSAGE_BYTES = 64 * 1024
+LISTEN_ENV = "SCOPA_BOT_LISTEN"
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One request for a move, as rules values."""
+
+    match_id: str
+    seat: int
+    observation: Observation
+    legal_moves: list[Move]
+    time_limit: float  # seconds for this decision (network grace not included)
+    deal_number: int
+    decision: int  # index of the decision within the deal
+
+    def rng(self, salt: object = "") -> random.Random:
+        """A random generator seeded by this decision alone: the same match
+        replayed gives the same numbers, however many matches run at once."""
+        return random.Random(
+            f"{salt}/{self.match_id}/{self.seat}/{self.deal_number}/{self.decision}"
+        )
+
+
+Chooser = Callable[[Decision], Move | tuple[int, int] | Awaitable[Move | tuple[int, int]]]
+
+
+class EngineServicer(engine_pb2_grpc.EngineServicer):
+    """The Engine service around one ``choose`` function.
+
+    ``decide_pb`` is the whole decision path (protobuf in, protobuf out); the
+    arena's in-process transport calls it directly, so in-process bots and
+    served bots run the same code.
+    """
+
+    def __init__(
+        self,
+        choose: Chooser,
+        *,
+        name: str,
+        version: str = "0.1.0",
+        author: str = "",
+        games: Sequence[Game] = (),
+    ) -> None:
+        self.choose = choose
+        self.info = epb.HandshakeResponse(
+            name=name,
+            version=version,
+            author=author,
+            protocol_version=epb.PROTOCOL_VERSION_1,
+        )
+        self.info.games.extend(convert.variant_to_pb_game(g) for g in games)
+
+    def decision_of(self, request: epb.DecisionRequest) -> Decision:
+        obs = convert.observation_from_pb(request.observation)
+        moves = [
+            convert.move_from_pb(m, f"legal_moves[{i}]") for i, m in enumerate(request.legal_moves)
+        ]
+        return Decision(
+            match_id=request.match_id,
+            seat=obs.seat,
+            observation=obs,
+            legal_moves=moves,
+            time_limit=request.clock.deadline_ms / 1000,
+            deal_number=obs.deal_number,
+            decision=request.decision,
+        )
+
+    @staticmethod
+    def response_of(move: Move | tuple[int, int]) -> epb.DecisionResponse:
+        response = epb.DecisionResponse()
+        convert.move_to_pb(move, response.move)
+        return response
+
+    def decide_pb(self, request: epb.DecisionRequest) -> epb.DecisionResponse:
+        """Synchronous decision (for plain functions)."""
+        move = self.choose(self.decision_of(request))
+        assert not inspect.isawaitable(move)
+        return self.response_of(move)
+
+    async def Handshake(self, request: Any, context: Any) -> epb.HandshakeResponse:
+        return self.info
+
+    async def Decide(self, request: Any, context: Any) -> epb.DecisionResponse:
+        if inspect.iscoroutinefunction(self.choose):
+            decision = self.decision_of(request)
+            return self.response_of(await self.choose(decision))
+        return await asyncio.get_running_loop().run_in_executor(None, self.decide_pb, request)
+
+    async def MatchStarted(self, request: Any, context: Any) -> epb.Ack:
+        return epb.Ack()
+
+    async def DealEnded(self, request: Any, context: Any) -> epb.Ack:
+        return epb.Ack()
+
+    async def MatchEnded(self, request: Any, context: Any) -> epb.Ack:
+        return epb.Ack()
+
+
+def server_options() -> list[tuple[str, int]]:
+    return [
+        ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+        ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+        ("grpc.so_reuseport", 0),
+    ]
+
+
+async def serve_async(servicer: engine_pb2_grpc.EngineServicer, listen: str) -> None:
+    """Serve until SIGTERM/SIGINT; print LISTENING once ready."""
+    server = grpc.aio.server(options=server_options())
+    engine_pb2_grpc.add_EngineServicer_to_server(servicer, server)
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    port = server.add_insecure_port(listen)
+    if port == 0:
+        raise SystemExit(f"cannot listen on {listen}")
+    await server.start()
+    await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
+    address = listen if listen.startswith("unix:") else f"{listen.rsplit(':', 1)[0]}:{port}"
+    print(f"LISTENING {address}", flush=True)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await stop.wait()
+    await health_servicer.enter_graceful_shutdown()
+    await server.stop(grace=0.5)
+
+
+def serve(
+    choose: Chooser,
+    *,
+    name: str,
+    version: str = "0.1.0",
+    author: str = "",
+    games: Sequence[Game] = (),
+    argv: Sequence[str] | None = None,
+) -> None:
+    """Run a bot server around ``choose`` until stopped. Command line:
+    ``--listen ADDRESS`` (default $SCOPA_BOT_LISTEN or 127.0.0.1:0, a free port)."""
+    parser = argparse.ArgumentParser(description=f"{name} {version}: a Scopa Arena bot")
+    parser.add_argument(
+        "--listen",
+        default=os.environ.get(LISTEN_ENV, "127.0.0.1:0"),
+        help="address to listen on: HOST:PORT (port 0 picks a free one) or unix:PATH",
+    )
+    args, _ = parser.parse_known_args(argv if argv is not None else sys.argv[1:])
+    servicer = EngineServicer(choose, name=name, version=version, author=author, games=games)
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(serve_async(servicer, args.listen))
+
+
+__all__ = ["Decision", "EngineServicer", "__version__", "serve"]

@@ -1,0 +1,191 @@
+"""Launching a bot process, waiting until it is ready, and killing it for sure.
+
+The bot is started in a new session (its own process group) with
+``SCOPA_BOT_LISTEN=127.0.0.1:0``; it prints ``LISTENING ADDRESS`` on stdout
+when it accepts calls. Everything else it writes (stdout and stderr) goes to
+one size-capped file. On the way out, always, also on Ctrl-C or an arena
+error: close the channel, SIGTERM the process group, a short grace, SIGKILL
+the group, reap. On Linux the bot also gets SIGKILL if the arena itself is
+killed (PR_SET_PDEATHSIG), so no bot outlives its arena.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from typing import IO
+
+import trio
+
+from arena.errors import BotError, ConfigError
+from arena.outcome import FaultKind
+from arena.sdk import LISTEN_ENV
+from arena.transport.connection import GrpcConnection
+
+OUTPUT_CAP_BYTES = 1 << 20
+KILL_GRACE = 1.0
+
+
+def _die_with_parent() -> None:  # runs in the child between fork and exec
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+class CappedOutput:
+    """Copies a bot's output to a file, up to a cap; the rest is counted, not kept."""
+
+    def __init__(self, path: Path | None, cap: int = OUTPUT_CAP_BYTES) -> None:
+        self.file: IO[bytes] | None = None
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.file = open(path, "wb")  # noqa: SIM115 - closed in close()
+        self.cap = cap
+        self.written = 0
+        self.dropped = 0
+        self.tail = b""  # the last bytes, for error messages
+
+    def write(self, data: bytes) -> None:
+        self.tail = (self.tail + data)[-2000:]
+        room = self.cap - self.written
+        if self.file is not None and room > 0:
+            self.file.write(data[:room])
+            self.file.flush()
+        self.written += min(len(data), max(room, 0))
+        self.dropped += max(len(data) - max(room, 0), 0)
+
+    def last_line(self) -> str:
+        lines = [ln for ln in self.tail.decode(errors="replace").splitlines() if ln.strip()]
+        return lines[-1].strip()[:300] if lines else ""
+
+    def close(self) -> None:
+        if self.file is not None:
+            if self.dropped:
+                self.file.write(f"\n[arena: {self.dropped} more bytes dropped]\n".encode())
+            self.file.close()
+            self.file = None
+
+
+async def _pump(stream: trio.abc.ReceiveStream, sink: CappedOutput) -> None:
+    with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
+        while data := await stream.receive_some(65536):
+            sink.write(bytes(data))
+
+
+async def _read_address(
+    stream: trio.abc.ReceiveStream, sink: CappedOutput, process: trio.Process
+) -> str:
+    """Read stdout until a LISTENING line; the lines before it go to the output file."""
+    buffer = b""
+    while True:
+        data = await stream.receive_some(65536)
+        if not data:
+            await process.wait()
+            raise BotError(
+                FaultKind.CRASH,
+                f"exited with code {process.returncode} before it was ready"
+                + (f": {sink.last_line()}" if sink.last_line() else ""),
+            )
+        buffer += bytes(data)
+        while b"\n" in buffer:
+            line, buffer = buffer.split(b"\n", 1)
+            text = line.decode(errors="replace").strip()
+            if text.startswith("LISTENING "):
+                sink.write(buffer)
+                return text.split(None, 1)[1]
+            sink.write(line + b"\n")
+        if len(buffer) > 65536:
+            sink.write(buffer)
+            buffer = b""
+
+
+async def terminate(process: trio.Process, grace: float = KILL_GRACE) -> None:
+    """SIGTERM the process group, wait ``grace``, SIGKILL the group, reap. Shielded."""
+    with trio.CancelScope(shield=True):
+        if process.returncode is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, signal.SIGTERM)
+            with trio.move_on_after(grace):
+                await process.wait()
+        # Always end the whole group: grandchildren may outlive the leader.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, signal.SIGKILL)
+        await process.wait()
+
+
+@contextlib.asynccontextmanager
+async def launch(
+    command: Sequence[str],
+    *,
+    label: str,
+    output: Path | None = None,
+    startup_timeout: float = 10.0,
+    env: dict[str, str] | None = None,
+) -> AsyncIterator[GrpcConnection]:
+    """Start a bot process and yield a ready connection to it; kill it on exit.
+
+    Raises BotError: CRASH if it exits before it is ready, STALL if it is not
+    ready (LISTENING line and a connected channel) within ``startup_timeout``.
+    """
+    full_env = dict(os.environ)
+    full_env.setdefault(LISTEN_ENV, "127.0.0.1:0")
+    full_env.update(env or {})
+    sink = CappedOutput(output)
+    try:
+        process = await trio.lowlevel.open_process(
+            list(command),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+            preexec_fn=_die_with_parent,
+            env=full_env,
+        )
+    except OSError as e:
+        sink.close()
+        raise ConfigError(f"cannot start {label}: {' '.join(command)}: {e.strerror}") from None
+    connection: GrpcConnection | None = None
+    try:
+        async with trio.open_nursery() as nursery:
+            assert process.stdout is not None and process.stderr is not None
+            nursery.start_soon(_pump, process.stderr, sink)
+            try:
+                with trio.fail_after(startup_timeout):
+                    address = await _read_address(process.stdout, sink, process)
+            except trio.TooSlowError:
+                raise BotError(
+                    FaultKind.STALL, f"{label}: not ready within {startup_timeout:g}s"
+                ) from None
+            except BotError as e:
+                raise BotError(e.kind, f"{label}: {e.message}") from None
+            nursery.start_soon(_pump, process.stdout, sink)
+            connection = GrpcConnection(address, label=f"{label} (pid {process.pid})")
+            connection.exited = trio.Event()
+
+            async def watch_exit(conn: GrpcConnection) -> None:
+                await process.wait()
+                code = process.returncode
+                assert code is not None
+                why = f"killed by signal {-code}" if code < 0 else f"exited with code {code}"
+                last = sink.last_line()
+                conn.death = why + (f": {last}" if last else "")
+                assert conn.exited is not None
+                conn.exited.set()
+                conn.mark_dead(conn.death)
+
+            nursery.start_soon(watch_exit, connection)
+            await connection.wait_ready(startup_timeout)
+            connection.watch_health()
+            yield connection
+            nursery.cancel_scope.cancel()
+    finally:
+        if connection is not None:
+            connection.close()
+        await terminate(process)
+        sink.close()
