@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import random
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from arena import __version__
 from arena.errors import ArenaError, ConfigError
@@ -262,12 +262,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args))
-    except ArenaError as e:
-        print(f"arena: error: {e}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("arena: interrupted", file=sys.stderr)
-        return 130
+    except (ArenaError, KeyboardInterrupt, BaseExceptionGroup) as e:
+        # trio's nurseries wrap errors in groups: look inside for what to report.
+        leaves = list(_leaves(e))
+        if any(isinstance(x, KeyboardInterrupt) for x in leaves):
+            print("arena: interrupted", file=sys.stderr)
+            return 130
+        if leaves and all(isinstance(x, ArenaError) for x in leaves):
+            for x in dict.fromkeys(str(x) for x in leaves):
+                print(f"arena: error: {x}", file=sys.stderr)
+            return 2
+        raise
+
+
+def _leaves(error: BaseException) -> Iterator[BaseException]:
+    if isinstance(error, BaseExceptionGroup):
+        for inner in error.exceptions:
+            yield from _leaves(inner)
+    else:
+        yield error
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ from arena.outcome import Fault, FaultKind, MatchResult, Termination
 from arena.record import FORMAT_VERSION, LogWriter
 from arena.rules import FinishedDeal, Match, Move, Variant, observe
 from arena.rules.cards import card_name
+from arena.rules.match import DeckSource
 from arena.transport.connection import EngineConnection
 from arena.wire import convert
 from arena.wire.v1 import engine_pb2 as epb
@@ -89,6 +90,8 @@ class MatchSettings:
     match_id: str = "match"
     handshake_timeout: float = 5.0
     notify_timeout: float = 1.0
+    # Explicit deck orders (deal index, attempt) -> deck; None: drawn from the seed.
+    decks: DeckSource | None = None
 
 
 @dataclass(frozen=True)
@@ -173,7 +176,9 @@ class Referee:
         self.seats = list(seats)
         self.log = log
         self.engines = [EngineInfo(seat=i, name=n) for i, n in enumerate(names)]
-        self.match = Match(variant, settings.seed, first_dealer=settings.first_dealer)
+        self.match = Match(
+            variant, settings.seed, first_dealer=settings.first_dealer, decks=settings.decks
+        )
         self.decisions: list[DecisionRecord] = []
         self.faults: list[Fault] = []
         self.strikes = [0] * variant.seats

@@ -189,6 +189,12 @@ def check_move(
     r = RANK[c]
     same = table & RANK_MASK[r]
     if same:
+        if not taken:
+            raise IllegalMoveError(
+                f"{card_name(c)} can capture ({cards_text(same)}), so it cannot be laid",
+                seat=seat,
+                move=move,
+            )
         if taken.bit_count() != 1 or not taken & same:
             raise IllegalMoveError(
                 f"{card_name(c)} must take exactly one card of its rank "

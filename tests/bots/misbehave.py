@@ -92,7 +92,11 @@ class Servicer(EngineServicer):
             response = epb.DecisionResponse(comment="x" * 100_000)
             response.move.CopyFrom(request.legal_moves[0])
             return response
-        return await super().Decide(request, context)
+        try:
+            return await super().Decide(request, context)
+        except asyncio.CancelledError:
+            print("misbehave: decision cancelled by the arena", file=sys.stderr, flush=True)
+            raise
 
 
 async def main() -> None:

@@ -108,7 +108,7 @@ def test_check_move_accepts_every_legal_move():
         ("5d", "5c 5s", "5d", "5c 5s", "exactly one card of its rank"),
         ("Cd", "5c 3b 4s", "Cd", "5c 3b", "add up to 8, not 9"),
         ("7d", "3c 4b", "7d", "", "can capture"),
-        ("4d", "4c", "4d", "", "must take exactly one"),
+        ("4d", "4c", "4d", "", "can capture \\(4c\\), so it cannot be laid"),
     ],
 )
 def test_check_move_says_why(hand, table, card, taken, why):

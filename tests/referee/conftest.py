@@ -1,0 +1,89 @@
+"""Fixtures for referee tests: real bot processes, found and counted by a tag."""
+
+from __future__ import annotations
+
+import os
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+import trio
+
+from arena.record import LogWriter
+from arena.referee import MatchReport, MatchSettings, Referee
+from arena.transport.spec import EngineSpec, open_seats
+
+ROOT = Path(__file__).resolve().parents[2]
+PY = sys.executable
+
+
+def bot(name: str, *extra: str) -> str:
+    """The command line of an example or test bot."""
+    paths = {
+        "random": ROOT / "engines/random/bot.py",
+        "greedy": ROOT / "engines/greedy/bot.py",
+        "misbehave": ROOT / "tests/bots/misbehave.py",
+        "spy": ROOT / "tests/bots/spy.py",
+    }
+    return " ".join([PY, str(paths[name]), *extra])
+
+
+def live_pids(tag: str) -> list[int]:
+    """Processes whose command line holds ``tag`` (to prove none survive)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                cmdline = f.read()
+            with open(f"/proc/{entry}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if tag.encode() in cmdline and state != "Z":
+            found.append(int(entry))
+    return found
+
+
+def recorded(path: Path | str) -> list[bytes]:
+    """The requests a spy bot (tests/bots/spy.py) recorded, as raw bytes."""
+    data = Path(path).read_bytes()
+    out, pos = [], 0
+    while pos < len(data):
+        n = int.from_bytes(data[pos : pos + 4], "big")
+        out.append(data[pos + 4 : pos + 4 + n])
+        pos += 4 + n
+    return out
+
+
+@pytest.fixture
+def tag() -> str:
+    """A unique marker to put on the command lines of the bots a test launches."""
+    return f"--tag=t{uuid.uuid4().hex[:12]}"
+
+
+def play(
+    settings: MatchSettings,
+    specs: list[str],
+    *,
+    log: Path | None = None,
+    output: Path | None = None,
+    allow_shared: bool = False,
+) -> MatchReport:
+    """Open the seats (NAME=SPEC each, in seat order), referee one match, close all."""
+    parsed = [EngineSpec.parse(s) for s in specs]
+
+    async def run() -> MatchReport:
+        async with open_seats(
+            parsed,
+            match_id=settings.match_id,
+            output_dir=output,
+            startup_timeout=5,
+            allow_shared_partners=allow_shared,
+        ) as seats:
+            writer = LogWriter(log) if log else None
+            return await Referee(settings, seats, [p.name for p in parsed], writer).run()
+
+    return trio.run(run)

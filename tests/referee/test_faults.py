@@ -1,0 +1,162 @@
+"""Misbehaving bots, each a real process: the right classification and policy,
+no hang, no orphan process, and nobody else harmed."""
+
+import time
+
+import pytest
+import trio
+
+from arena.outcome import FaultKind, Termination
+from arena.record import read_log
+from arena.referee import ClockSettings, FaultPolicy, MatchSettings, OnFault
+from arena.rules import Game, Variant
+
+from .conftest import bot, live_pids, play
+
+FAST = ClockSettings(move_time=0.4, grace=0.05)
+
+
+@pytest.mark.parametrize(
+    ("mode", "kind", "words"),
+    [
+        ("sleep", FaultKind.TIMEOUT, "no answer within 0.4s"),
+        ("hang", FaultKind.TIMEOUT, "no answer within 0.4s"),
+        ("crash", FaultKind.CRASH, "exited with code 3: misbehave: crashing on purpose"),
+        ("illegal", FaultKind.ILLEGAL, "cannot be laid"),
+        ("notheld", FaultKind.ILLEGAL, "is not in the hand"),
+        ("badsum", FaultKind.ILLEGAL, "add up to"),
+        ("garbage", FaultKind.MALFORMED, "not a valid message"),
+        ("oversized", FaultKind.MALFORMED, "over the size limit"),
+        ("error", FaultKind.MALFORMED, "failing on purpose"),
+    ],
+)
+def test_fault_during_play_loses_the_match(mode, kind, words, tag, tmp_path):
+    log = tmp_path / "m.log"
+    started = time.monotonic()
+    report = play(
+        MatchSettings(Variant(Game.SCOPA), seed=2, clock=FAST, match_id=mode),
+        [f"bad={bot('misbehave', '--mode', mode, '--at', '2', tag)}", "good=builtin:random"],
+        log=log,
+    )
+    result = report.result
+    assert time.monotonic() - started < 8  # no hang
+    assert result.termination is Termination.FORFEIT and result.winner == 1
+    (fault,) = result.faults
+    assert (fault.seat, fault.kind, fault.at_startup) == (0, kind, False)
+    assert words in fault.message
+    assert fault.decision >= 2 or fault.deal_number > 0
+    assert live_pids(tag) == []
+    # The log says the same, and ends properly.
+    contents = read_log(log)
+    assert contents.complete
+    last_decision = [r.decision for r in contents.records if r.WhichOneof("record") == "decision"][
+        -1
+    ]
+    assert last_decision.HasField("fault") and not last_decision.HasField("move")
+
+
+@pytest.mark.parametrize(
+    ("mode", "kind", "words"),
+    [
+        ("never-ready", FaultKind.STALL, "not ready within"),
+        ("no-handshake", FaultKind.STALL, "no handshake within"),
+        (
+            "die-at-start",
+            FaultKind.CRASH,
+            "exited with code 4 before it was ready: misbehave: cannot load",
+        ),
+    ],
+)
+def test_fault_before_play(mode, kind, words, tag):
+    settings = MatchSettings(
+        Variant(Game.SCOPA), seed=2, clock=FAST, match_id=mode, handshake_timeout=1.5
+    )
+    report = play(settings, ["good=builtin:greedy", f"bad={bot('misbehave', '--mode', mode, tag)}"])
+    result = report.result
+    assert result.termination is Termination.FORFEIT and result.winner == 0
+    (fault,) = result.faults
+    assert (fault.seat, fault.kind, fault.at_startup) == (1, kind, True) and words in fault.message
+    assert report.deals == [] and live_pids(tag) == []
+
+
+def test_both_sides_failing_at_start_is_nobodys_win(tag):
+    settings = MatchSettings(Variant(Game.SCOPA), seed=2, clock=FAST, match_id="both")
+    report = play(
+        settings,
+        [
+            f"a={bot('misbehave', '--mode', 'die-at-start', tag)}",
+            f"b={bot('misbehave', '--mode', 'die-at-start', tag)}",
+        ],
+    )
+    assert report.result.winner is None and len(report.result.faults) == 2
+
+
+def test_substitute_policy_plays_on_then_forfeits_after_n_strikes(tag):
+    policy = FaultPolicy(OnFault.SUBSTITUTE, strikes=3, substitute="first")
+    settings = MatchSettings(
+        Variant(Game.SCOPA), seed=4, clock=FAST, policy=policy, match_id="strikes"
+    )
+    report = play(
+        settings,
+        [f"bad={bot('misbehave', '--mode', 'notheld', '--at', '1', tag)}", "r=builtin:random"],
+    )
+    faults = report.result.faults
+    assert [f.kind for f in faults] == [FaultKind.ILLEGAL] * 3
+    assert report.result.termination is Termination.FORFEIT and report.result.winner == 1
+    substituted = [d for d in report.decisions if d.fault is not None and d.move is not None]
+    assert len(substituted) == 2  # the third fault forfeits; nothing is played for it
+
+
+def test_substitute_policy_lets_a_match_finish(tag):
+    policy = FaultPolicy(OnFault.SUBSTITUTE, strikes=1000, substitute="random")
+    settings = MatchSettings(
+        Variant(Game.SCOPA), seed=5, clock=FAST, policy=policy, match_id="finish"
+    )
+    report = play(
+        settings, [f"bad={bot('misbehave', '--mode', 'badsum', tag)}", "r=builtin:random"]
+    )
+    assert report.result.termination is Termination.COMPLETED
+    assert report.result.faults and all(f.seat == 0 for f in report.result.faults)
+
+
+def test_one_bots_failure_does_not_touch_another_match(tag):
+    from arena.record import LogWriter  # noqa: F401 - the same path as play()
+    from arena.referee import Referee
+    from arena.transport.spec import EngineSpec, open_seats
+
+    async def one(specs: list[str], match_id: str, out: dict) -> None:
+        parsed = [EngineSpec.parse(s) for s in specs]
+        settings = MatchSettings(
+            Variant(Game.SCOPA), seed=9, clock=ClockSettings(move_time=2.0), match_id=match_id
+        )
+        async with open_seats(parsed, match_id=match_id, startup_timeout=5) as seats:
+            t0 = trio.current_time()
+            out[match_id] = (
+                await Referee(settings, seats, ["a", "b"]).run(),
+                trio.current_time() - t0,
+            )
+
+    async def both() -> dict:
+        out: dict = {}
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(
+                one,
+                [
+                    f"hang={bot('misbehave', '--mode', 'hang', '--at', '0', tag)}",
+                    "r=builtin:random",
+                ],
+                "hanging",
+                out,
+            )
+            nursery.start_soon(
+                one, [f"g={bot('greedy', tag)}", f"r={bot('random', tag)}"], "healthy", out
+            )
+        return out
+
+    out = trio.run(both)
+    healthy, healthy_time = out["healthy"]
+    hanging, hanging_time = out["hanging"]
+    assert healthy.result.termination is Termination.COMPLETED and not healthy.result.faults
+    assert hanging.result.faults[0].kind is FaultKind.TIMEOUT
+    assert healthy_time < 2.0 <= hanging_time  # the healthy match never waited for the hang
+    assert live_pids(tag) == []

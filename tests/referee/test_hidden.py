@@ -1,0 +1,89 @@
+"""The bytes sent to a seat are identical whatever the cards it cannot see."""
+
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arena.referee import ClockSettings, MatchSettings, clock_request, decision_request
+from arena.rules import Game, Match, Variant
+from tests.rules.test_information import shuffle_hidden
+
+from .conftest import bot, play, recorded
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.sampled_from(list(Game)), st.integers(0, 2**32), st.integers(0, 30), st.data())
+def test_request_bytes_do_not_depend_on_hidden_cards(game, seed, steps, data):
+    match = Match(Variant(game), seed=seed)
+    rng = random.Random(seed)
+    deal = match.start_deal()
+    for _ in range(steps):
+        if deal.is_over:
+            return
+        deal.play(rng.choice(deal.legal_moves()))
+    seat = deal.to_move
+    other = shuffle_hidden(match, seat, random.Random(seed + 7))
+    clock, _ = clock_request(ClockSettings(), None)
+    a = decision_request(match, seat, deal.legal_moves(), clock, "m", steps)
+    b = decision_request(other, seat, other.deal.legal_moves(), clock, "m", steps)
+    assert a.SerializeToString() == b.SerializeToString()
+
+
+def test_bytes_on_the_wire_are_identical_when_hidden_cards_move(tag, tmp_path):
+    # Scopone scientifico, dealer seat 3: seat 0 (a spy bot) is dealt first and plays first.
+    base = list(range(40))
+    rng = random.Random(5)
+    rng.shuffle(base)
+    mine, hidden = base[:10], base[10:]
+
+    def first_request(hidden_order: list[int], name: str) -> bytes:
+        deck = mine + hidden_order
+        record = tmp_path / f"{name}.bin"
+        play(
+            MatchSettings(
+                Variant(Game.SCOPONE_SCIENTIFICO, target=None, deal_limit=1),
+                seed=1,
+                first_dealer=3,
+                match_id="hidden",
+                decks=lambda i, attempt: deck,
+            ),
+            [
+                f"spy={bot('spy', '--record', str(record), tag)}",
+                "r=builtin:random",
+                "g=builtin:greedy",
+                "r2=builtin:random",
+            ],
+        )
+        return recorded(str(record))[0]
+
+    original = first_request(hidden, "original")
+    permuted = list(hidden)
+    random.Random(9).shuffle(permuted)  # partner's and opponents' hands change
+    assert permuted != hidden
+    assert first_request(permuted, "permuted") == original
+    # The test can fail: swapping one of seat 0's own cards changes its bytes.
+    swapped_mine = [*mine[1:], hidden[0]]
+    mine_changed = first_request_with(swapped_mine, [mine[0], *hidden[1:]], tmp_path, tag)
+    assert mine_changed != original
+
+
+def first_request_with(own: list[int], rest: list[int], tmp_path, tag) -> bytes:
+    record = tmp_path / "changed.bin"
+    deck = own + rest
+    play(
+        MatchSettings(
+            Variant(Game.SCOPONE_SCIENTIFICO, target=None, deal_limit=1),
+            seed=1,
+            first_dealer=3,
+            match_id="hidden",
+            decks=lambda i, attempt: deck,
+        ),
+        [
+            f"spy={bot('spy', '--record', str(record), tag)}",
+            "r=builtin:random",
+            "g=builtin:greedy",
+            "r2=builtin:random",
+        ],
+    )
+    return recorded(str(record))[0]
