@@ -6,6 +6,8 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PROTOS := $(wildcard proto/arena/wire/v1/*.proto)
+# The JavaScript example bot's packages (engines/js), from its lock file.
+JS_STAMP := engines/js/node_modules/.installed
 
 .PHONY: help setup demo test lint proto proto-check bench clean
 
@@ -26,10 +28,14 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	touch $(STAMP)
 
-demo: $(STAMP)
+$(JS_STAMP): engines/js/package.json engines/js/package-lock.json
+	cd engines/js && npm ci --no-audit --no-fund --loglevel=error
+	touch $(JS_STAMP)
+
+demo: $(STAMP) $(JS_STAMP)
 	$(BIN)/arena demo
 
-test: $(STAMP)
+test: $(STAMP) $(JS_STAMP)
 	$(BIN)/python -m pytest -q
 
 lint: $(STAMP)
@@ -54,4 +60,4 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_rules
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis engines/js/node_modules

@@ -157,11 +157,48 @@ def cmd_match(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    print("Scopa Arena demo: greedy against random, in-process, 2-player Scopa to 11\n")
-    args.variant, args.target, args.deals = "scopa", 11, None
-    args.fewest_cards = args.leftovers_to_last_player = False
-    args.seat = ["greedy", "random"]
-    return cmd_play(args)
+    """Two real matches over gRPC between launched bot processes (Python and
+    JavaScript), with their logs, as a first look at what the arena does."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    engines = root / "engines"
+    out = Path(args.out)
+    python = f"{sys.executable} {engines / 'greedy' / 'bot.py'}"
+    random_bot = f"{sys.executable} {engines / 'random' / 'bot.py'}"
+    js = f"node {engines / 'js' / 'bot.js'}"
+    matches = [
+        (
+            "Scopa, greedy (Python) against random (Python)",
+            "scopa",
+            [f"greedy={python}", f"random={random_bot}"],
+        ),
+        (
+            "Scopone, greedy (Python) against capture-most (JavaScript), one process per seat",
+            "scopone",
+            [f"greedy={python}", f"js={js}"],
+        ),
+    ]
+    parser = build_parser()
+    for title, variant, engine_args in matches:
+        print(f"== {title}\n")
+        argv = [
+            "match",
+            "--variant",
+            variant,
+            "--seed",
+            str(args.seed),
+            "--move-time",
+            "1s",
+            "--log",
+            str(out / f"{variant}-{args.seed}.log"),
+        ]
+        for e in engine_args:
+            argv += ["--engine", e]
+        cmd_match(parser.parse_args(argv))
+        print()
+    print(f"logs and bot output in {out}/")
+    return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -172,8 +209,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"arena {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    demo = sub.add_parser("demo", help="play a demonstration match")
+    demo = sub.add_parser(
+        "demo", help="play two demonstration matches between launched bots over gRPC"
+    )
     demo.add_argument("--seed", type=int, default=1, help="match seed (default 1)")
+    demo.add_argument("--out", default="out/demo", help="where logs go (default out/demo)")
     demo.set_defaults(func=cmd_demo)
 
     play = sub.add_parser(

@@ -1,0 +1,41 @@
+"""The JavaScript engine (engines/js, @grpc/grpc-js, the .proto files only)
+plays full matches through the arena against a Python engine."""
+
+import shutil
+import subprocess
+
+import pytest
+
+from arena.outcome import Termination
+from arena.referee import MatchSettings
+from arena.rules import Game, Variant
+
+from .conftest import ROOT, live_pids, play
+
+JS = ROOT / "engines/js"
+
+
+@pytest.fixture(scope="module")
+def js_bot() -> str:
+    if shutil.which("node") is None or shutil.which("npm") is None:
+        pytest.skip("Node.js and npm are needed for the JavaScript engine and are not installed")
+    if not (JS / "node_modules/@grpc/grpc-js").exists():
+        subprocess.run(
+            ["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+            cwd=JS,
+            check=True,
+            timeout=300,
+        )
+    return f"node {JS / 'bot.js'}"
+
+
+@pytest.mark.parametrize("game", [Game.SCOPA, Game.SCOPONE])
+def test_javascript_engine_plays_a_full_match(js_bot, game, tag):
+    specs = [f"js={js_bot} {tag}", f"greedy={ROOT / 'engines/greedy/bot.py'} {tag}"]
+    specs[1] = f"greedy=python {specs[1].split('=', 1)[1]}"
+    if game.seats == 4:
+        specs = specs * 2  # one process per seat
+    report = play(MatchSettings(Variant(game), seed=6, match_id=f"js-{game.value}"), specs)
+    assert report.result.termination is Termination.COMPLETED and not report.result.faults
+    assert report.engines[0].engine_name == "capture-most-js"
+    assert live_pids(tag) == []
