@@ -58,6 +58,8 @@ proto-check: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_rules
+	@echo
+	$(BIN)/python -m benchmarks.bench_referee
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis engines/js/node_modules

@@ -150,9 +150,8 @@ def decision_request(
     """Exactly what ``seat`` is sent: built from its observation alone, so it is
     byte for byte the same whatever the cards it cannot see."""
     request = epb.DecisionRequest(match_id=match_id, decision=index)
-    request.observation.CopyFrom(convert.observation_to_pb(observe(match, seat)))
-    for m in legal:
-        convert.move_to_pb(m, request.legal_moves.add())
+    convert.observation_to_pb(observe(match, seat), request.observation)
+    convert.moves_to_pb(legal, request.legal_moves)
     request.clock.CopyFrom(clock)
     return request
 
@@ -236,8 +235,8 @@ class Referee:
             seat = deal.to_move
             record = await self._decide(seat, index)
             assert record.move is not None
-            play = deal.play_unchecked(record.move)
-            record = dataclasses.replace(record, scopa=play.scopa)
+            if deal.play_unchecked(record.move).scopa:
+                record = dataclasses.replace(record, scopa=True)
             self.decisions.append(record)
             self._write_decision(record)
             index += 1

@@ -19,11 +19,14 @@ def test_help_lists_commands():
     assert out.returncode == 0 and "demo" in out.stdout and "play" in out.stdout
 
 
-def test_demo_plays_a_whole_match():
-    out = run("demo")
+def test_demo_plays_real_bots_over_grpc(tmp_path):
+    out = run("demo", "--out", str(tmp_path))
     assert out.returncode == 0, out.stderr
-    assert "final score" in out.stdout and "wins" in out.stdout
-    assert "scope carte denari settebello primiera" in out.stdout
+    assert out.stdout.count("termination: completed") == 2
+    assert (
+        "capture-most" not in out.stderr and "scope carte denari settebello primiera" in out.stdout
+    )
+    assert len(list(tmp_path.glob("*.log"))) >= 2
 
 
 def test_play_each_game_deterministically():
@@ -48,3 +51,60 @@ def test_user_errors_are_one_line_without_traceback():
         assert out.returncode == 2 and needle in out.stderr and "Traceback" not in out.stderr
     bad = run("play", "--target", "0")
     assert bad.returncode == 2 and "must be at least 1" in bad.stderr
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_match_help_explains_every_option():
+    out = run("match", "--help")
+    assert out.returncode == 0
+    for option in (
+        "--engine",
+        "--move-time",
+        "--bank",
+        "--increment",
+        "--grace",
+        "--on-fault",
+        "--log",
+    ):
+        assert option in out.stdout
+
+
+def test_match_with_launched_bots_prints_a_summary_and_writes_a_log(tmp_path):
+    log = tmp_path / "m.log"
+    greedy = f"{sys.executable} {ROOT / 'engines/greedy/bot.py'}"
+    out = run(
+        "match",
+        "--engine",
+        f"g={greedy}",
+        "--engine",
+        "r=builtin:random",
+        "--seed",
+        "3",
+        "--log",
+        str(log),
+    )
+    assert out.returncode == 0, out.stderr
+    assert "final score" in out.stdout and "termination: completed" in out.stdout
+    assert log.stat().st_size > 1000
+
+
+def test_match_errors_are_clear():
+    cases = [
+        (("match", "--engine", "g=builtin:greedy"), "needs 2 --engine"),
+        (("match", "--engine", "nospec", "--engine", "r=builtin:random"), "expected NAME=SPEC"),
+        (
+            ("match", "--engine", "g=builtin:smart", "--engine", "r=builtin:random"),
+            "unknown 'builtin:smart'",
+        ),
+        (
+            ("match", "--engine", "g=/no/such/program", "--engine", "r=builtin:random"),
+            "cannot start g (seat 0): /no/such/program",
+        ),
+        (("match", "--move-time", "soon", "--engine", "a=builtin:random"), "not a duration"),
+    ]
+    for args, needle in cases:
+        out = run(*args)
+        assert out.returncode == 2, (args, out.stdout, out.stderr)
+        assert needle in out.stderr and "Traceback" not in out.stderr, out.stderr

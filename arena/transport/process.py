@@ -72,10 +72,16 @@ class CappedOutput:
             self.file = None
 
 
-async def _pump(stream: trio.abc.ReceiveStream, sink: CappedOutput) -> None:
-    with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
-        while data := await stream.receive_some(65536):
-            sink.write(bytes(data))
+async def _pump(
+    stream: trio.abc.ReceiveStream, sink: CappedOutput, done: trio.Event | None = None
+) -> None:
+    try:
+        with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
+            while data := await stream.receive_some(65536):
+                sink.write(bytes(data))
+    finally:
+        if done is not None:
+            done.set()
 
 
 async def _read_address(
@@ -154,7 +160,8 @@ async def launch(
     try:
         async with trio.open_nursery() as nursery:
             assert process.stdout is not None and process.stderr is not None
-            nursery.start_soon(_pump, process.stderr, sink)
+            stderr_done = trio.Event()
+            nursery.start_soon(_pump, process.stderr, sink, stderr_done)
             try:
                 with trio.fail_after(startup_timeout):
                     address = await _read_address(process.stdout, sink, process)
@@ -170,6 +177,8 @@ async def launch(
 
             async def watch_exit(conn: GrpcConnection) -> None:
                 await process.wait()
+                with trio.move_on_after(0.5):  # its last words may still be in the pipe
+                    await stderr_done.wait()
                 code = process.returncode
                 assert code is not None
                 why = f"killed by signal {-code}" if code < 0 else f"exited with code {code}"

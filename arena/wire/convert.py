@@ -9,7 +9,8 @@ its input may come from a bot or a file we do not trust.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from arena.errors import RulesError, WireError
 from arena.outcome import Fault, FaultKind, MatchResult, Termination
@@ -266,25 +267,51 @@ def finished_deal_from_pb(
 # Observation -----------------------------------------------------------------
 
 
-def observation_to_pb(obs: Observation) -> pb.Observation:
-    msg = pb.Observation(
-        seat=obs.seat,
-        deal_number=obs.deal_number,
-        dealer=obs.dealer,
-        hand_sizes=obs.hand_sizes,
-        stock_count=obs.stock_count,
-        captured_counts=obs.captured_counts,
-        scope=obs.scope,
-        match_scores=obs.scores,
-    )
-    msg.variant.CopyFrom(variant_to_pb(obs.variant))
+def observation_to_pb(obs: Observation, msg: pb.Observation | None = None) -> pb.Observation:
+    """The Observation message; filled into ``msg`` (e.g. a request's field) when given."""
+    msg = msg if msg is not None else pb.Observation()
+    msg.seat = obs.seat
+    msg.deal_number = obs.deal_number
+    msg.dealer = obs.dealer
+    msg.hand_sizes.extend(obs.hand_sizes)
+    msg.stock_count = obs.stock_count
+    msg.captured_counts.extend(obs.captured_counts)
+    msg.scope.extend(obs.scope)
+    msg.match_scores.extend(obs.scores)
+    msg.variant.CopyFrom(_cached(_VARIANT_PB, obs.variant, variant_to_pb))
     if obs.to_move is not None:
         msg.to_move = obs.to_move
     set_cards(msg.hand, obs.hand)
     set_cards(msg.table, obs.table)
+    add = msg.plays.add
     for p in obs.plays:
-        play_to_pb(p, msg.plays.add())
+        add().CopyFrom(_cached(_PLAY_PB, p, play_to_pb))
     return msg
+
+
+def moves_to_pb(moves: Iterable[Move], field: Any) -> None:
+    """Fill a repeated Move field (legal moves), through the same memo."""
+    add = field.add
+    for m in moves:
+        add().CopyFrom(_cached(_MOVE_PB, m, move_to_pb))
+
+
+# An observation repeats every play of the deal so far, and the referee sends
+# one per decision: converted plays, moves and variants are memoised (values
+# are immutable; the cached messages are only ever copied from).
+_PLAY_PB: dict[Any, Any] = {}
+_MOVE_PB: dict[Any, Any] = {}
+_VARIANT_PB: dict[Any, Any] = {}
+_CACHE_LIMIT = 1 << 14
+
+
+def _cached(cache: dict[Any, Any], key: Any, build: Callable[[Any], Any]) -> Any:
+    found = cache.get(key)
+    if found is None:
+        if len(cache) >= _CACHE_LIMIT:
+            cache.clear()
+        found = cache[key] = build(key)
+    return found
 
 
 def observation_from_pb(msg: pb.Observation) -> Observation:

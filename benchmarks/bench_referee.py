@@ -1,0 +1,178 @@
+"""The referee's cost per decision against a bare gRPC call, and its throughput.
+
+    python -m benchmarks.bench_referee [--matches N] [--quick]
+
+1. Overhead: a trivial bot process (first legal move) is called (a) bare, with
+   a plain grpcio stub and a realistic DecisionRequest, and (b) by the referee
+   playing whole Scopa matches against it (both seats), with a match log; the
+   referee's time per decision includes the rules, the observation, the
+   conversion, the trio bridge and the log. Medians over several rounds.
+2. Throughput: N matches at once (N = 1, 16, 64) between two bot processes
+   (greedy and random) serving every match, 1 s move time: decisions per
+   second, matches per minute, and the timeouts seen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import grpc
+import trio
+
+from arena.outcome import FaultKind
+from arena.record import LogWriter
+from arena.referee import ClockSettings, MatchSettings, Referee, clock_request, decision_request
+from arena.rules import Game, Match, Variant
+from arena.transport.spec import EngineSpec, open_seats
+from arena.wire.v1 import engine_pb2_grpc
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def start_bot(script: Path) -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    line = proc.stdout.readline().split()
+    return proc, line[1]
+
+
+def sample_request() -> bytes:
+    """A decision request from the middle of a Scopa deal."""
+    match = Match(Variant(Game.SCOPA), seed=3)
+    deal = match.start_deal()
+    for _ in range(9):
+        deal.play(deal.legal_moves()[0])
+    clock, _ = clock_request(ClockSettings(), None)
+    return decision_request(
+        match, deal.to_move, deal.legal_moves(), clock, "bench", 9
+    ).SerializeToString()
+
+
+def bare_call_ms(address: str, n: int) -> float:
+    from arena.wire.v1 import engine_pb2 as epb
+
+    request = epb.DecisionRequest.FromString(sample_request())
+    with grpc.insecure_channel(address, options=[("grpc.enable_http_proxy", 0)]) as channel:
+        stub = engine_pb2_grpc.EngineStub(channel)
+        for _ in range(50):
+            stub.Decide(request)
+        start = time.perf_counter()
+        for _ in range(n):
+            stub.Decide(request)
+        return (time.perf_counter() - start) / n * 1000
+
+
+async def bridge_ms(address: str, n: int) -> float:
+    """The same call through the arena's trio bridge alone (no referee work)."""
+    from arena.transport.connection import GrpcConnection
+    from arena.wire.v1 import engine_pb2 as epb
+
+    request = epb.DecisionRequest.FromString(sample_request())
+    conn = GrpcConnection(address)
+    await conn.wait_ready(5)
+    conn.watch_health()
+    for _ in range(50):
+        await conn.decide(request, 5)
+    start = time.perf_counter()
+    for _ in range(n):
+        with trio.fail_after(5):
+            await conn.decide(request, 5)
+    conn.close()
+    return (time.perf_counter() - start) / n * 1000
+
+
+async def referee_ms(address: str, matches: int, log_dir: Path) -> tuple[float, int]:
+    specs = [EngineSpec.parse(f"a={address}"), EngineSpec.parse(f"b={address}")]
+    decisions, elapsed = 0, 0.0
+    for i in range(matches):
+        settings = MatchSettings(Variant(Game.SCOPA), seed=i, match_id=f"o{i}")
+        async with open_seats(specs, match_id=settings.match_id) as seats:
+            start = time.perf_counter()
+            report = await Referee(
+                settings, seats, ["a", "b"], LogWriter(log_dir / f"{i}.log")
+            ).run()
+            elapsed += time.perf_counter() - start
+            decisions += len(report.decisions)
+    return elapsed / decisions * 1000, decisions
+
+
+async def throughput(
+    addresses: list[str], concurrent: int, rounds: int
+) -> tuple[float, float, int, int]:
+    specs = [EngineSpec.parse(f"greedy={addresses[0]}"), EngineSpec.parse(f"random={addresses[1]}")]
+    clock = ClockSettings(move_time=1.0)
+    decisions = timeouts = done = 0
+
+    async def one(i: int) -> None:
+        nonlocal decisions, timeouts, done
+        settings = MatchSettings(
+            Variant(Game.SCOPA), seed=i, clock=clock, match_id=f"t{concurrent}-{i}"
+        )
+        async with open_seats(specs, match_id=settings.match_id) as seats:
+            report = await Referee(settings, seats, ["greedy", "random"]).run()
+        decisions += len(report.decisions)
+        timeouts += sum(f.kind is FaultKind.TIMEOUT for f in report.result.faults)
+        done += 1
+
+    start = time.perf_counter()
+    async with trio.open_nursery() as nursery:
+        for i in range(concurrent * rounds):
+            if i >= concurrent:
+                while done + concurrent <= i:
+                    await trio.sleep(0.001)
+            nursery.start_soon(one, i)
+    elapsed = time.perf_counter() - start
+    return decisions / elapsed, done / elapsed * 60, timeouts, done
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="fewer rounds, for a smoke run")
+    args = ap.parse_args()
+    rounds = 2 if args.quick else 5
+    bots = [start_bot(ROOT / "benchmarks/trivial_bot.py")]
+    try:
+        address = bots[0][1]
+        with tempfile.TemporaryDirectory() as tmp:
+            bare, bridge, ref = [], [], []
+            for _ in range(rounds):
+                bare.append(bare_call_ms(address, 400))
+                bridge.append(trio.run(bridge_ms, address, 400))
+                ms, n = trio.run(referee_ms, address, 4, Path(tmp))
+                ref.append(ms)
+        b, g, r = (statistics.median(x) for x in (bare, bridge, ref))
+        print(f"per-decision time, median of {rounds} rounds (trivial bot, loopback)")
+        print(f"  bare grpcio unary call (sync stub)   {b:.3f} ms")
+        print(f"  same call via the trio bridge        {g:.3f} ms   ({g / b:.2f}x)")
+        print(
+            f"  referee, whole matches with log      {r:.3f} ms   ({r / b:.2f}x;"
+            f" {n} decisions/round)"
+        )
+        bots += [
+            start_bot(ROOT / "engines/greedy/bot.py"),
+            start_bot(ROOT / "engines/random/bot.py"),
+        ]
+        addresses = [bots[1][1], bots[2][1]]
+        print("\nthroughput, Scopa to 11, greedy vs random bot processes, 1 s move time")
+        print(
+            f"  {'at once':>7} {'decisions/s':>12} {'matches/min':>12}"
+            f" {'timeouts':>9} {'matches':>8}"
+        )
+        for concurrent in (1, 16, 64):
+            rounds_here = 4 if concurrent == 1 else 2
+            dps, mpm, timeouts, done = trio.run(throughput, addresses, concurrent, rounds_here)
+            print(f"  {concurrent:>7} {dps:>12,.0f} {mpm:>12,.0f} {timeouts:>9} {done:>8}")
+    finally:
+        for proc, _ in bots:
+            proc.terminate()
+            proc.wait(5)
+
+
+if __name__ == "__main__":
+    main()
