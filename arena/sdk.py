@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import concurrent.futures
 import contextlib
 import inspect
 import os
@@ -88,6 +89,9 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
         games: Sequence[Game] = (),
     ) -> None:
         self.choose = choose
+        # Plain functions think in these threads; never joined at shutdown, so
+        # a bot stuck in its own code still stops when told to.
+        self.executor = concurrent.futures.ThreadPoolExecutor(thread_name_prefix="decide")
         self.info = epb.HandshakeResponse(
             name=name,
             version=version,
@@ -130,7 +134,8 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
         if inspect.iscoroutinefunction(self.choose):
             decision = self.decision_of(request)
             return self.response_of(await self.choose(decision))
-        return await asyncio.get_running_loop().run_in_executor(None, self.decide_pb, request)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self.executor, self.decide_pb, request)
 
     async def MatchStarted(self, request: Any, context: Any) -> epb.Ack:
         return epb.Ack()
@@ -170,6 +175,18 @@ async def serve_async(servicer: engine_pb2_grpc.EngineServicer, listen: str) -> 
     await stop.wait()
     await health_servicer.enter_graceful_shutdown()
     await server.stop(grace=0.5)
+    if isinstance(servicer, EngineServicer):
+        servicer.executor.shutdown(wait=False, cancel_futures=True)
+
+
+def run_server(servicer: engine_pb2_grpc.EngineServicer, listen: str) -> None:
+    """Serve until SIGTERM/SIGINT, then exit the process at once: a decision
+    thread stuck in the bot's own code must not keep a stopped bot alive."""
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(serve_async(servicer, listen))
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def serve(
@@ -191,8 +208,7 @@ def serve(
     )
     args, _ = parser.parse_known_args(argv if argv is not None else sys.argv[1:])
     servicer = EngineServicer(choose, name=name, version=version, author=author, games=games)
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(serve_async(servicer, args.listen))
+    run_server(servicer, args.listen)
 
 
 __all__ = ["Decision", "EngineServicer", "__version__", "serve"]

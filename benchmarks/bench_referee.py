@@ -42,6 +42,17 @@ def start_bot(script: Path) -> tuple[subprocess.Popen[str], str]:
     return proc, line[1]
 
 
+def stop_bots(procs: list[subprocess.Popen[str]]) -> None:
+    for proc in procs:
+        proc.terminate()
+    for proc in procs:
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
 def sample_request() -> bytes:
     """A decision request from the middle of a Scopa deal."""
     match = Match(Variant(Game.SCOPA), seed=3)
@@ -131,6 +142,24 @@ async def throughput(
     return decisions / elapsed, done / elapsed * 60, timeouts, done
 
 
+async def cutoff_ms(address: str, concurrent: int) -> list[float]:
+    """How far past deadline + grace a bot that never answers is cut off."""
+    specs = [EngineSpec.parse(f"hang={address}"), EngineSpec.parse(f"hang2={address}")]
+    clock = ClockSettings(move_time=0.2, grace=0.05)
+    overshoot: list[float] = []
+
+    async def one(i: int) -> None:
+        settings = MatchSettings(Variant(Game.SCOPA), seed=i, clock=clock, match_id=f"c{i}")
+        async with open_seats(specs, match_id=settings.match_id) as seats:
+            report = await Referee(settings, seats, ["hang", "hang2"]).run()
+        overshoot.append((report.decisions[-1].think_time - 0.25) * 1000)
+
+    async with trio.open_nursery() as nursery:
+        for i in range(concurrent):
+            nursery.start_soon(one, i)
+    return overshoot
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer rounds, for a smoke run")
@@ -154,11 +183,26 @@ def main() -> None:
             f"  referee, whole matches with log      {r:.3f} ms   ({r / b:.2f}x;"
             f" {n} decisions/round)"
         )
+        hang = subprocess.Popen(
+            [sys.executable, str(ROOT / "tests/bots/misbehave.py"), "--mode", "hang"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        assert hang.stdout is not None
+        bots.append((hang, hang.stdout.readline().split()[1]))
+        print("\ncut-off of a bot that never answers (move time 200 ms + 50 ms grace)")
+        for concurrent in (1, 64):
+            over = sorted(trio.run(cutoff_ms, bots[-1][1], concurrent))
+            print(
+                f"  {concurrent:>3} at once: overshoot median {statistics.median(over):.1f} ms,"
+                f" max {over[-1]:.1f} ms"
+            )
         bots += [
             start_bot(ROOT / "engines/greedy/bot.py"),
             start_bot(ROOT / "engines/random/bot.py"),
         ]
-        addresses = [bots[1][1], bots[2][1]]
+        addresses = [bots[-2][1], bots[-1][1]]
         print("\nthroughput, Scopa to 11, greedy vs random bot processes, 1 s move time")
         print(
             f"  {'at once':>7} {'decisions/s':>12} {'matches/min':>12}"
@@ -169,9 +213,7 @@ def main() -> None:
             dps, mpm, timeouts, done = trio.run(throughput, addresses, concurrent, rounds_here)
             print(f"  {concurrent:>7} {dps:>12,.0f} {mpm:>12,.0f} {timeouts:>9} {done:>8}")
     finally:
-        for proc, _ in bots:
-            proc.terminate()
-            proc.wait(5)
+        stop_bots([proc for proc, _ in bots])
 
 
 if __name__ == "__main__":

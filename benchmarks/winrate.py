@@ -19,7 +19,7 @@ import trio
 from arena.referee import MatchSettings, Referee
 from arena.rules import Game, Variant
 from arena.transport.spec import EngineSpec, open_seats
-from benchmarks.bench_referee import ROOT, start_bot
+from benchmarks.bench_referee import ROOT, start_bot, stop_bots
 
 
 def wilson(wins: int, n: int, z: float = 1.959964) -> tuple[float, float]:
@@ -83,9 +83,7 @@ def main() -> None:
         warnings.simplefilter("ignore")  # one process serves both partner seats, on purpose
         trio.run(run)
     finally:
-        for proc, _ in bots:
-            proc.terminate()
-            proc.wait(5)
+        stop_bots([proc for proc, _ in bots])
     n = args.matches
     low, high = wilson(results["a"], n)
     print(

@@ -120,6 +120,7 @@ async def main() -> None:
         servicer = Garbage(choose, name="misbehave-garbage", version="0")
         _patch_raw_serializer()
     await serve_async(servicer, ARGS.listen)
+    servicer.executor.shutdown(wait=False, cancel_futures=True)
 
 
 def _patch_raw_serializer() -> None:
@@ -144,3 +145,4 @@ def _patch_raw_serializer() -> None:
 
 if __name__ == "__main__":
     asyncio.run(main())
+    os._exit(0)  # decision threads may be asleep on purpose: do not join them

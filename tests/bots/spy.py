@@ -9,13 +9,12 @@ first legal move. For the hidden-information tests.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 from typing import Any
 
 import grpc
 
-from arena.sdk import EngineServicer, serve_async
+from arena.sdk import EngineServicer, run_server
 from arena.wire.v1 import engine_pb2 as epb
 
 
@@ -45,7 +44,7 @@ def main() -> None:
 
     grpc.unary_unary_rpc_method_handler = recording_handler
     servicer = EngineServicer(lambda d: d.legal_moves[0], name="spy", version="0")
-    asyncio.run(serve_async(servicer, args.listen))
+    run_server(servicer, args.listen)
 
 
 if __name__ == "__main__":
