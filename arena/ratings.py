@@ -1,0 +1,366 @@
+"""Ratings and match statistics: Elo, error bars, LOS, normalized Elo, SPRT,
+and a batch Bradley-Terry fit with bootstrap intervals.
+
+Pure Python, standard library only. The formulas and test vectors are in
+shared/notes/ratings.md; the statistical unit is a *duplicate set* of k
+matches played on the same deck sequence with the seats rotated (k = 1 when
+duplicates are off, k = 2 is chess's pentanomial game pair). A set's score is
+the mean of its matches' scores (win 1, draw 1/2, loss 0).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+Z95 = 1.959963984540054
+NELO_SCALE = 800 / math.log(10)  # 347.4355855...
+LOG10 = math.log(10)
+
+
+def expected_score(diff: float) -> float:
+    """Logistic Elo: the expected score for a rating difference."""
+    return 1 / (1 + 10 ** (-diff / 400))
+
+
+def elo_diff(score: float) -> float:
+    """The rating difference that gives an expected score (clamped away from 0 and 1)."""
+    s = min(max(score, 1e-3), 1 - 1e-3)
+    return -400 * math.log10(1 / s - 1)
+
+
+def phi(x: float) -> float:
+    return 0.5 * (1 + math.erf(x / math.sqrt(2)))
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Elo of the tested side against its opponent, from units of k matches."""
+
+    units: int
+    score: float
+    elo: float
+    elo_error: float  # half-width of the 95% interval
+    nelo: float
+    nelo_error: float
+    los: float  # likelihood of superiority, 0..1
+
+    def line(self) -> str:
+        """The line the chess engine world reads at a glance."""
+        return (
+            f"Elo {self.elo:.2f} +/- {self.elo_error:.2f}, nElo {self.nelo:.2f} +/- "
+            f"{self.nelo_error:.2f}, LOS {100 * self.los:.2f} %, score {100 * self.score:.1f} % "
+            f"({self.units} units)"
+        )
+
+
+def estimate(levels: Sequence[float], counts: Sequence[float], k: int = 1) -> Estimate:
+    """Elo, error, nElo and LOS from a histogram of unit scores.
+
+    ``levels``: the possible scores of a unit (e.g. 0, 1/2, 1 for single
+    matches; 0, 1/4, ..., 1 for pentanomial pairs); ``counts`` how many units
+    scored each; ``k`` matches per unit (the per-match sigma is sqrt(k * var)).
+    """
+    n = sum(counts)
+    if n <= 0:
+        raise ValueError("no results")
+    mu = sum(a * c for a, c in zip(levels, counts, strict=True)) / n
+    var = sum(c * (a - mu) ** 2 for a, c in zip(levels, counts, strict=True)) / n
+    se = math.sqrt(var / n)
+    elo = elo_diff(mu)
+    error = (elo_diff(mu + Z95 * se) - elo_diff(mu - Z95 * se)) / 2
+    if var > 0:
+        sigma = math.sqrt(k * var)
+        nelo = (mu - 0.5) / sigma * NELO_SCALE
+        nelo_error = Z95 * se / sigma * NELO_SCALE
+        los = phi((mu - 0.5) / se)
+    else:
+        nelo = nelo_error = 0.0
+        los = 1.0 if mu > 0.5 else 0.0 if mu < 0.5 else 0.5
+    return Estimate(int(n), mu, elo, error, nelo, nelo_error, los)
+
+
+def trinomial(wins: float, draws: float, losses: float) -> Estimate:
+    return estimate([0, 0.5, 1], [losses, draws, wins], 1)
+
+
+def pentanomial(ll: float, ld: float, wl_dd: float, wd: float, ww: float) -> Estimate:
+    return estimate([0, 0.25, 0.5, 0.75, 1], [ll, ld, wl_dd, wd, ww], 2)
+
+
+def duplicate_sets(histogram: Sequence[float], k: int) -> Estimate:
+    """From ``histogram[j]`` = sets of k matches with j matches won (no draws)."""
+    if len(histogram) != k + 1:
+        raise ValueError(f"a histogram of sets of {k} needs {k + 1} counts")
+    return estimate([j / k for j in range(k + 1)], histogram, k)
+
+
+# SPRT ------------------------------------------------------------------------
+
+
+def _secular(terms: Sequence[tuple[float, float]]) -> float:
+    """Solve sum p*a/(1 + x*a) = 0 for x in (-1/max a, -1/min a), by bisection."""
+    lo = -1 / max(a for a, _ in terms)
+    hi = -1 / min(a for a, _ in terms)
+    eps = 1e-12 * (hi - lo)
+    lo, hi = lo + eps, hi - eps
+
+    def f(x: float) -> float:
+        return sum(p * a / (1 + x * a) for a, p in terms)
+
+    f_lo = f(lo)
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        f_mid = f(mid)
+        if (f_mid > 0) == (f_lo > 0):
+            lo, f_lo = mid, f_mid
+        else:
+            hi = mid
+        if hi - lo < 1e-15:
+            break
+    return (lo + hi) / 2
+
+
+def _pdf(
+    levels: Sequence[float], counts: Sequence[float]
+) -> tuple[float, list[tuple[float, float]]]:
+    """Regularised empirical distribution (zero counts become 1e-3), and the unit count."""
+    regular = [max(c, 1e-3) for c in counts]
+    total = sum(regular)
+    return sum(counts), [(a, c / total) for a, c in zip(levels, regular, strict=True)]
+
+
+def _mle_mean(pdf: list[tuple[float, float]], s: float) -> list[float]:
+    x = _secular([(a - s, p) for a, p in pdf])
+    return [p / (1 + x * (a - s)) for a, p in pdf]
+
+
+def _mle_t(pdf: list[tuple[float, float]], t: float) -> list[float]:
+    """The distribution nearest to pdf whose (mu - 1/2)/sigma is t (Van den Bergh)."""
+    q = [1 / len(pdf)] * len(pdf)
+    for _ in range(50):
+        mu = sum(a * p for (a, _), p in zip(pdf, q, strict=True))
+        var = sum(p * (a - mu) ** 2 for (a, _), p in zip(pdf, q, strict=True))
+        sigma = math.sqrt(var)
+        shifted = [a - 0.5 - t * sigma * (1 + ((mu - a) / sigma) ** 2) / 2 for a, _ in pdf]
+        x = _secular([(b, p) for b, (_, p) in zip(shifted, pdf, strict=True)])
+        new = [p / (1 + x * b) for b, (_, p) in zip(shifted, pdf, strict=True)]
+        if max(abs(u - v) for u, v in zip(new, q, strict=True)) < 1e-12:
+            return new
+        q = new
+    return q
+
+
+def llr_logistic(
+    elo0: float, elo1: float, levels: Sequence[float], counts: Sequence[float]
+) -> float:
+    """Generalised SPRT log-likelihood ratio, logistic Elo bounds (fishtest LLR_logistic)."""
+    n, pdf = _pdf(levels, counts)
+    p0 = _mle_mean(pdf, expected_score(elo0))
+    p1 = _mle_mean(pdf, expected_score(elo1))
+    return n * sum(p * math.log(b / a) for (_, p), a, b in zip(pdf, p0, p1, strict=True))
+
+
+def llr_normalized(
+    nelo0: float, nelo1: float, levels: Sequence[float], counts: Sequence[float], k: int = 1
+) -> float:
+    """Generalised SPRT log-likelihood ratio, normalized Elo bounds (fishtest
+    LLR_normalized; fastchess's default model), units of k matches."""
+    n, pdf = _pdf(levels, counts)
+    scale = math.sqrt(k) / NELO_SCALE
+    p0 = _mle_t(pdf, nelo0 * scale)
+    p1 = _mle_t(pdf, nelo1 * scale)
+    return n * sum(p * math.log(b / a) for (_, p), a, b in zip(pdf, p0, p1, strict=True))
+
+
+def sprt_bounds(alpha: float = 0.05, beta: float = 0.05) -> tuple[float, float]:
+    if not (0 < alpha < 1 and 0 < beta < 1 and alpha + beta < 1):
+        raise ValueError("alpha and beta must be in (0, 1) with alpha + beta < 1")
+    return math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha)
+
+
+@dataclass(frozen=True)
+class SprtState:
+    llr: float
+    lower: float
+    upper: float
+
+    @property
+    def verdict(self) -> str | None:
+        """ "H1" (stronger: passed), "H0" (not: failed), or None (go on)."""
+        if self.llr >= self.upper:
+            return "H1"
+        if self.llr <= self.lower:
+            return "H0"
+        return None
+
+
+def sprt(
+    histogram: Sequence[float],
+    k: int,
+    nelo0: float,
+    nelo1: float,
+    alpha: float = 0.05,
+    beta: float = 0.05,
+) -> SprtState:
+    """Normalized GSPRT on duplicate sets: ``histogram[j]`` sets with j of k matches won."""
+    lower, upper = sprt_bounds(alpha, beta)
+    levels = [j / k for j in range(k + 1)]
+    if sum(histogram) == 0:
+        return SprtState(0.0, lower, upper)
+    return SprtState(llr_normalized(nelo0, nelo1, levels, histogram, k), lower, upper)
+
+
+# Live Elo ----------------------------------------------------------------------
+
+
+def update_elo(
+    ratings: dict[str, float],
+    side_a: Sequence[str],
+    side_b: Sequence[str],
+    score_a: float,
+    k: float = 16,
+    start: float = 1500,
+) -> None:
+    """Incremental Elo after one match; a team plays at its members' mean rating."""
+    for name in (*side_a, *side_b):
+        ratings.setdefault(name, start)
+    mean_a = sum(ratings[n] for n in side_a) / len(side_a)
+    mean_b = sum(ratings[n] for n in side_b) / len(side_b)
+    delta = k * (score_a - expected_score(mean_a - mean_b))
+    for name in set(side_a):
+        ratings[name] += delta
+    for name in set(side_b):
+        ratings[name] -= delta
+
+
+# Batch Bradley-Terry fit ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Game:
+    """One match for the batch fit: the players of each side (a team plays at
+    its members' mean rating), side A's score, and whether side A dealt first."""
+
+    side_a: tuple[str, ...]
+    side_b: tuple[str, ...]
+    score_a: float
+    a_deals_first: bool = False
+    group: str = ""  # the duplicate set it belongs to (bootstrap unit)
+
+
+@dataclass(frozen=True)
+class Fit:
+    ratings: dict[str, float]  # Elo, centred on the pool mean
+    dealer_advantage: float  # Elo added to the side that deals first
+    intervals: dict[str, tuple[float, float]]  # 95% bootstrap intervals
+
+
+def fit_ratings(
+    games: Sequence[Game],
+    prior_sd: float | None = 400.0,
+    with_dealer: bool = True,
+    iterations: int = 50,
+) -> tuple[dict[str, float], float]:
+    """MAP ratings (Elo scale, centred) and the dealer advantage, by Newton's method
+    on the logistic likelihood (draws count as half points) with a Gaussian prior."""
+    names = sorted({n for g in games for n in (*g.side_a, *g.side_b)})
+    index = {n: i for i, n in enumerate(names)}
+    size = len(names) + (1 if with_dealer else 0)
+    c = LOG10 / 400
+    rows = []
+    for g in games:
+        x = [0.0] * size
+        for n in g.side_a:
+            x[index[n]] += 1 / len(g.side_a)
+        for n in g.side_b:
+            x[index[n]] -= 1 / len(g.side_b)
+        if with_dealer:
+            x[-1] = 1.0 if g.a_deals_first else -1.0
+        rows.append((x, g.score_a))
+    theta = [0.0] * size
+    ridge = 1 / prior_sd**2 if prior_sd else 1e-9
+    for _ in range(iterations):
+        grad = [-ridge * t for t in theta]
+        hess = [[0.0] * size for _ in range(size)]
+        for i in range(size):
+            hess[i][i] = ridge
+        for x, s in rows:
+            z = c * sum(a * t for a, t in zip(x, theta, strict=True))
+            p = 1 / (1 + math.exp(-z))
+            w = c * c * p * (1 - p)
+            for i, xi in enumerate(x):
+                if xi:
+                    grad[i] += c * (s - p) * xi
+                    for j, xj in enumerate(x):
+                        if xj:
+                            hess[i][j] += w * xi * xj
+        step = _solve(hess, grad)
+        theta = [t + d for t, d in zip(theta, step, strict=True)]
+        if max(abs(d) for d in step) < 1e-9:
+            break
+    ratings = theta[: len(names)]
+    mean = sum(ratings) / len(ratings) if ratings else 0.0
+    dealer = theta[-1] if with_dealer else 0.0
+    return {n: ratings[i] - mean for n, i in index.items()}, dealer
+
+
+def _solve(a: list[list[float]], b: list[float]) -> list[float]:
+    """Gaussian elimination with partial pivoting (small dense systems)."""
+    n = len(b)
+    m = [[*row, b[i]] for i, row in enumerate(a)]
+    for col in range(n):
+        pivot = max(range(col, n), key=lambda r: abs(m[r][col]))
+        m[col], m[pivot] = m[pivot], m[col]
+        if abs(m[col][col]) < 1e-300:
+            continue
+        for r in range(col + 1, n):
+            f = m[r][col] / m[col][col]
+            if f:
+                for cc in range(col, n + 1):
+                    m[r][cc] -= f * m[col][cc]
+    x = [0.0] * n
+    for r in range(n - 1, -1, -1):
+        if abs(m[r][r]) < 1e-300:
+            continue
+        x[r] = (m[r][n] - sum(m[r][cc] * x[cc] for cc in range(r + 1, n))) / m[r][r]
+    return x
+
+
+def fit_with_intervals(
+    games: Sequence[Game],
+    resamples: int = 200,
+    seed: int = 0,
+    prior_sd: float | None = 400.0,
+    progress: Callable[[int], None] | None = None,
+) -> Fit:
+    """The fit, and 95% intervals from a bootstrap that resamples whole
+    duplicate sets (``Game.group``), so luck shared within a set stays together."""
+    ratings, dealer = fit_ratings(games, prior_sd)
+    groups: dict[str, list[Game]] = {}
+    for g in games:
+        groups.setdefault(g.group or str(id(g)), []).append(g)
+    keys = list(groups)
+    rng = random.Random(seed)
+    samples: dict[str, list[float]] = {n: [] for n in ratings}
+    for r in range(resamples):
+        chosen = [g for _ in keys for g in groups[keys[int(rng.random() * len(keys))]]]
+        fitted, _ = fit_ratings(chosen, prior_sd, iterations=20)
+        for n in ratings:
+            if n in fitted:
+                samples[n].append(fitted[n])
+        if progress:
+            progress(r)
+    intervals = {}
+    for n, values in samples.items():
+        values.sort()
+        if values:
+            intervals[n] = (
+                values[int(0.025 * (len(values) - 1))],
+                values[int(0.975 * (len(values) - 1))],
+            )
+        else:
+            intervals[n] = (ratings[n], ratings[n])
+    return Fit(ratings, dealer, intervals)
