@@ -156,6 +156,159 @@ def cmd_match(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_tournament(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    import trio
+
+    from arena.store import open_store
+    from arena.tournament.config import load_config
+    from arena.tournament.runner import run_tournament
+    from arena.tournament.standings import compute_standings
+
+    overrides = {
+        "concurrency": args.concurrency,
+        "rounds": args.rounds,
+        "seed": args.seed,
+        "output": args.output,
+        "store": args.store,
+    }
+    if args.no_duplicate:
+        overrides["duplicate"] = False
+    if args.launch_per_match:
+        overrides["keep_warm"] = False
+    cfg = load_config(Path(args.config), overrides)
+    if cfg.format == "sprt":
+        raise ConfigError("this configuration is an SPRT: run it with `arena sprt --config FILE`")
+    store = open_store(cfg.store_path)
+    resuming = store.bind(cfg.fingerprint())
+    store.add_engines((e.name, e.describe()) for e in cfg.engines)
+    done, total = store.counts()
+    print(
+        f"{cfg.name}: {cfg.format}, {cfg.variant.describe()}, {len(cfg.engines)} engines, "
+        f"{'duplicate sets' if cfg.duplicate else 'single matches'}, {cfg.concurrency} at once"
+        + (f"; resuming ({done} of {total} matches done)" if resuming else "")
+    )
+
+    def leader() -> str:
+        from arena.ratings import update_elo
+
+        live: dict[str, float] = {}
+        for m in store.finished():
+            if m.termination in ("completed", "forfeit"):
+                a = [n for i, n in enumerate(m.seats) if i % 2 == 0]
+                b = [n for i, n in enumerate(m.seats) if i % 2 == 1]
+                update_elo(live, a, b, 0.5 if m.winner_side is None else float(m.winner_side == 0))
+        if not live:
+            return "-"
+        best = max(live, key=lambda n: live[n])
+        return f"{best} {live[best]:.0f}"
+
+    trio.run(run_tournament, cfg, store, leader)
+    print()
+    print(compute_standings(store, resamples=args.resamples).table())
+    print(f"\nresults: {cfg.store_path}  logs: {cfg.output / 'logs'}")
+    store.close()
+    return 0
+
+
+def cmd_ratings(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from arena.store import open_store
+    from arena.tournament.standings import compute_standings
+
+    path = Path(args.store)
+    if not path.exists():
+        raise ConfigError(f"{path}: no such results database")
+    store = open_store(path)
+    standings = compute_standings(store, resamples=args.resamples)
+    print(standings.to_json() if args.json else standings.table())
+    store.close()
+    return 0
+
+
+def cmd_sprt(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    import trio
+
+    from arena.store import open_store
+    from arena.tournament.config import config_from_dict, load_config
+    from arena.tournament.runner import SprtStatus, run_sprt, sprt_status
+
+    if args.config:
+        cfg = load_config(
+            Path(args.config), {"concurrency": args.concurrency, "output": args.output}
+        )
+        if cfg.format != "sprt":
+            raise ConfigError(f"{args.config}: format must be sprt for `arena sprt`")
+    else:
+        specs = args.engine or []
+        if len(specs) != 2:
+            raise ConfigError(
+                "give --config FILE, or two --engine NAME=SPEC: the test engine, then the base"
+            )
+        engines = []
+        for text in specs:
+            name, _, spec = text.partition("=")
+            engines.append({"name": name, "spec": spec})
+        cfg = config_from_dict(
+            {
+                "name": "sprt",
+                "format": "sprt",
+                "variant": args.variant,
+                "engine": engines,
+                "seed": args.seed,
+                "concurrency": args.concurrency or 8,
+                "output": args.output or "out/sprt",
+                "clock": {"move_time": args.move_time},
+                "sprt": {
+                    "test": engines[0]["name"],
+                    "base": engines[1]["name"],
+                    "elo0": args.elo0,
+                    "elo1": args.elo1,
+                    "alpha": args.alpha,
+                    "beta": args.beta,
+                    "max_sets": args.max_sets,
+                },
+            },
+            "sprt",
+        )
+    assert cfg.sprt is not None
+    store = open_store(cfg.store_path)
+    store.bind(cfg.fingerprint())
+    store.add_engines((e.name, e.describe()) for e in cfg.engines)
+    s = cfg.sprt
+    print(
+        f"SPRT {s.test} vs {s.base}: normalized Elo [{s.elo0:g}, {s.elo1:g}], alpha {s.alpha:g}, "
+        f"beta {s.beta:g}, duplicate pairs, at most {s.max_sets} sets"
+    )
+
+    def report(status: SprtStatus) -> None:
+        print(
+            f"sets {status.sets:>5}  LLR {status.llr:+.3f}"
+            f"  bounds [{status.lower:.3f}, {status.upper:.3f}]",
+            flush=True,
+        )
+
+    status = trio.run(run_sprt, cfg, store, report)
+    status = sprt_status(cfg, store)
+    from arena.tournament.standings import compute_standings
+
+    standings = compute_standings(store, resamples=0)
+    for h in standings.head_to_head:
+        print(f"{h.side_a} vs {h.side_b}: {h.estimate.line()} (naive: stopped by the SPRT)")
+    if status.verdict == "H1":
+        print(f"H1 accepted: {s.test} is stronger (LLR {status.llr:.3f} >= {status.upper:.3f})")
+    elif status.verdict == "H0":
+        print(f"H0 accepted: {s.test} is not stronger by {s.elo1:g} nElo (LLR {status.llr:.3f})")
+    else:
+        print(f"inconclusive after {status.sets} sets (LLR {status.llr:.3f})")
+    store.close()
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     """Two real matches over gRPC between launched bot processes (Python and
     JavaScript), with their logs, as a first look at what the arena does."""
@@ -291,6 +444,70 @@ def build_parser() -> argparse.ArgumentParser:
         help="let one remote address serve two partner seats (it then sees both hands)",
     )
     match.set_defaults(func=cmd_match)
+
+    tour = sub.add_parser(
+        "tournament",
+        help="run (or resume) a tournament described in a TOML file",
+        description=(
+            "Run a tournament from a TOML file (see examples/tournament.toml). Results go to "
+            "an SQLite store, each match committed as it finishes: run the same command again "
+            "after a crash and it resumes where it stopped. Options below override the file."
+        ),
+    )
+    tour.add_argument("config", help="the tournament file")
+    tour.add_argument("--concurrency", type=_positive, default=None, help="matches at once")
+    tour.add_argument("--rounds", type=_positive, default=None, help="duplicate sets per pairing")
+    tour.add_argument("--seed", type=int, default=None, help="tournament seed")
+    tour.add_argument("--output", default=None, help="output directory (logs, bot output, store)")
+    tour.add_argument(
+        "--store", default=None, help="results database (default OUTPUT/results.sqlite)"
+    )
+    tour.add_argument(
+        "--no-duplicate", action="store_true", help="single matches, not duplicate sets"
+    )
+    tour.add_argument(
+        "--launch-per-match", action="store_true", help="launch command engines for every match"
+    )
+    tour.add_argument(
+        "--resamples", type=int, default=200, help="bootstrap resamples for intervals"
+    )
+    tour.set_defaults(func=cmd_tournament)
+
+    ratings = sub.add_parser("ratings", help="print the leaderboard of a results database")
+    ratings.add_argument("store", help="the SQLite results file of a tournament")
+    ratings.add_argument("--json", action="store_true", help="JSON for machines")
+    ratings.add_argument("--resamples", type=int, default=200, help="bootstrap resamples")
+    ratings.set_defaults(func=cmd_ratings)
+
+    sprt_p = sub.add_parser(
+        "sprt",
+        help="is engine A stronger than B? a sequential test that stops by itself",
+        description=(
+            "Play duplicate pairs of A against B until the normalized-Elo GSPRT crosses a bound "
+            "(H1: A is stronger by elo1; H0: not by more than elo0), printing the LLR as it goes."
+        ),
+    )
+    sprt_p.add_argument("--config", default=None, help='a TOML file with format = "sprt"')
+    sprt_p.add_argument(
+        "--engine", action="append", metavar="NAME=SPEC", help="test engine, then base"
+    )
+    sprt_p.add_argument("--variant", default="scopa")
+    sprt_p.add_argument(
+        "--elo0", type=float, default=0.0, help="H0 bound, normalized Elo (default 0)"
+    )
+    sprt_p.add_argument(
+        "--elo1", type=float, default=20.0, help="H1 bound, normalized Elo (default 20)"
+    )
+    sprt_p.add_argument("--alpha", type=float, default=0.05)
+    sprt_p.add_argument("--beta", type=float, default=0.05)
+    sprt_p.add_argument(
+        "--max-sets", type=_positive, default=5000, help="give up after this many pairs"
+    )
+    sprt_p.add_argument("--seed", type=int, default=1)
+    sprt_p.add_argument("--move-time", default="1s")
+    sprt_p.add_argument("--concurrency", type=_positive, default=None)
+    sprt_p.add_argument("--output", default=None)
+    sprt_p.set_defaults(func=cmd_sprt)
     return parser
 
 

@@ -21,6 +21,7 @@ import warnings
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import trio
 
@@ -32,6 +33,10 @@ from arena.transport.process import launch
 
 _ADDRESS = re.compile(r"^(unix:.+|[A-Za-z0-9_.\-]+:\d{1,5}|\[[0-9a-fA-F:]+\]:\d{1,5})$")
 _NAME = re.compile(r"^[A-Za-z0-9_.+\-]{1,64}$")
+
+
+class WarmSource(Protocol):
+    async def connection(self, spec: EngineSpec, slot: int) -> GrpcConnection: ...
 
 
 class CollusionWarning(UserWarning):
@@ -124,8 +129,12 @@ async def open_seats(
     output_dir: Path | None = None,
     startup_timeout: float = 10.0,
     allow_shared_partners: bool = False,
+    warm: WarmSource | None = None,
 ) -> AsyncIterator[list[EngineConnection | Exception]]:
     """One connection per seat, opened at once, closed (processes killed) on exit.
+
+    ``warm``: where launched engines come from when they are kept running
+    between matches (a tournament's pool); partner seats get different slots.
 
     A seat whose bot cannot be started gets the exception instead of a
     connection (a BotError for a bot that crashed or stalled at start-up), so
@@ -163,6 +172,8 @@ async def open_seats(
                     await remote[spec.address].wait_ready(startup_timeout)
                     remote[spec.address].watch_health()
                 seats[seat] = remote[spec.address]
+            elif warm is not None:
+                seats[seat] = await warm.connection(spec, seat // 2 if len(specs) == 4 else 0)
             else:
                 seats[seat] = await holders.start(hold_process, seat, spec)
         except Exception as e:  # recorded as this seat's fault by the referee

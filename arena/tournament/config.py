@@ -1,0 +1,286 @@
+"""Tournament configuration: a TOML file, checked key by key.
+
+A typo is an error that names the key and suggests the nearest known one;
+nothing is silently ignored. Durations are written like "1s" or "250ms".
+See examples/tournament.toml for a commented example.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.errors import ConfigError, RulesError
+from arena.referee import ClockSettings, FaultPolicy, OnFault
+from arena.rules import Game, Variant
+from arena.transport.spec import EngineSpec
+
+FORMATS = ("round-robin", "gauntlet", "teams", "partnership", "sprt")
+
+
+@dataclass(frozen=True)
+class SprtSettings:
+    test: str  # the engine under test ("is it stronger?")
+    base: str
+    elo0: float = 0.0  # normalized Elo bounds
+    elo1: float = 20.0
+    alpha: float = 0.05
+    beta: float = 0.05
+    max_sets: int = 5000
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    name: str
+    variant: Variant
+    format: str
+    engines: tuple[EngineSpec, ...]
+    rounds: int = 1  # duplicate sets (or single matches) per pairing
+    duplicate: bool = True
+    seed: int = 1
+    concurrency: int = 1
+    output: Path = Path("out/tournament")
+    store: Path | None = None  # default: output / results.sqlite
+    keep_warm: bool = True
+    challenger: str | None = None
+    clock: ClockSettings = field(default_factory=ClockSettings)
+    policy: FaultPolicy = field(default_factory=FaultPolicy)
+    suspend_after: int | None = None
+    startup_timeout: float = 10.0
+    sprt: SprtSettings | None = None
+
+    @property
+    def store_path(self) -> Path:
+        return self.store or self.output / "results.sqlite"
+
+    def engine(self, name: str) -> EngineSpec:
+        for e in self.engines:
+            if e.name == name:
+                return e
+        raise ConfigError(f"no engine named {name!r}")
+
+    def fingerprint(self) -> str:
+        """What decides the schedule and the results: a resumed run must match it."""
+        data = {
+            "variant": [
+                self.variant.game.value,
+                self.variant.target,
+                self.variant.deal_limit,
+                self.variant.fewest_cards,
+                self.variant.leftovers_to_last_player,
+            ],
+            "format": self.format,
+            "engines": [[e.name, e.describe()] for e in self.engines],
+            "rounds": self.rounds,
+            "duplicate": self.duplicate,
+            "seed": self.seed,
+            "challenger": self.challenger,
+            "sprt": None if self.sprt is None else [self.sprt.test, self.sprt.base],
+        }
+        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+
+
+def parse_duration(value: Any, where: str) -> float:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, str):
+        text = value.strip().lower()
+        for suffix, scale in (("ms", 0.001), ("s", 1.0), ("m", 60.0)):
+            if text.endswith(suffix):
+                try:
+                    return float(text[: -len(suffix)]) * scale
+                except ValueError:
+                    break
+    raise ConfigError(f'{where}: {value!r} is not a duration like "1s" or "250ms"')
+
+
+def _check_keys(table: dict[str, Any], known: set[str], where: str) -> None:
+    for key in table:
+        if key not in known:
+            near = difflib.get_close_matches(key, sorted(known), n=1)
+            hint = (
+                f"; did you mean {near[0]!r}?" if near else f"; known: {', '.join(sorted(known))}"
+            )
+            raise ConfigError(f"{where}: unknown key {key!r}{hint}")
+
+
+def _get(
+    table: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str, default: Any
+) -> Any:
+    if key not in table:
+        return default
+    value = table[key]
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is int):
+        name = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
+        raise ConfigError(f"{where}: {key} must be a {name}, not {value!r}")
+    return value
+
+
+TOP_KEYS = {
+    "name",
+    "variant",
+    "target",
+    "deal_limit",
+    "fewest_cards",
+    "leftovers_to_last_player",
+    "format",
+    "rounds",
+    "duplicate",
+    "seed",
+    "concurrency",
+    "output",
+    "store",
+    "keep_warm",
+    "challenger",
+    "suspend_after",
+    "startup_timeout",
+    "clock",
+    "policy",
+    "engine",
+    "sprt",
+}
+
+
+def load_config(path: Path, overrides: dict[str, Any] | None = None) -> TournamentConfig:
+    """Read and check a tournament file; ``overrides`` (from the command line) win."""
+    try:
+        raw = tomllib.loads(Path(path).read_text())
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {e.strerror}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{path}: not valid TOML: {e}") from None
+    raw.update({k: v for k, v in (overrides or {}).items() if v is not None})
+    return config_from_dict(raw, str(path), base=Path(path).parent)
+
+
+def config_from_dict(
+    raw: dict[str, Any], where: str = "config", base: Path = Path(".")
+) -> TournamentConfig:
+    _check_keys(raw, TOP_KEYS, where)
+    try:
+        variant = Variant(
+            game=Game.parse(_get(raw, "variant", str, where, "scopa")),
+            target=_get(raw, "target", int, where, 11) or None,
+            deal_limit=_get(raw, "deal_limit", int, where, None),
+            fewest_cards=_get(raw, "fewest_cards", bool, where, False),
+            leftovers_to_last_player=_get(raw, "leftovers_to_last_player", bool, where, False),
+        )
+    except RulesError as e:
+        raise ConfigError(f"{where}: {e}") from None
+    fmt = _get(raw, "format", str, where, "round-robin")
+    if fmt not in FORMATS:
+        raise ConfigError(f"{where}: format {fmt!r} is not one of {', '.join(FORMATS)}")
+    entries = raw.get("engine", [])
+    if not isinstance(entries, list) or not entries:
+        raise ConfigError(f"{where}: no engines; add [[engine]] tables with name and spec")
+    engines = []
+    for i, entry in enumerate(entries):
+        here = f"{where}: engine {i + 1}"
+        if not isinstance(entry, dict):
+            raise ConfigError(f"{here}: must be a table with name and spec")
+        _check_keys(entry, {"name", "spec"}, here)
+        if "name" not in entry or "spec" not in entry:
+            raise ConfigError(f"{here}: needs both name and spec")
+        engines.append(EngineSpec.parse(f"{entry['name']}={_resolve(str(entry['spec']), base)}"))
+    names = [e.name for e in engines]
+    if len(set(names)) != len(names):
+        raise ConfigError(f"{where}: engine names must be unique ({', '.join(names)})")
+    clock_raw = _get(raw, "clock", dict, where, {})
+    _check_keys(clock_raw, {"move_time", "bank", "increment", "grace"}, f"{where}: [clock]")
+    clock = ClockSettings(
+        move_time=parse_duration(clock_raw.get("move_time", "1s"), "clock.move_time") or None,
+        bank=parse_duration(clock_raw["bank"], "clock.bank") if "bank" in clock_raw else None,
+        increment=parse_duration(clock_raw.get("increment", 0), "clock.increment"),
+        grace=parse_duration(clock_raw.get("grace", "50ms"), "clock.grace"),
+    )
+    policy_raw = _get(raw, "policy", dict, where, {})
+    _check_keys(policy_raw, {"on_fault", "strikes", "substitute"}, f"{where}: [policy]")
+    try:
+        policy = FaultPolicy(
+            OnFault(policy_raw.get("on_fault", "lose")),
+            strikes=int(policy_raw.get("strikes", 3)),
+            substitute=str(policy_raw.get("substitute", "random")),
+        )
+    except ValueError:
+        raise ConfigError(f"{where}: policy.on_fault must be lose or substitute") from None
+    sprt = None
+    if fmt == "sprt":
+        s = _get(raw, "sprt", dict, where, None)
+        if s is None:
+            raise ConfigError(
+                f"{where}: format sprt needs an [sprt] table (test, base, elo0, elo1)"
+            )
+        _check_keys(
+            s, {"test", "base", "elo0", "elo1", "alpha", "beta", "max_sets"}, f"{where}: [sprt]"
+        )
+        sprt = SprtSettings(
+            test=str(s.get("test", "")),
+            base=str(s.get("base", "")),
+            elo0=float(s.get("elo0", 0)),
+            elo1=float(s.get("elo1", 20)),
+            alpha=float(s.get("alpha", 0.05)),
+            beta=float(s.get("beta", 0.05)),
+            max_sets=int(s.get("max_sets", 5000)),
+        )
+        for role in (sprt.test, sprt.base):
+            if role not in names:
+                raise ConfigError(f"{where}: sprt engine {role!r} is not among the engines")
+        if sprt.elo0 >= sprt.elo1:
+            raise ConfigError(f"{where}: sprt needs elo0 < elo1")
+    challenger = _get(raw, "challenger", str, where, None)
+    if fmt == "gauntlet" and challenger not in names:
+        raise ConfigError(f"{where}: a gauntlet needs challenger = one of {', '.join(names)}")
+    if fmt in ("teams", "partnership") and variant.seats != 4:
+        raise ConfigError(
+            f"{where}: format {fmt} needs a 4-seat game (scopa4, scopone, scientifico)"
+        )
+    if fmt == "partnership" and len(engines) < 4:
+        raise ConfigError(f"{where}: partnership needs at least 4 engines")
+    if len(engines) < 2:
+        raise ConfigError(f"{where}: a tournament needs at least 2 engines")
+    output = Path(_get(raw, "output", str, where, "out/tournament"))
+    store = _get(raw, "store", str, where, None)
+    rounds = _get(raw, "rounds", int, where, 1)
+    concurrency = _get(raw, "concurrency", int, where, 1)
+    if rounds < 1 or concurrency < 1:
+        raise ConfigError(f"{where}: rounds and concurrency must be at least 1")
+    suspend_after = _get(raw, "suspend_after", int, where, None)
+    return TournamentConfig(
+        name=_get(raw, "name", str, where, "tournament"),
+        variant=variant,
+        format=fmt,
+        engines=tuple(engines),
+        rounds=rounds,
+        duplicate=_get(raw, "duplicate", bool, where, True),
+        seed=_get(raw, "seed", int, where, 1),
+        concurrency=concurrency,
+        output=output,
+        store=Path(store) if store else None,
+        keep_warm=_get(raw, "keep_warm", bool, where, True),
+        challenger=challenger,
+        clock=clock,
+        policy=policy,
+        suspend_after=suspend_after,
+        startup_timeout=parse_duration(raw.get("startup_timeout", "10s"), "startup_timeout"),
+        sprt=sprt,
+    )
+
+
+def _resolve(spec: str, base: Path) -> str:
+    """Engine commands name scripts relative to the config file's folder when they exist there."""
+    parts = spec.split()
+    if (
+        len(parts) >= 2
+        and parts[0] in ("python", "python3", "node")
+        and not Path(parts[1]).is_absolute()
+    ):
+        candidate = base / parts[1]
+        if candidate.exists():
+            parts[1] = str(candidate.resolve())
+            return " ".join(parts)
+    return spec

@@ -1,0 +1,284 @@
+"""Running a tournament: N matches at once under trio, results into the store.
+
+Engines given as commands are either launched for every match, or kept warm:
+launched once per seat slot and serving every match (a bot serves many
+matches at once; partner seats use different slots, so partners never share
+a process). A warm bot that dies is launched again for the next match.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import sys
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import trio
+
+from arena.errors import ConfigError
+from arena.outcome import MatchResult, Termination
+from arena.ratings import sprt
+from arena.record import LogWriter
+from arena.referee import MatchSettings, Referee
+from arena.store import ScheduledMatch, Store
+from arena.tournament.config import TournamentConfig
+from arena.tournament.schedule import build_schedule, sides_of, sprt_set
+from arena.transport.connection import GrpcConnection
+from arena.transport.process import launch
+from arena.transport.spec import EngineSpec, open_seats
+
+
+class WarmPool:
+    """Long-lived bot processes, one per (engine, slot), relaunched when dead."""
+
+    def __init__(self, nursery: trio.Nursery, output: Path, startup_timeout: float) -> None:
+        self.nursery = nursery
+        self.output = output
+        self.startup_timeout = startup_timeout
+        self.connections: dict[tuple[str, int], GrpcConnection] = {}
+        self.locks: dict[tuple[str, int], trio.Lock] = {}
+        self.launches = 0
+
+    async def connection(self, spec: EngineSpec, slot: int) -> GrpcConnection:
+        key = (spec.name, slot)
+        async with self.locks.setdefault(key, trio.Lock()):
+            conn = self.connections.get(key)
+            if conn is None or conn.death is not None:
+                conn = await self.nursery.start(self._hold, spec, slot)
+                self.connections[key] = conn
+            return conn
+
+    async def _hold(
+        self, spec: EngineSpec, slot: int, *, task_status: trio.TaskStatus[GrpcConnection]
+    ) -> None:
+        self.launches += 1
+        output = self.output / f"{spec.name}.slot{slot}.{self.launches}.log"
+        label = f"{spec.name} (warm, slot {slot})"
+        async with launch(
+            spec.command, label=label, output=output, startup_timeout=self.startup_timeout
+        ) as conn:
+            task_status.started(conn)
+            await trio.sleep_forever()
+
+
+@dataclass
+class Progress:
+    """Matches done/total, rate, ETA and the leader: one updating line on a
+    terminal, a plain line per match otherwise."""
+
+    total: int
+    done: int
+    tty: bool = field(default_factory=lambda: sys.stdout.isatty())
+    started: float = field(default_factory=time.monotonic)
+    played_now: int = 0
+
+    def update(self, match: ScheduledMatch, result: MatchResult, leader: str) -> None:
+        self.done += 1
+        self.played_now += 1
+        elapsed = time.monotonic() - self.started
+        rate = self.played_now / elapsed if elapsed > 0 else 0.0
+        left = self.total - self.done
+        eta = f"{int(left / rate // 60)}:{int(left / rate % 60):02d}" if rate > 0 else "?"
+        score = "-".join(str(s) for s in result.final_scores)
+        winner = "draw" if result.winner is None else sides_of(match.seats)[result.winner]
+        if self.tty:
+            line = (
+                f"\r[{self.done}/{self.total}] {100 * self.done / max(self.total, 1):.0f}%"
+                f"  {rate * 60:.0f} matches/min  ETA {eta}  leader: {leader}"
+            )
+            print(line.ljust(100)[:110], end="", flush=True)
+        else:
+            print(
+                f"[{self.done}/{self.total}] {match.id}: {' vs '.join(sides_of(match.seats))} "
+                f"{score}, {winner} ({result.termination.value}); ETA {eta}",
+                flush=True,
+            )
+
+    def finish(self) -> None:
+        if self.tty:
+            print()
+
+
+class Runner:
+    def __init__(
+        self, cfg: TournamentConfig, store: Store, on_result: Callable[[], str] | None = None
+    ) -> None:
+        self.cfg = cfg
+        self.store = store
+        self.on_result = on_result or (lambda: "")
+        self.consecutive_faults: dict[str, int] = {}
+        self.progress: Progress | None = None
+
+    async def play(self, match: ScheduledMatch, pool: WarmPool | None) -> None:
+        cfg = self.cfg
+        suspended = self.store.suspended()
+        out = [name for name in match.seats if name in suspended]
+        if out:
+            result = self._forfeit_suspended(match, out, suspended)
+            self.store.record(match, result, None)
+        else:
+            log_path = cfg.output / "logs" / f"{match.id.replace('/', '_')}.log"
+            settings = MatchSettings(
+                cfg.variant,
+                seed=match.seed,
+                first_dealer=match.first_dealer,
+                clock=cfg.clock,
+                policy=cfg.policy,
+                match_id=match.id,
+                handshake_timeout=cfg.startup_timeout,
+            )
+            async with open_seats(
+                [cfg.engine(name) for name in match.seats],
+                match_id=match.id.replace("/", "_"),
+                output_dir=cfg.output / "bots",
+                startup_timeout=cfg.startup_timeout,
+                warm=pool,
+            ) as seats:
+                for conn in seats:
+                    if isinstance(conn, ConfigError):
+                        raise conn
+                report = await Referee(
+                    settings, seats, list(match.seats), LogWriter(log_path)
+                ).run()
+            result = report.result
+            if result.termination is Termination.ABORTED:
+                return
+            for info in report.engines:
+                if info.engine_name:
+                    self.store.note_engine(
+                        info.name, info.engine_name, info.engine_version, info.author
+                    )
+            self.store.record(match, result, str(log_path))
+            self._count_faults(match, result)
+        if self.progress is not None:
+            self.progress.update(match, result, self.on_result())
+
+    def _forfeit_suspended(
+        self, match: ScheduledMatch, out: list[str], why: dict[str, str]
+    ) -> MatchResult:
+        sides = {s & 1 for s, name in enumerate(match.seats) if name in out}
+        winner = None if len(sides) != 1 else 1 - sides.pop()
+        reason = "; ".join(f"{name} suspended ({why[name]})" for name in sorted(set(out)))
+        return MatchResult((0, 0), winner, Termination.FORFEIT, f"forfeit: {reason}")
+
+    def _count_faults(self, match: ScheduledMatch, result: MatchResult) -> None:
+        limit = self.cfg.suspend_after
+        faulty = {match.seats[f.seat] for f in result.faults}
+        for name in set(match.seats):
+            self.consecutive_faults[name] = (
+                self.consecutive_faults.get(name, 0) + 1 if name in faulty else 0
+            )
+            if limit and self.consecutive_faults[name] >= limit:
+                self.store.suspend(name, f"{limit} matches in a row with a fault")
+
+    async def run(self, matches: list[ScheduledMatch], pool: WarmPool | None) -> None:
+        send, receive = trio.open_memory_channel[ScheduledMatch](math.inf)
+        for m in matches:
+            send.send_nowait(m)
+        send.close()
+
+        async def worker() -> None:
+            async for match in receive:
+                await self.play(match, pool)
+
+        async with trio.open_nursery() as nursery:
+            for _ in range(self.cfg.concurrency):
+                nursery.start_soon(worker)
+
+
+@contextlib.asynccontextmanager
+async def maybe_pool(cfg: TournamentConfig) -> AsyncIterator[WarmPool | None]:
+    if not cfg.keep_warm:
+        yield None
+        return
+    async with trio.open_nursery() as nursery:
+        pool = WarmPool(nursery, cfg.output / "bots", cfg.startup_timeout)
+        yield pool
+        nursery.cancel_scope.cancel()
+
+
+async def run_tournament(cfg: TournamentConfig, store: Store, leader: Callable[[], str]) -> None:
+    """Play every pending match of the schedule (all of them on a new store)."""
+    store.schedule(build_schedule(cfg))
+    pending = store.pending()
+    done, total = store.counts()
+    runner = Runner(cfg, store, leader)
+    runner.progress = Progress(total=total, done=done)
+    async with maybe_pool(cfg) as pool:
+        await runner.run(pending, pool)
+    runner.progress.finish()
+
+
+@dataclass
+class SprtStatus:
+    sets: int
+    llr: float
+    lower: float
+    upper: float
+    verdict: str | None
+
+
+def sprt_status(cfg: TournamentConfig, store: Store) -> SprtStatus:
+    """The SPRT from the complete duplicate sets in the store (test engine's view)."""
+    assert cfg.sprt is not None
+    by_set: dict[str, list[float]] = {}
+    for m in store.finished():
+        if m.termination in ("void", "aborted"):
+            continue
+        test_side = 0 if m.seats[0] == cfg.sprt.test else 1
+        score = 0.5 if m.winner_side is None else float(m.winner_side == test_side)
+        by_set.setdefault(m.set_id, []).append(score)
+    histogram = [0.0] * 5  # set scores 0, 1/4, ..., 1 (draws give quarters)
+    complete = 0
+    for scores in by_set.values():
+        if len(scores) == 2:
+            complete += 1
+            histogram[round(sum(scores) * 2)] += 1
+    if complete == 0:
+        lower, upper = -math.inf, math.inf
+        return SprtStatus(0, 0.0, lower, upper, None)
+    from arena.ratings import llr_normalized, sprt_bounds
+
+    lower, upper = sprt_bounds(cfg.sprt.alpha, cfg.sprt.beta)
+    if histogram[1] == histogram[3] == 0:
+        state = sprt(
+            [histogram[0], histogram[2], histogram[4]],
+            2,
+            cfg.sprt.elo0,
+            cfg.sprt.elo1,
+            cfg.sprt.alpha,
+            cfg.sprt.beta,
+        )
+        llr = state.llr
+    else:
+        llr = llr_normalized(cfg.sprt.elo0, cfg.sprt.elo1, [0, 0.25, 0.5, 0.75, 1], histogram, k=2)
+    verdict = "H1" if llr >= upper else "H0" if llr <= lower else None
+    return SprtStatus(complete, llr, lower, upper, verdict)
+
+
+async def run_sprt(
+    cfg: TournamentConfig, store: Store, report: Callable[[SprtStatus], None]
+) -> SprtStatus:
+    """Duplicate sets of test vs base until the LLR crosses a bound (or max_sets)."""
+    assert cfg.sprt is not None
+    runner = Runner(cfg, store)
+    status = sprt_status(cfg, store)
+    async with maybe_pool(cfg) as pool:
+        # Finish what a previous run left pending, then go on set by set.
+        await runner.run(store.pending(), pool)
+        status = sprt_status(cfg, store)
+        next_set = store.counts()[1] // 2
+        in_flight = max(1, cfg.concurrency // 2)
+        while status.verdict is None and next_set < cfg.sprt.max_sets:
+            batch = []
+            for _ in range(min(in_flight, cfg.sprt.max_sets - next_set)):
+                batch += sprt_set(cfg, next_set)
+                next_set += 1
+            store.schedule(batch)
+            await runner.run(batch, pool)
+            status = sprt_status(cfg, store)
+            report(status)
+    return status

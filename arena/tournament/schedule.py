@@ -1,0 +1,104 @@
+"""Who plays whom, on which decks, in which seats.
+
+Every match belongs to a *duplicate set*: matches on the same deck sequence
+(same seed, same first-dealer seat) with the engines rotated through the
+seats, so each side plays each hand of cards (shared/notes/ratings.md, §6).
+- two seats: 2 matches, seats swapped;
+- teams (one engine per side, Scopone): 2 matches, everyone moved one seat;
+- partnership (individual engines paired into teams): 4 rotations, each
+  engine plays every seat once.
+With duplicates off, each set is a single match (seats alternating between
+rounds). Seeds come from the tournament seed, so a schedule is a pure
+function of the configuration (which is what makes resume exact).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from collections.abc import Sequence
+
+from arena.rules import seeded_first_dealer
+from arena.store import ScheduledMatch
+from arena.tournament.config import TournamentConfig
+
+
+def set_seed(tournament_seed: int, set_id: str) -> int:
+    digest = hashlib.sha256(f"{tournament_seed}/{set_id}".encode()).hexdigest()
+    return int(digest[:12], 16)
+
+
+def rotations(base: Sequence[str], k: int) -> list[tuple[str, ...]]:
+    """The seatings of a duplicate set: everyone moved 0, 1, ..., k-1 seats on."""
+    n = len(base)
+    return [tuple(base[(s - r) % n] for s in range(n)) for r in range(k)]
+
+
+def make_set(
+    cfg: TournamentConfig, set_id: str, base: Sequence[str], k: int, seq: int
+) -> list[ScheduledMatch]:
+    seed = set_seed(cfg.seed, set_id)
+    dealer = seeded_first_dealer(seed, cfg.variant.seats)
+    return [
+        ScheduledMatch(f"{set_id}/{i}", seq + i, set_id, seed, dealer, seats)
+        for i, seats in enumerate(rotations(base, k))
+    ]
+
+
+def pairings(cfg: TournamentConfig) -> list[tuple[str, str]]:
+    names = [e.name for e in cfg.engines]
+    if cfg.format == "gauntlet":
+        assert cfg.challenger is not None
+        return [(cfg.challenger, n) for n in names if n != cfg.challenger]
+    return list(itertools.combinations(names, 2))
+
+
+def build_schedule(cfg: TournamentConfig) -> list[ScheduledMatch]:
+    """Every match of a round robin, gauntlet, teams or partnership tournament."""
+    out: list[ScheduledMatch] = []
+    four = cfg.variant.seats == 4
+    if cfg.format == "partnership":
+        names = [e.name for e in cfg.engines]
+        for group in itertools.combinations(names, 4):
+            a, b, c, d = group
+            for split in ((a, b, c, d), (a, c, b, d), (a, d, b, c)):
+                p0, p1, q0, q1 = split  # team P = p0+p1 at seats 0 and 2
+                base = (p0, q0, p1, q1)
+                for r in range(cfg.rounds):
+                    set_id = f"{p0}+{p1}~{q0}+{q1}#{r}"
+                    k = 4 if cfg.duplicate else 1
+                    out += make_set(
+                        cfg,
+                        set_id,
+                        base if cfg.duplicate else rotations(base, 4)[r % 4],
+                        k,
+                        len(out),
+                    )
+        return out
+    for x, y in pairings(cfg):
+        base: tuple[str, ...] = (x, y, x, y) if four else (x, y)
+        for r in range(cfg.rounds):
+            set_id = f"{x}~{y}#{r}"
+            if cfg.duplicate:
+                out += make_set(cfg, set_id, base, 2, len(out))
+            else:
+                seating = base if r % 2 == 0 else rotations(base, 2)[1]
+                out += make_set(cfg, set_id, seating, 1, len(out))
+    return out
+
+
+def sprt_set(cfg: TournamentConfig, index: int) -> list[ScheduledMatch]:
+    """The index-th duplicate set of an SPRT run (generated on demand)."""
+    assert cfg.sprt is not None
+    test, base = cfg.sprt.test, cfg.sprt.base
+    seating = (test, base, test, base) if cfg.variant.seats == 4 else (test, base)
+    return make_set(cfg, f"sprt#{index}", seating, 2, 2 * index)
+
+
+def sides_of(seats: Sequence[str]) -> tuple[str, str]:
+    """The two sides of a seating as names: an engine, or "a+b" for a pair of partners."""
+    if len(seats) == 2:
+        return seats[0], seats[1]
+    side0 = seats[0] if seats[0] == seats[2] else "+".join(sorted((seats[0], seats[2])))
+    side1 = seats[1] if seats[1] == seats[3] else "+".join(sorted((seats[1], seats[3])))
+    return side0, side1

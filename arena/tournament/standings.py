@@ -1,0 +1,178 @@
+"""Standings and ratings, computed from the store alone."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+
+from arena.ratings import Estimate, Game, estimate, fit_with_intervals, update_elo
+from arena.store import Store, StoredMatch
+from arena.tournament.schedule import sides_of
+
+COUNTED = ("completed", "forfeit")  # void and aborted matches have no result
+
+
+@dataclass
+class Row:
+    rank: int
+    engine: str
+    elo: float
+    elo_low: float
+    elo_high: float
+    live_elo: float
+    played: int
+    wins: int
+    losses: int
+    draws: int
+    score: float
+    faults: int
+    suspended: str
+
+
+@dataclass
+class HeadToHead:
+    side_a: str
+    side_b: str
+    sets: int
+    matches_per_set: int
+    estimate: Estimate
+
+
+@dataclass
+class Standings:
+    rows: list[Row]
+    head_to_head: list[HeadToHead]
+    dealer_advantage: float
+    matches: int
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "matches": self.matches,
+                "dealer_advantage": round(self.dealer_advantage, 2),
+                "leaderboard": [asdict(r) for r in self.rows],
+                "head_to_head": [
+                    {
+                        "side_a": h.side_a,
+                        "side_b": h.side_b,
+                        "sets": h.sets,
+                        "matches_per_set": h.matches_per_set,
+                        **asdict(h.estimate),
+                    }
+                    for h in self.head_to_head
+                ],
+            },
+            indent=2,
+        )
+
+    def table(self) -> str:
+        lines = [
+            f"{'#':>2} {'engine':<16} {'Elo':>7} {'95% interval':>17} {'live':>6} "
+            f"{'played':>6} {'W-L-D':>11} {'score':>6} {'faults':>6}",
+        ]
+        for r in self.rows:
+            interval = f"[{r.elo_low:+.0f}, {r.elo_high:+.0f}]"
+            wld = f"{r.wins}-{r.losses}-{r.draws}"
+            lines.append(
+                f"{r.rank:>2} {r.engine:<16} {r.elo:>+7.0f} {interval:>17} {r.live_elo:>6.0f} "
+                f"{r.played:>6} {wld:>11} {100 * r.score:>5.1f}% {r.faults:>6}"
+                + (f"  suspended: {r.suspended}" if r.suspended else "")
+            )
+        lines.append(
+            f"\n{self.matches} matches; Elo: batch Bradley-Terry fit, centred on the pool, "
+            "95% intervals by bootstrap over duplicate sets; "
+            f"dealer advantage {self.dealer_advantage:+.0f} Elo"
+        )
+        if self.head_to_head:
+            lines.append("\nhead to head (duplicate sets as units):")
+            for h in self.head_to_head:
+                lines.append(f"  {h.side_a} vs {h.side_b}: {h.estimate.line()}")
+        return "\n".join(lines)
+
+
+def side_players(match: StoredMatch, side: int) -> tuple[str, ...]:
+    return tuple(name for seat, name in enumerate(match.seats) if seat % 2 == side)
+
+
+def match_score(match: StoredMatch, side: int) -> float:
+    return 0.5 if match.winner_side is None else float(match.winner_side == side)
+
+
+def compute_standings(store: Store, resamples: int = 200, seed: int = 0) -> Standings:
+    matches = [m for m in store.finished() if m.termination in COUNTED]
+    games = [
+        Game(
+            side_players(m, 0),
+            side_players(m, 1),
+            match_score(m, 0),
+            a_deals_first=m.first_dealer % 2 == 0,
+            group=m.set_id,
+        )
+        for m in matches
+    ]
+    live: dict[str, float] = {}
+    tally: dict[str, list[float]] = {}
+    for m in matches:
+        update_elo(live, side_players(m, 0), side_players(m, 1), match_score(m, 0))
+        for side in (0, 1):
+            for name in set(side_players(m, side)):
+                tally.setdefault(name, []).append(match_score(m, side))
+    names = [n for n, *_ in store.engines()]
+    faults = store.fault_counts()
+    suspended = store.suspended()
+    if games:
+        fit = fit_with_intervals(games, resamples=resamples, seed=seed)
+        ratings, intervals, dealer = fit.ratings, fit.intervals, fit.dealer_advantage
+    else:
+        ratings, intervals, dealer = {}, {}, 0.0
+    rows = []
+    for name in names:
+        scores = tally.get(name, [])
+        rows.append(
+            Row(
+                rank=0,
+                engine=name,
+                elo=ratings.get(name, 0.0),
+                elo_low=intervals.get(name, (0.0, 0.0))[0],
+                elo_high=intervals.get(name, (0.0, 0.0))[1],
+                live_elo=live.get(name, 1500.0),
+                played=len(scores),
+                wins=sum(s == 1 for s in scores),
+                losses=sum(s == 0 for s in scores),
+                draws=sum(s == 0.5 for s in scores),
+                score=sum(scores) / len(scores) if scores else 0.0,
+                faults=faults.get(name, 0),
+                suspended=suspended.get(name, ""),
+            )
+        )
+    rows.sort(key=lambda r: -r.elo)
+    for i, r in enumerate(rows):
+        r.rank = i + 1
+    return Standings(rows, head_to_head(matches), dealer, len(matches))
+
+
+def head_to_head(matches: Sequence[StoredMatch]) -> list[HeadToHead]:
+    """Per pair of sides, the histogram of duplicate-set scores (complete sets only)."""
+    sets: dict[str, list[tuple[tuple[str, str], float]]] = {}
+    for m in matches:
+        sets.setdefault(m.set_id, []).append((sides_of(m.seats), match_score(m, 0)))
+    per_pair: dict[tuple[str, str], list[tuple[int, float]]] = {}
+    for entries in sets.values():
+        pair = tuple(sorted(entries[0][0]))
+        if any(tuple(sorted(sides)) != pair for sides, _ in entries):
+            continue  # partnership sets mix sides: no head-to-head
+        a = pair[0]
+        unit = sum(score if sides[0] == a else 1 - score for sides, score in entries) / len(entries)
+        per_pair.setdefault((pair[0], pair[1]), []).append((len(entries), unit))
+    out = []
+    for (a, b), units in sorted(per_pair.items()):
+        k = max(size for size, _ in units)
+        histogram: dict[float, int] = {}
+        for size, unit in units:
+            if size == k:  # a smaller set is incomplete (cut short or still running)
+                histogram[unit] = histogram.get(unit, 0) + 1
+        levels = sorted(histogram)
+        est = estimate(levels, [histogram[x] for x in levels], k)
+        out.append(HeadToHead(a, b, sum(histogram.values()), k, est))
+    return out

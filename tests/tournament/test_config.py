@@ -1,0 +1,60 @@
+"""Tournament files: the example loads, typos and bad values are clear errors."""
+
+from pathlib import Path
+
+import pytest
+
+from arena.errors import ConfigError
+from arena.tournament.config import config_from_dict, load_config
+
+ROOT = Path(__file__).resolve().parents[2]
+BASE = {
+    "engine": [{"name": "a", "spec": "builtin:random"}, {"name": "b", "spec": "builtin:greedy"}]
+}
+
+
+def test_the_shipped_examples_load():
+    cfg = load_config(ROOT / "examples/tournament.toml")
+    assert cfg.format == "round-robin" and len(cfg.engines) == 3 and cfg.clock.move_time == 1.0
+    assert cfg.engines[0].kind == "command" and Path(cfg.engines[0].command[1]).is_absolute()
+    for path in (ROOT / "examples").glob("*.toml"):
+        load_config(path)
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ({"concurency": 4}, "unknown key 'concurency'; did you mean 'concurrency'"),
+        ({"clock": {"move_tme": "1s"}}, "did you mean 'move_time'"),
+        ({"clock": {"move_time": "fast"}}, "not a duration"),
+        ({"format": "swiss"}, "format 'swiss' is not one of"),
+        ({"variant": "briscola"}, "unknown game"),
+        ({"rounds": 0}, "at least 1"),
+        ({"rounds": "two"}, "rounds must be a int"),
+        ({"format": "gauntlet"}, "needs challenger"),
+        ({"format": "teams"}, "needs a 4-seat game"),
+        ({"policy": {"on_fault": "shrug"}}, "lose or substitute"),
+        ({"format": "sprt"}, "needs an [sprt] table"),
+        ({"target": 0}, "target score, a deal limit"),
+    ],
+)
+def test_bad_configs_say_what_is_wrong(extra, message):
+    with pytest.raises(ConfigError) as e:
+        config_from_dict({**BASE, **extra})
+    assert message in str(e.value)
+
+
+def test_engines_are_checked():
+    with pytest.raises(ConfigError, match="no engines"):
+        config_from_dict({})
+    with pytest.raises(ConfigError, match="unique"):
+        config_from_dict({"engine": [{"name": "a", "spec": "builtin:random"}] * 2})
+    with pytest.raises(ConfigError, match="needs both name and spec"):
+        config_from_dict({"engine": [{"name": "a"}, {"name": "b", "spec": "builtin:random"}]})
+
+
+def test_broken_toml_is_a_config_error(tmp_path):
+    path = tmp_path / "t.toml"
+    path.write_text("name = [unclosed")
+    with pytest.raises(ConfigError, match="not valid TOML"):
+        load_config(path)

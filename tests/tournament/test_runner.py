@@ -1,0 +1,168 @@
+"""Tournaments run for real: a store, logs, warm bot processes, suspension, SPRT."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import trio
+
+from arena.record import read_log
+from arena.store import open_store
+from arena.tournament.config import config_from_dict
+from arena.tournament.runner import run_sprt, run_tournament
+from arena.tournament.standings import compute_standings
+from tests.referee.conftest import live_pids
+
+ROOT = Path(__file__).resolve().parents[2]
+ARENA = str(Path(sys.executable).parent / "arena")
+
+
+def run(cfg):
+    store = open_store(cfg.store_path)
+    store.bind(cfg.fingerprint())
+    store.add_engines((e.name, e.describe()) for e in cfg.engines)
+    trio.run(run_tournament, cfg, store, lambda: "")
+    return store
+
+
+def test_round_robin_with_warm_bots_stores_everything(tmp_path, tag):
+    cfg = config_from_dict(
+        {
+            "engine": [
+                {"name": "greedy", "spec": f"python {ROOT / 'engines/greedy/bot.py'} {tag}"},
+                {"name": "random", "spec": f"python {ROOT / 'engines/random/bot.py'} {tag}"},
+                {"name": "builtin", "spec": "builtin:greedy"},
+            ],
+            "rounds": 2,
+            "concurrency": 4,
+            "output": str(tmp_path),
+        }
+    )
+    store = run(cfg)
+    assert store.counts() == (12, 12)
+    matches = store.finished()
+    assert all(m.termination == "completed" for m in matches)
+    assert live_pids(tag) == []  # warm bots were stopped with the tournament
+    # One process per engine and slot served every match.
+    assert len(list((tmp_path / "bots").glob("greedy.slot0.*.log"))) == 1
+    logs = list((tmp_path / "logs").glob("*.log"))
+    assert len(logs) == 12 and all(read_log(p).complete for p in logs)
+    standings = compute_standings(store, resamples=50)
+    assert {r.engine for r in standings.rows} == {"greedy", "random", "builtin"}
+    assert standings.rows[-1].engine == "random"
+    assert all(h.matches_per_set == 2 for h in standings.head_to_head)
+
+
+def test_scopone_teams_and_partnership(tmp_path):
+    teams = config_from_dict(
+        {
+            "engine": [
+                {"name": "g", "spec": "builtin:greedy"},
+                {"name": "r", "spec": "builtin:random"},
+            ],
+            "variant": "scopone",
+            "format": "teams",
+            "rounds": 2,
+            "output": str(tmp_path / "t"),
+        }
+    )
+    store = run(teams)
+    assert store.counts() == (4, 4)
+    names = ["a", "b", "c", "d"]
+    partnership = config_from_dict(
+        {
+            "engine": [
+                {"name": n, "spec": "builtin:greedy" if n in "ab" else "builtin:random"}
+                for n in names
+            ],
+            "variant": "scopa4",
+            "format": "partnership",
+            "output": str(tmp_path / "p"),
+        }
+    )
+    store = run(partnership)
+    assert store.counts() == (12, 12)
+    rows = {r.engine: r for r in compute_standings(store, resamples=20).rows}
+    assert all(rows[n].played == 12 for n in names)  # everyone rated individually
+
+
+def test_a_failing_engine_is_suspended_and_its_matches_recorded_as_forfeits(tmp_path, tag):
+    crash = f"python {ROOT / 'tests/bots/misbehave.py'} --mode crash --at 0 {tag}"
+    cfg = config_from_dict(
+        {
+            "engine": [
+                {"name": "crashy", "spec": crash},
+                {"name": "good", "spec": "builtin:greedy"},
+            ],
+            "rounds": 4,
+            "suspend_after": 2,
+            "output": str(tmp_path),
+            "keep_warm": False,
+        }
+    )
+    store = run(cfg)
+    matches = store.finished()
+    assert len(matches) == 8  # nothing silently dropped
+    assert all(m.winner_side is not None and m.seats[m.winner_side] == "good" for m in matches)
+    played = [m for m in matches if "suspended" not in m.reason]
+    assert len(played) == 2 and all("crash" in m.reason for m in played)
+    assert sum("crashy suspended" in m.reason for m in matches) == 6
+    assert "crashy" in store.suspended() and live_pids(tag) == []
+
+
+def test_sprt_stops_by_itself_when_the_answer_is_clear(tmp_path):
+    cfg = config_from_dict(
+        {
+            "format": "sprt",
+            "concurrency": 8,
+            "output": str(tmp_path),
+            "engine": [
+                {"name": "greedy", "spec": "builtin:greedy"},
+                {"name": "random", "spec": "builtin:random"},
+            ],
+            "sprt": {"test": "greedy", "base": "random", "elo0": 0, "elo1": 30, "max_sets": 400},
+        }
+    )
+    store = open_store(cfg.store_path)
+    store.bind(cfg.fingerprint())
+    store.add_engines((e.name, e.describe()) for e in cfg.engines)
+    seen = []
+    status = trio.run(run_sprt, cfg, store, seen.append)
+    assert status.verdict == "H1" and status.llr >= status.upper
+    assert status.sets < 400 and len(seen) >= 2
+    assert [s.sets for s in seen] == sorted(s.sets for s in seen)
+
+
+def test_ratings_command_prints_a_table_and_json(tmp_path):
+    cfg = config_from_dict(
+        {
+            "engine": [
+                {"name": "g", "spec": "builtin:greedy"},
+                {"name": "r", "spec": "builtin:random"},
+            ],
+            "rounds": 3,
+            "output": str(tmp_path),
+        }
+    )
+    run(cfg).close()
+    table = subprocess.run(
+        [ARENA, "ratings", str(cfg.store_path)], capture_output=True, text=True, timeout=60
+    )
+    assert (
+        table.returncode == 0 and "95% interval" in table.stdout and "head to head" in table.stdout
+    )
+    data = json.loads(
+        subprocess.run(
+            [ARENA, "ratings", str(cfg.store_path), "--json"], capture_output=True, text=True
+        ).stdout
+    )
+    assert data["matches"] == 6 and {r["engine"] for r in data["leaderboard"]} == {"g", "r"}
+    missing = subprocess.run(
+        [ARENA, "ratings", str(tmp_path / "nope.sqlite")], capture_output=True, text=True
+    )
+    assert missing.returncode == 2 and "no such results database" in missing.stderr
+    junk = tmp_path / "junk.sqlite"
+    junk.write_text("not a database")
+    bad = subprocess.run([ARENA, "ratings", str(junk)], capture_output=True, text=True)
+    assert bad.returncode == 2 and "not a SQLite database" in bad.stderr

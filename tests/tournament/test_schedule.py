@@ -1,0 +1,64 @@
+"""Schedules: round robin, gauntlet, teams and partnership, with duplicate sets."""
+
+from collections import Counter
+
+from arena.tournament.config import config_from_dict
+from arena.tournament.schedule import build_schedule, sides_of
+
+
+def engines(*names):
+    return [{"name": n, "spec": "builtin:random"} for n in names]
+
+
+def test_round_robin_duplicate_pairs_swap_seats_on_the_same_decks():
+    cfg = config_from_dict({"engine": engines("a", "b", "c"), "rounds": 2})
+    schedule = build_schedule(cfg)
+    assert len(schedule) == 3 * 2 * 2
+    sets = {}
+    for m in schedule:
+        sets.setdefault(m.set_id, []).append(m)
+    for pair in sets.values():
+        first, second = pair
+        assert first.seats == tuple(reversed(second.seats))
+        assert first.seed == second.seed and first.first_dealer == second.first_dealer
+    assert len({m.seed for m in schedule}) == 6  # a new deck sequence per set
+    assert build_schedule(cfg) == schedule  # a pure function of the configuration
+
+
+def test_gauntlet_meets_every_other_engine_only():
+    cfg = config_from_dict(
+        {"engine": engines("new", "a", "b"), "format": "gauntlet", "challenger": "new"}
+    )
+    pairs = {frozenset(m.seats) for m in build_schedule(cfg)}
+    assert pairs == {frozenset({"new", "a"}), frozenset({"new", "b"})}
+
+
+def test_teams_rotate_everyone_one_seat():
+    cfg = config_from_dict({"engine": engines("a", "b"), "variant": "scopone", "format": "teams"})
+    first, second = build_schedule(cfg)
+    assert first.seats == ("a", "b", "a", "b") and second.seats == ("b", "a", "b", "a")
+    assert sides_of(first.seats) == ("a", "b")
+
+
+def test_partnership_each_engine_plays_every_seat_once_per_set():
+    cfg = config_from_dict(
+        {"engine": engines("a", "b", "c", "d"), "variant": "scopone", "format": "partnership"}
+    )
+    schedule = build_schedule(cfg)
+    assert len(schedule) == 3 * 4  # 3 ways to pair 4 engines, 4 rotations each
+    sets = {}
+    for m in schedule:
+        sets.setdefault(m.set_id, []).append(m.seats)
+    partners = set()
+    for seatings in sets.values():
+        for name in "abcd":
+            assert sorted(s.index(name) for s in seatings) == [0, 1, 2, 3]
+        partners.add(frozenset((seatings[0][0], seatings[0][2])))
+    assert len(partners) == 3  # a plays with b, c and d in turn
+    assert Counter(m.seed for m in schedule).most_common(1)[0][1] == 4
+
+
+def test_no_duplicate_means_single_matches_alternating_seats():
+    cfg = config_from_dict({"engine": engines("a", "b"), "rounds": 2, "duplicate": False})
+    first, second = build_schedule(cfg)
+    assert first.seats == ("a", "b") and second.seats == ("b", "a") and first.seed != second.seed
