@@ -63,14 +63,14 @@ def build_schedule(cfg: TournamentConfig) -> list[ScheduledMatch]:
             a, b, c, d = group
             for split in ((a, b, c, d), (a, c, b, d), (a, d, b, c)):
                 p0, p1, q0, q1 = split  # team P = p0+p1 at seats 0 and 2
-                base = (p0, q0, p1, q1)
+                seating = (p0, q0, p1, q1)
                 for r in range(cfg.rounds):
                     set_id = f"{p0}+{p1}~{q0}+{q1}#{r}"
                     k = 4 if cfg.duplicate else 1
                     out += make_set(
                         cfg,
                         set_id,
-                        base if cfg.duplicate else rotations(base, 4)[r % 4],
+                        seating if cfg.duplicate else rotations(seating, 4)[r % 4],
                         k,
                         len(out),
                     )
