@@ -82,8 +82,8 @@ def build_schedule(cfg: TournamentConfig) -> list[ScheduledMatch]:
             if cfg.duplicate:
                 out += make_set(cfg, set_id, base, 2, len(out))
             else:
-                seating = base if r % 2 == 0 else rotations(base, 2)[1]
-                out += make_set(cfg, set_id, seating, 1, len(out))
+                single = base if r % 2 == 0 else rotations(base, 2)[1]
+                out += make_set(cfg, set_id, single, 1, len(out))
     return out
 
 
