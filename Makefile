@@ -60,6 +60,8 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_rules
 	@echo
 	$(BIN)/python -m benchmarks.bench_referee
+	@echo
+	$(BIN)/python -m benchmarks.bench_tournament
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis engines/js/node_modules

@@ -350,7 +350,18 @@ def cmd_demo(args: argparse.Namespace) -> int:
             argv += ["--engine", e]
         cmd_match(parser.parse_args(argv))
         print()
-    print(f"logs and bot output in {out}/")
+    print("== A short round robin: random, greedy and the JavaScript bot, 4 duplicate pairs each\n")
+    cmd_tournament(
+        parser.parse_args(
+            [
+                "tournament",
+                str(root / "examples" / "demo.toml"),
+                "--output",
+                str(out / "tournament"),
+            ]
+        )
+    )
+    print(f"\nlogs and bot output in {out}/")
     return 0
 
 

@@ -5,21 +5,30 @@ The bot is started in a new session (its own process group) with
 when it accepts calls. Everything else it writes (stdout and stderr) goes to
 one size-capped file. On the way out, always, also on Ctrl-C or an arena
 error: close the channel, SIGTERM the process group, a short grace, SIGKILL
-the group, reap. On Linux the bot also gets SIGKILL if the arena itself is
-killed (PR_SET_PDEATHSIG), so no bot outlives its arena.
+the group, reap.
+
+If the arena itself is killed (kill -9), the bot gets SIGKILL from the
+kernel: it is started through util-linux ``setpriv --pdeathsig KILL``. The
+parent-death signal fires when the *thread* that started the child ends, so
+every bot is started from one spawner thread that lives as long as the
+arena (trio's own worker threads retire when idle). No ``preexec_fn``: it
+would force a real fork() in a process full of grpc threads, which grpc's
+fork handlers may abort (shared/DESIGN.md: never fork once channels exist).
 """
 
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
+import queue
+import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Sequence
+import threading
+from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import trio
 
@@ -30,12 +39,83 @@ from arena.transport.connection import GrpcConnection
 
 OUTPUT_CAP_BYTES = 1 << 20
 KILL_GRACE = 1.0
+_SETPRIV = shutil.which("setpriv") if sys.platform.startswith("linux") else None
+
+Job = Callable[[], Any]
+Done = Callable[[Any, BaseException | None], None]
 
 
-def _die_with_parent() -> None:  # runs in the child between fork and exec
-    if sys.platform.startswith("linux"):
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+class _Spawner:
+    """One long-lived thread that starts every bot process (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self.requests: queue.SimpleQueue[tuple[Job, Done]] = queue.SimpleQueue()
+        threading.Thread(target=self._serve, name="arena-spawner", daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            job, done = self.requests.get()
+            try:
+                done(job(), None)
+            except BaseException as e:  # handed back to the waiting trio task
+                done(None, e)
+
+    async def run(self, job: Job) -> Any:
+        token = trio.lowlevel.current_trio_token()
+        finished = trio.Event()
+        box: list[Any] = []
+
+        def done(value: Any, error: BaseException | None) -> None:
+            box.extend((value, error))
+            with contextlib.suppress(trio.RunFinishedError):
+                token.run_sync_soon(finished.set)
+
+        self.requests.put((job, done))
+        with trio.CancelScope(shield=True):  # a started process must never be lost
+            await finished.wait()
+        value, error = box
+        if error is not None:
+            raise error
+        return value
+
+
+_spawner: _Spawner | None = None
+_spawner_lock = threading.Lock()
+
+
+def _get_spawner() -> _Spawner:
+    global _spawner
+    with _spawner_lock:
+        if _spawner is None:
+            _spawner = _Spawner()
+        return _spawner
+
+
+class BotProcess:
+    """A started bot: its pid, its return code once reaped, and an async wait."""
+
+    def __init__(self, popen: subprocess.Popen[bytes]) -> None:
+        self.popen = popen
+        self.pid = popen.pid
+
+    @property
+    def returncode(self) -> int | None:
+        return self.popen.poll()
+
+    async def wait(self) -> int:
+        if self.popen.poll() is not None:
+            return int(self.popen.returncode)
+        try:
+            pidfd = os.pidfd_open(self.pid)
+        except (AttributeError, OSError):  # no pidfd here: poll
+            while self.popen.poll() is None:
+                await trio.sleep(0.01)
+            return int(self.popen.returncode)
+        try:
+            await trio.lowlevel.wait_readable(pidfd)
+        finally:
+            os.close(pidfd)
+        return self.popen.wait()
 
 
 class CappedOutput:
@@ -85,7 +165,7 @@ async def _pump(
 
 
 async def _read_address(
-    stream: trio.abc.ReceiveStream, sink: CappedOutput, process: trio.Process
+    stream: trio.abc.ReceiveStream, sink: CappedOutput, process: BotProcess
 ) -> str:
     """Read stdout until a LISTENING line; the lines before it go to the output file."""
     buffer = b""
@@ -111,7 +191,7 @@ async def _read_address(
             buffer = b""
 
 
-async def terminate(process: trio.Process, grace: float = KILL_GRACE) -> None:
+async def terminate(process: BotProcess, grace: float = KILL_GRACE) -> None:
     """SIGTERM the process group, wait ``grace``, SIGKILL the group, reap. Shielded."""
     with trio.CancelScope(shield=True):
         if process.returncode is None:
@@ -138,49 +218,61 @@ async def launch(
 
     Raises BotError: CRASH if it exits before it is ready, STALL if it is not
     ready (LISTENING line and a connected channel) within ``startup_timeout``.
+    ConfigError if the command cannot be run at all.
     """
+    if not command:
+        raise ConfigError(f"cannot start {label}: empty command")
+    if shutil.which(command[0]) is None:
+        raise ConfigError(f"cannot start {label}: {' '.join(command)}: No such file or directory")
     full_env = dict(os.environ)
     full_env.setdefault(LISTEN_ENV, "127.0.0.1:0")
     full_env.update(env or {})
-    sink = CappedOutput(output)
+    argv = [_SETPRIV, "--pdeathsig", "KILL", "--", *command] if _SETPRIV else list(command)
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
     try:
-        process = await trio.lowlevel.open_process(
-            list(command),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-            preexec_fn=_die_with_parent,
-            env=full_env,
+        popen = await _get_spawner().run(
+            lambda: subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=out_w,
+                stderr=err_w,
+                start_new_session=True,
+                env=full_env,
+            )
         )
     except OSError as e:
-        sink.close()
+        os.close(out_r)
+        os.close(err_r)
         raise ConfigError(f"cannot start {label}: {' '.join(command)}: {e.strerror}") from None
+    finally:
+        os.close(out_w)
+        os.close(err_w)
+    process = BotProcess(popen)
+    stdout, stderr = trio.lowlevel.FdStream(out_r), trio.lowlevel.FdStream(err_r)
+    sink = CappedOutput(output)
     connection: GrpcConnection | None = None
     try:
         async with trio.open_nursery() as nursery:
-            assert process.stdout is not None and process.stderr is not None
             stderr_done = trio.Event()
-            nursery.start_soon(_pump, process.stderr, sink, stderr_done)
+            nursery.start_soon(_pump, stderr, sink, stderr_done)
             try:
                 with trio.fail_after(startup_timeout):
-                    address = await _read_address(process.stdout, sink, process)
+                    address = await _read_address(stdout, sink, process)
             except trio.TooSlowError:
                 raise BotError(
                     FaultKind.STALL, f"{label}: not ready within {startup_timeout:g}s"
                 ) from None
             except BotError as e:
                 raise BotError(e.kind, f"{label}: {e.message}") from None
-            nursery.start_soon(_pump, process.stdout, sink)
+            nursery.start_soon(_pump, stdout, sink)
             connection = GrpcConnection(address, label=f"{label} (pid {process.pid})")
             connection.exited = trio.Event()
 
             async def watch_exit(conn: GrpcConnection) -> None:
-                await process.wait()
+                code = await process.wait()
                 with trio.move_on_after(0.5):  # its last words may still be in the pipe
                     await stderr_done.wait()
-                code = process.returncode
-                assert code is not None
                 why = f"killed by signal {-code}" if code < 0 else f"exited with code {code}"
                 last = sink.last_line()
                 conn.death = why + (f": {last}" if last else "")
@@ -197,4 +289,7 @@ async def launch(
         if connection is not None:
             connection.close()
         await terminate(process)
+        with trio.CancelScope(shield=True):
+            await stdout.aclose()
+            await stderr.aclose()
         sink.close()

@@ -68,3 +68,24 @@ def test_kill_9_of_the_arena_still_kills_the_bots_and_leaves_a_readable_log(tag,
     contents = read_log(log)
     assert not contents.complete and contents.records[0].header.match_id == "match-1"
     assert any(r.WhichOneof("record") == "decision" for r in contents.records)
+
+
+def test_a_launched_bot_outlives_the_thread_that_started_it(tag):
+    """The parent-death signal is tied to the starting thread: bots must be
+    started from a thread that lives as long as the arena, not from one of
+    trio's worker threads, which retire after 10 s idle."""
+    import trio
+
+    from arena.transport.process import launch
+    from arena.wire.v1 import engine_pb2 as epb
+
+    async def main() -> None:
+        cmd = [sys.executable, bot("random").split()[1], tag]
+        async with launch(cmd, label="random") as conn:
+            await trio.sleep(11.5)
+            assert conn.death is None, conn.death
+            info = await conn.handshake(epb.HandshakeRequest(), 5)
+            assert info.name == "random"
+
+    trio.run(main)
+    assert wait_gone(tag) == []

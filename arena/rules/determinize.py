@@ -1,0 +1,66 @@
+"""Sampling the hidden cards: a full deal consistent with one seat's view.
+
+Search bots think by playing out such samples ("determinizations"): the
+cards the seat has not seen (other hands, partner's included, and the stock)
+are dealt at random in the right numbers; everything public is kept.
+"""
+
+from __future__ import annotations
+
+import random
+
+from arena.errors import RulesError
+from arena.rules.cards import BIT, DECK_SIZE, FULL_DECK, cards_of
+from arena.rules.deal import Deal
+from arena.rules.observe import Observation
+
+
+def seen_cards(obs: Observation) -> int:
+    """Every card the seat has seen this deal: its hand, the table, all plays and captures."""
+    seen = obs.hand | obs.table
+    for p in obs.plays:
+        seen |= BIT[p.card] | p.captures
+    return seen
+
+
+def determinize(obs: Observation, rng: random.Random) -> Deal:
+    """A deal in the observed position, hidden cards dealt at random."""
+    unseen = cards_of(FULL_DECK & ~seen_cards(obs))
+    hidden_sizes = [n for s, n in enumerate(obs.hand_sizes) if s != obs.seat]
+    if len(unseen) != sum(hidden_sizes) + obs.stock_count:
+        raise RulesError("observation is inconsistent: hidden card count does not add up")
+    rng.shuffle(unseen)
+    hands = []
+    pos = 0
+    for s, n in enumerate(obs.hand_sizes):
+        if s == obs.seat:
+            hands.append(obs.hand)
+        else:
+            hands.append(sum(BIT[c] for c in unseen[pos : pos + n]))
+            pos += n
+    stock = unseen[pos:]
+    piles = [0, 0]
+    last_capturer = None
+    for p in obs.plays:
+        if p.captures:
+            piles[p.seat & 1] |= p.captures | BIT[p.card]
+            last_capturer = p.seat & 1
+    dealt = [c for c in range(DECK_SIZE) if c not in set(stock)]
+    deal = Deal.__new__(Deal)
+    deal.variant = obs.variant
+    deal.dealer = obs.dealer
+    deal.deck = dealt + stock  # the stock is dealt from its end, in this order
+    deal.hands = hands
+    deal.table = obs.table
+    deal.stock_pos = DECK_SIZE - len(stock)
+    deal.piles = piles
+    deal.scope = list(obs.scope)
+    deal.last_capturer = last_capturer
+    deal.plays = list(obs.plays)
+    deal.leftover = None
+    deal.cards_in_hands = sum(obs.hand_sizes)
+    deal.to_move = obs.to_move
+    deal._seats = obs.variant.seats
+    deal._fewest = obs.variant.fewest_cards
+    deal._to_last_player = obs.variant.leftovers_to_last_player
+    return deal

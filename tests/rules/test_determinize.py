@@ -1,0 +1,43 @@
+"""A sampled deal must look exactly like the real one to the seat that observes it."""
+
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arena.rules import Game, Match, Variant, observe
+from arena.rules.determinize import determinize
+from tests.rules.test_properties import accounted
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.sampled_from(list(Game)), st.integers(0, 2**32), st.integers(0, 35), st.integers(0, 2**32)
+)
+def test_determinized_deal_is_consistent_and_plays_to_the_end(game, seed, steps, sample_seed):
+    match = Match(Variant(game), seed=seed)
+    rng = random.Random(seed)
+    deal = match.start_deal()
+    for _ in range(steps):
+        if deal.is_over:
+            return
+        deal.play(rng.choice(deal.legal_moves()))
+    if deal.is_over:
+        return
+    seat = deal.to_move
+    obs = observe(deal, seat)
+    world = determinize(obs, random.Random(sample_seed))
+    assert observe(world, seat) == obs
+    assert accounted(world) == (1 << 40) - 1
+    assert world.legal_moves() == deal.legal_moves()
+    world.random_playout(random.Random(sample_seed).random)  # a complete, legal deal
+    assert world.is_over
+
+
+def test_samples_differ_in_what_is_hidden():
+    match = Match(Variant(Game.SCOPONE), seed=2)
+    match.start_deal()
+    obs = observe(match, 0)
+    worlds = [determinize(obs, random.Random(i)) for i in range(5)]
+    assert len({tuple(w.hands) for w in worlds}) == 5
+    assert all(w.hands[0] == obs.hand for w in worlds)
