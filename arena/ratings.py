@@ -47,8 +47,18 @@ class Estimate:
     nelo_error: float
     los: float  # likelihood of superiority, 0..1
 
+    @property
+    def spread(self) -> bool:
+        """False when every unit scored the same: no variance, so no error bar."""
+        return self.elo_error > 0 or self.nelo_error > 0
+
     def line(self) -> str:
         """The line the chess engine world reads at a glance."""
+        if not self.spread:
+            return (
+                f"score {100 * self.score:.1f} % in all {self.units} units: "
+                "no spread yet, so no Elo error bar"
+            )
         return (
             f"Elo {self.elo:.2f} +/- {self.elo_error:.2f}, nElo {self.nelo:.2f} +/- "
             f"{self.nelo_error:.2f}, LOS {100 * self.los:.2f} %, score {100 * self.score:.1f} % "

@@ -199,3 +199,9 @@ def test_live_elo_team_average():
     assert ratings["a"] == ratings["b"] == 1508 and ratings["c"] == 1492
     r.update_elo(ratings, ["x"], ["y"], 0.0, k=32, start=1000)
     assert ratings["x"] == 984
+
+
+def test_no_spread_means_no_error_bar_claimed():
+    e = r.duplicate_sets([0, 0, 4], 2)
+    assert not e.spread and "no Elo error bar" in e.line()
+    assert r.duplicate_sets([1, 0, 3], 2).spread
