@@ -18,7 +18,7 @@ def side_names(variant: Variant, seat_names: Sequence[str]) -> list[str]:
     return names
 
 
-def deal_table(deal: FinishedDeal, names: Sequence[str]) -> list[str]:
+def deal_table(deal: FinishedDeal, names: Sequence[str], leftover: bool = True) -> list[str]:
     """The scoring of one deal, a row per side, with the counts behind each point."""
     width = max(len(n) for n in names)
     lines = [
@@ -36,7 +36,7 @@ def deal_table(deal: FinishedDeal, names: Sequence[str]) -> list[str]:
             f" {b['primiera']:>2}({prim:>2})"
             f"    {deal.score.points[side]:>4}  {deal.totals[side]:>5}"
         )
-    if deal.leftover:
+    if deal.leftover and leftover:
         side, mask = deal.leftover
         lines.append(f"  leftover {cards_text(mask)} to {names[side]}")
     return lines

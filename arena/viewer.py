@@ -1,0 +1,223 @@
+"""A match log as one self-contained HTML file: a card table to step through.
+
+No server, no network, no external fonts or scripts: the frames (one per
+decision, plus each deal's start and end) are computed here from the
+verified replay and embedded as JSON; a few lines of JavaScript draw them.
+Buttons and the arrow keys step forward and back; Home and End jump.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from typing import Any
+
+from arena.render import face_namer
+from arena.replay import Replay
+from arena.report import side_names
+from arena.rules import cards_of
+from arena.rules.cards import BIT
+
+
+def frames(replay: Replay, seat: int | None = None) -> list[dict[str, Any]]:
+    """Every position to show, as plain data (the page's only input)."""
+    name = face_namer("french")
+    sides = side_names(replay.variant, replay.names)
+    seats = replay.variant.seats
+
+    def shown(hands: list[int]) -> list[list[str] | int]:
+        # Another seat's hand is only counted when viewing as one seat.
+        return [
+            [name(c) for c in cards_of(h)] if seat is None or s == seat else h.bit_count()
+            for s, h in enumerate(hands)
+        ]
+
+    out: list[dict[str, Any]] = []
+    score = [0, 0]
+    for deal in replay.deals:
+        piles = [0, 0]
+        scope = [0, 0]
+        base = {"deal": deal.number + 1, "dealer": deal.dealer, "score": list(score)}
+        out.append(
+            {
+                **base,
+                "hands": shown(deal.hands),
+                "table": [name(c) for c in cards_of(deal.table)],
+                "piles": [0, 0],
+                "scope": [0, 0],
+                "to_move": (deal.dealer + 1) % seats,
+                "caption": f"Deal {deal.number + 1}: seat {deal.dealer} deals",
+                "scoring": None,
+            }
+        )
+        for i, step in enumerate(deal.steps):
+            nxt = deal.steps[i + 1] if i + 1 < len(deal.steps) else None
+            hands = list(step.hands)
+            table = step.table
+            if step.move is None:
+                kind = step.fault.kind.value if step.fault else "?"
+                caption = f"seat {step.seat} {replay.names[step.seat]}: fault ({kind}), forfeit"
+            else:
+                card, taken = step.move
+                hands[step.seat] &= ~BIT[card]
+                if taken:
+                    table &= ~taken
+                    piles[step.seat & 1] += taken.bit_count() + 1
+                    what = f"{name(card)} takes {' '.join(name(c) for c in cards_of(taken))}"
+                else:
+                    table |= BIT[card]
+                    what = f"{name(card)} is laid"
+                if step.scopa:
+                    scope[step.seat & 1] += 1
+                    what += " — SCOPA!"
+                caption = f"seat {step.seat} {replay.names[step.seat]}: {what}"
+            if nxt is not None:
+                hands = list(nxt.hands) if step.refilled else hands
+            out.append(
+                {
+                    **base,
+                    "hands": shown(hands),
+                    "table": [name(c) for c in cards_of(table)],
+                    "piles": list(piles),
+                    "scope": list(scope),
+                    "caption": caption,
+                    "to_move": nxt.seat if nxt else None,
+                    "played": step.seat,
+                    "scoring": None,
+                    "step": i + 1,
+                }
+            )
+        if deal.finished is not None:
+            done = deal.finished
+            score = list(done.totals)
+            scoring = [
+                {
+                    "side": sides[s],
+                    **done.score.breakdown(s),
+                    "points": done.score.points[s],
+                    "cards": done.score.tallies[s].cards,
+                    "denari_count": done.score.tallies[s].denari,
+                    "primiera_total": done.score.tallies[s].primiera,
+                }
+                for s in range(2)
+            ]
+            last = out[-1]
+            out.append(
+                {
+                    **base,
+                    "hands": shown([0] * seats),
+                    "table": [],
+                    "score": score,
+                    "piles": [done.score.tallies[s].cards for s in range(2)],
+                    "scope": list(scope),
+                    "caption": f"Deal {deal.number + 1} scored; the running score is {score[0]} - {score[1]}",
+                    "to_move": None,
+                    "scoring": scoring,
+                    "step": last.get("step", 0) + 1,
+                }
+            )
+    return out
+
+
+PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<title>{title}</title>
+<style>
+body {{ font-family: sans-serif; background: #0b5d1e; color: #f3f3f3; margin: 0; padding: 16px; }}
+h1 {{ font-size: 18px; margin: 0 0 8px; }}
+.bar {{ display: flex; gap: 8px; align-items: center; margin: 8px 0; }}
+button {{ font-size: 16px; padding: 4px 12px; }}
+#caption {{ font-size: 16px; min-height: 22px; margin: 8px 0; }}
+.seat {{ margin: 6px 0; padding: 6px; border-radius: 6px; background: rgba(0,0,0,0.15); }}
+.seat.to-move {{ outline: 2px solid #ffd54a; }}
+.label {{ display: inline-block; width: 220px; }}
+.card {{ display: inline-block; min-width: 30px; padding: 6px 4px; margin: 2px; text-align: center;
+  background: #fff; color: #111; border-radius: 5px; font-weight: bold; box-shadow: 1px 1px 2px #0006; }}
+.card.red {{ color: #c62828; }}
+.back {{ display: inline-block; width: 30px; height: 30px; margin: 2px; border-radius: 5px;
+  background: repeating-linear-gradient(45deg, #1e3a8a, #1e3a8a 4px, #2f54b3 4px, #2f54b3 8px); }}
+#table {{ min-height: 44px; padding: 10px; margin: 10px 0; border: 2px dashed #ffffff55; border-radius: 8px; }}
+table.scoring {{ border-collapse: collapse; margin-top: 8px; }}
+table.scoring td, table.scoring th {{ border: 1px solid #ffffff55; padding: 3px 8px; }}
+</style></head>
+<body>
+<h1>{title}</h1>
+<div id="meta">{meta}</div>
+<div class="bar">
+  <button id="first" title="Home">&laquo; first</button>
+  <button id="prev" title="Left arrow">&#x25C0; back</button>
+  <button id="next" title="Right arrow">forward &#x25B6;</button>
+  <button id="last" title="End">last &raquo;</button>
+  <span id="position"></span>
+</div>
+<div id="score"></div>
+<div id="caption"></div>
+<div id="seats"></div>
+<div id="table"></div>
+<div id="piles"></div>
+<div id="scoring"></div>
+<script id="frames" type="application/json">{frames}</script>
+<script>
+"use strict";
+const frames = JSON.parse(document.getElementById("frames").textContent);
+const names = {names};
+const sides = {sides};
+let at = 0;
+function card(text) {{
+  const red = /[♦♥]/.test(text);
+  return `<span class="card${{red ? " red" : ""}}">${{text}}</span>`;
+}}
+function show(i) {{
+  at = Math.max(0, Math.min(frames.length - 1, i));
+  const f = frames[at];
+  document.getElementById("position").textContent = `step ${{at + 1}} of ${{frames.length}} (deal ${{f.deal}})`;
+  document.getElementById("score").textContent = `Score: ${{sides[0]}} ${{f.score[0]}} — ${{sides[1]}} ${{f.score[1]}}`;
+  document.getElementById("caption").textContent = f.caption;
+  document.getElementById("seats").innerHTML = f.hands.map((h, s) => {{
+    const cards = Array.isArray(h) ? h.map(card).join("") : "<span class='back'></span>".repeat(h);
+    const cls = f.to_move === s ? "seat to-move" : "seat";
+    return `<div class="${{cls}}" data-seat="${{s}}"><span class="label">seat ${{s}} ${{names[s]}}${{s === f.dealer ? " (dealer)" : ""}}</span>${{cards}}</div>`;
+  }}).join("");
+  document.getElementById("table").innerHTML = "<span class='label'>table</span>" + f.table.map(card).join("");
+  document.getElementById("piles").textContent =
+    `Captured: ${{sides[0]}} ${{f.piles[0]}} cards, ${{f.scope[0]}} scope — ${{sides[1]}} ${{f.piles[1]}} cards, ${{f.scope[1]}} scope`;
+  document.getElementById("scoring").innerHTML = f.scoring ? (
+    "<table class='scoring'><tr><th></th><th>scope</th><th>carte</th><th>denari</th><th>settebello</th><th>primiera</th><th>deal</th></tr>" +
+    f.scoring.map(r => `<tr><td>${{r.side}}</td><td>${{r.scope}}</td><td>${{r.carte}} (${{r.cards}})</td><td>${{r.denari}} (${{r.denari_count}})</td><td>${{r.settebello}}</td><td>${{r.primiera}} (${{r.primiera_total ?? "-"}})</td><td>${{r.points}}</td></tr>`).join("") +
+    "</table>") : "";
+  document.body.dataset.step = String(at);
+}}
+document.getElementById("first").onclick = () => show(0);
+document.getElementById("prev").onclick = () => show(at - 1);
+document.getElementById("next").onclick = () => show(at + 1);
+document.getElementById("last").onclick = () => show(frames.length - 1);
+document.addEventListener("keydown", e => {{
+  if (e.key === "ArrowRight") show(at + 1);
+  else if (e.key === "ArrowLeft") show(at - 1);
+  else if (e.key === "Home") show(0);
+  else if (e.key === "End") show(frames.length - 1);
+}});
+const start = /step=(\\d+)/.exec(location.hash);
+show(start ? Number(start[1]) : 0);
+</script>
+</body></html>
+"""
+
+
+def render_html(replay: Replay, seat: int | None = None) -> str:
+    h = replay.header
+    title = f"Scopa Arena — match {h.match_id}: {replay.variant.describe()}"
+    view = f"; seen from seat {seat}" if seat is not None else "; all hands shown"
+    meta = html.escape(
+        " | ".join(f"seat {i}: {n}" for i, n in enumerate(replay.names))
+        + view
+        + f". {replay.status()}"
+    )
+    data = json.dumps(frames(replay, seat), ensure_ascii=False).replace("</", "<\\/")
+    return PAGE.format(
+        title=html.escape(title),
+        meta=meta,
+        frames=data,
+        names=json.dumps(replay.names).replace("</", "<\\/"),
+        sides=json.dumps(side_names(replay.variant, replay.names)).replace("</", "<\\/"),
+    )
