@@ -349,6 +349,43 @@ def cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    import os
+    from pathlib import Path
+
+    import trio
+
+    from arena.server import serve
+
+    token = None
+    if args.organiser_token_file:
+        try:
+            token = Path(args.organiser_token_file).read_text().strip()
+        except OSError as e:
+            raise ConfigError(f"{args.organiser_token_file}: cannot read: {e.strerror}") from None
+        if len(token) < 16:
+            raise ConfigError("the organiser token must be at least 16 characters")
+    token = token or os.environ.get("ARENA_ORGANISER_TOKEN") or None
+    trio.run(serve, Path(args.data), args.listen, token)
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    import trio
+
+    from arena.check import check_bot
+
+    report = trio.run(check_bot, args.address)
+    print(report.text())
+    return 0 if report.passed else 1
+
+
+def cmd_remote(args: argparse.Namespace) -> int:
+    from arena.remote import run_remote
+
+    return run_remote(args)
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     """Two real matches over gRPC between launched bot processes (Python and
     JavaScript), with their logs, as a first look at what the arena does."""
@@ -518,6 +555,34 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--json", action="store_true", help="the log's records as JSON")
     replay.add_argument("--html", metavar="OUT.html", default=None, help="write the HTML viewer")
     replay.set_defaults(func=cmd_replay)
+
+    serve_p = sub.add_parser(
+        "serve",
+        help="run a competition server over gRPC (bots register, the organiser runs competitions)",
+        description=(
+            "Run the competition server (proto/arena/wire/v1/server.proto) until SIGTERM or "
+            "Ctrl-C. Running competitions resume when the server starts again. The organiser "
+            "token comes from --organiser-token-file, $ARENA_ORGANISER_TOKEN, or is generated "
+            "on the first start and printed once."
+        ),
+    )
+    serve_p.add_argument("--data", default="out/server", help="server data directory")
+    serve_p.add_argument("--listen", default="127.0.0.1:50051", help="address to listen on")
+    serve_p.add_argument(
+        "--organiser-token-file", default=None, help="file holding the organiser token"
+    )
+    serve_p.set_defaults(func=cmd_serve)
+
+    check_p = sub.add_parser(
+        "check",
+        help="check that a bot at an address conforms to the protocol (pass/fail per point)",
+    )
+    check_p.add_argument("address", help="HOST:PORT or unix:/PATH of a running bot")
+    check_p.set_defaults(func=cmd_check)
+
+    from arena.remote import add_remote_parser
+
+    add_remote_parser(sub, cmd_remote)
 
     tour = sub.add_parser(
         "tournament",

@@ -17,7 +17,7 @@ import enum
 import math
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -165,9 +165,13 @@ class Referee:
         seats: Sequence[EngineConnection | Exception],
         names: Sequence[str],
         log: LogWriter | None = None,
+        spectate: Callable[[Any], None] | None = None,
     ) -> None:
         """``seats``: a connection per seat, or the exception that kept a
-        seat's bot from starting (recorded as that seat's fault)."""
+        seat's bot from starting (recorded as that seat's fault).
+        ``spectate``: receives a SpectatorEvent (server.proto) after each
+        public event: public information only, never a hand."""
+        self.spectate = spectate
         variant = settings.variant
         if len(seats) != variant.seats or len(names) != variant.seats:
             raise ConfigError(f"{variant.game.value} needs {variant.seats} seats")
@@ -201,6 +205,7 @@ class Referee:
             if not finished:
                 self._end_log(self._result(Termination.ABORTED, None, "match interrupted"))
         self._end_log(result)
+        self._spectate("match_end", result)
         await self._notify_all(
             "MatchEnded",
             lambda s: epb.MatchEnd(
@@ -230,6 +235,7 @@ class Referee:
         for void in match.void_decks:
             convert.set_cards(started.void_decks.add().cards, void)
         self._write(log_pb2.LogRecord(deal_started=started))
+        self._spectate("deal_start", None)
         index = 0
         while deal.to_move is not None:
             seat = deal.to_move
@@ -239,10 +245,12 @@ class Referee:
                 record = dataclasses.replace(record, scopa=True)
             self.decisions.append(record)
             self._write_decision(record)
+            self._spectate("play", deal.plays[-1])
             index += 1
         done = match.end_deal()
         result = convert.deal_result_to_pb(done)
         self._write(log_pb2.LogRecord(deal_ended=log_pb2.DealEnded(result=result)))
+        self._spectate("deal_end", result)
         plays = [convert.play_to_pb(p) for p in done.plays]
         await self._notify_all(
             "DealEnded",
@@ -462,6 +470,29 @@ class Referee:
         if r.fault is not None:
             decision.fault.CopyFrom(convert.fault_to_pb(r.fault))
         self._write(log_pb2.LogRecord(decision=decision))
+
+    def _spectate(self, kind: str, payload: Any) -> None:
+        """A public event for spectators: the table, hand sizes, stock, scores."""
+        if self.spectate is None:
+            return
+        from arena.wire.v1 import server_pb2
+
+        event = server_pb2.SpectatorEvent(match_scores=self.match.scores)
+        deal = self.match.deal
+        if kind == "deal_start" and deal is not None:
+            event.deal_start.deal_number = self.match.deal_number
+            event.deal_start.dealer = deal.dealer
+        elif kind == "play":
+            convert.play_to_pb(payload, event.play)
+        elif kind == "deal_end":
+            event.deal_end.CopyFrom(payload)
+        elif kind == "match_end":
+            event.match_end.CopyFrom(convert.match_result_to_pb(payload))
+        if deal is not None:
+            convert.set_cards(event.table, deal.table)
+            event.hand_sizes.extend(h.bit_count() for h in deal.hands)
+            event.stock_count = deal.stock_count
+        self.spectate(event)
 
     def _end_log(self, result: MatchResult) -> None:
         if self.log is None:

@@ -15,6 +15,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import trio
 
@@ -104,11 +105,23 @@ class Progress:
 
 class Runner:
     def __init__(
-        self, cfg: TournamentConfig, store: Store, on_result: Callable[[], str] | None = None
+        self,
+        cfg: TournamentConfig,
+        store: Store,
+        on_result: Callable[[], str] | None = None,
+        *,
+        should_stop: Callable[[], bool] = lambda: False,
+        spectate: Callable[[str, Any], None] | None = None,
     ) -> None:
+        """``should_stop``: checked before each new match (a paused competition
+        lets the matches in flight finish). ``spectate(match_id, event)``: the
+        public events of every match, for live spectators."""
         self.cfg = cfg
         self.store = store
         self.on_result = on_result or (lambda: "")
+        self.should_stop = should_stop
+        self.spectate = spectate
+        self.running: set[str] = set()
         self.consecutive_faults: dict[str, int] = {}
         self.progress: Progress | None = None
 
@@ -140,9 +153,17 @@ class Runner:
                 for conn in seats:
                     if isinstance(conn, ConfigError):
                         raise conn
-                report = await Referee(
-                    settings, seats, list(match.seats), LogWriter(log_path)
-                ).run()
+                spectate = None
+                if self.spectate is not None:
+                    hook, key = self.spectate, match.id
+                    spectate = lambda event: hook(key, event)  # noqa: E731
+                self.running.add(match.id)
+                try:
+                    report = await Referee(
+                        settings, seats, list(match.seats), LogWriter(log_path), spectate
+                    ).run()
+                finally:
+                    self.running.discard(match.id)
             result = report.result
             if result.termination is Termination.ABORTED:
                 return
@@ -182,6 +203,8 @@ class Runner:
 
         async def worker() -> None:
             async for match in receive:
+                if self.should_stop():
+                    return
                 await self.play(match, pool)
 
         async with trio.open_nursery() as nursery:

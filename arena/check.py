@@ -1,0 +1,153 @@
+"""The conformance check of a bot at an address: what `arena check` prints and
+what the server runs before it accepts a registration.
+
+Each point passes or fails with a plain-words detail: the connection, the
+handshake (within 5 s, protocol version 1, a name), the optional health
+service, and legal answers within 1 s to sample positions of several games.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+
+import trio
+
+from arena import __version__
+from arena.errors import BotError
+from arena.referee import ClockSettings, clock_request, decision_request
+from arena.rules import Game, Match, Variant
+from arena.transport.connection import GrpcConnection
+from arena.wire import convert
+from arena.wire.v1 import engine_pb2 as epb
+
+
+@dataclass(frozen=True)
+class CheckItem:
+    name: str
+    passed: bool
+    detail: str
+
+
+@dataclass
+class CheckReport:
+    address: str
+    items: list[CheckItem] = field(default_factory=list)
+    engine_name: str = ""
+    engine_version: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return all(i.passed for i in self.items)
+
+    def text(self) -> str:
+        lines = [f"checking the bot at {self.address}"]
+        lines += [f"  {'PASS' if i.passed else 'FAIL'}  {i.name}: {i.detail}" for i in self.items]
+        lines.append(
+            "all checks passed" if self.passed else "the bot does not conform (see FAIL above)"
+        )
+        return "\n".join(lines)
+
+
+def sample_positions() -> list[tuple[str, Match, int]]:
+    """Positions a bot is asked about: the start of three games, and a mid-deal Scopa."""
+    out = []
+    for game, steps in (
+        (Game.SCOPA, 0),
+        (Game.SCOPA, 9),
+        (Game.SCOPONE, 5),
+        (Game.SCOPONE_SCIENTIFICO, 0),
+    ):
+        match = Match(Variant(game), seed=17)
+        deal = match.start_deal()
+        rng = random.Random(3)
+        for _ in range(steps):
+            deal.play(rng.choice(deal.legal_moves()))
+        out.append((f"{game.value}, decision {steps + 1}", match, deal.to_move or 0))
+    return out
+
+
+async def check_bot(address: str, timeout: float = 5.0) -> CheckReport:
+    report = CheckReport(address)
+    add = report.items.append
+    conn = GrpcConnection(address, label=address)
+    try:
+        try:
+            await conn.wait_ready(timeout)
+        except BotError as e:
+            add(CheckItem("connection", False, f"cannot connect: {e.message}"))
+            return report
+        add(CheckItem("connection", True, "connected"))
+        request = epb.HandshakeRequest(
+            protocol_version=epb.PROTOCOL_VERSION_1,
+            arena_version=__version__,
+            max_message_bytes=16384,
+        )
+        try:
+            with trio.fail_after(timeout):
+                info = await conn.handshake(request, timeout)
+        except trio.TooSlowError:
+            add(CheckItem("handshake", False, f"no answer within {timeout:g}s"))
+            return report
+        except BotError as e:
+            add(CheckItem("handshake", False, e.message))
+            return report
+        report.engine_name, report.engine_version = info.name, info.version
+        add(CheckItem("handshake", bool(info.name), f"{info.name or '(no name)'} {info.version}"))
+        add(
+            CheckItem(
+                "protocol version",
+                info.protocol_version == epb.PROTOCOL_VERSION_1,
+                f"speaks version {info.protocol_version} (the arena speaks 1)",
+            )
+        )
+        games = [
+            g.value for g in Game if not info.games or convert.variant_to_pb_game(g) in info.games
+        ]
+        add(CheckItem("games", bool(games), "plays " + ", ".join(games)))
+        add(await _health(conn, timeout))
+        clock, _ = clock_request(ClockSettings(move_time=1.0), None)
+        for label, match, seat in sample_positions():
+            if convert.variant_to_pb_game(match.variant.game) not in info.games and info.games:
+                continue
+            deal = match.deal
+            assert deal is not None
+            legal = deal.legal_moves()
+            req = decision_request(match, seat, legal, clock, "conformance-check", 0)
+            try:
+                with trio.fail_after(1.05):
+                    answer = await conn.decide(req, 1.05)
+                move = convert.move_from_pb(answer.move)
+                ok = move in legal
+                detail = "a legal move" if ok else f"{move} is not legal there"
+            except trio.TooSlowError:
+                ok, detail = False, "no answer within 1s"
+            except BotError as e:
+                ok, detail = False, e.message
+            except Exception as e:  # an unreadable answer
+                ok, detail = False, f"unreadable answer: {e}"
+            add(CheckItem(f"decision ({label})", ok, detail))
+        return report
+    finally:
+        conn.close()
+
+
+async def _health(conn: GrpcConnection, timeout: float) -> CheckItem:
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    from arena.transport.bridge import wait_future
+
+    stub = health_pb2_grpc.HealthStub(conn.channel)
+    try:
+        with trio.fail_after(timeout):
+            answer = await wait_future(
+                stub.Check.future(health_pb2.HealthCheckRequest(), timeout=timeout)
+            )
+        serving = answer.status == health_pb2.HealthCheckResponse.SERVING
+        return CheckItem(
+            "health service (optional)", True, "SERVING" if serving else f"status {answer.status}"
+        )
+    except Exception:
+        return CheckItem(
+            "health service (optional)", True, "not served; the arena copes without it"
+        )

@@ -1,0 +1,226 @@
+from arena.wire.v1 import scopa_pb2 as _scopa_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class RegisterParticipantRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class RegisterParticipantResponse(_message.Message):
+    __slots__ = ("name", "token")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    token: str
+    def __init__(self, name: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
+
+class RegisterBotRequest(_message.Message):
+    __slots__ = ("name", "address")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    address: str
+    def __init__(self, name: _Optional[str] = ..., address: _Optional[str] = ...) -> None: ...
+
+class UpdateBotRequest(_message.Message):
+    __slots__ = ("name", "address")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    address: str
+    def __init__(self, name: _Optional[str] = ..., address: _Optional[str] = ...) -> None: ...
+
+class BotRef(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class BotInfo(_message.Message):
+    __slots__ = ("name", "owner", "address", "engine_name", "engine_version", "withdrawn")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    OWNER_FIELD_NUMBER: _ClassVar[int]
+    ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    ENGINE_NAME_FIELD_NUMBER: _ClassVar[int]
+    ENGINE_VERSION_FIELD_NUMBER: _ClassVar[int]
+    WITHDRAWN_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    owner: str
+    address: str
+    engine_name: str
+    engine_version: str
+    withdrawn: bool
+    def __init__(self, name: _Optional[str] = ..., owner: _Optional[str] = ..., address: _Optional[str] = ..., engine_name: _Optional[str] = ..., engine_version: _Optional[str] = ..., withdrawn: _Optional[bool] = ...) -> None: ...
+
+class ListBotsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListBotsResponse(_message.Message):
+    __slots__ = ("bots",)
+    BOTS_FIELD_NUMBER: _ClassVar[int]
+    bots: _containers.RepeatedCompositeFieldContainer[BotInfo]
+    def __init__(self, bots: _Optional[_Iterable[_Union[BotInfo, _Mapping]]] = ...) -> None: ...
+
+class CheckBotRequest(_message.Message):
+    __slots__ = ("address",)
+    ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    address: str
+    def __init__(self, address: _Optional[str] = ...) -> None: ...
+
+class CheckItem(_message.Message):
+    __slots__ = ("name", "passed", "detail")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    PASSED_FIELD_NUMBER: _ClassVar[int]
+    DETAIL_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    passed: bool
+    detail: str
+    def __init__(self, name: _Optional[str] = ..., passed: _Optional[bool] = ..., detail: _Optional[str] = ...) -> None: ...
+
+class CheckReport(_message.Message):
+    __slots__ = ("passed", "items")
+    PASSED_FIELD_NUMBER: _ClassVar[int]
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    passed: bool
+    items: _containers.RepeatedCompositeFieldContainer[CheckItem]
+    def __init__(self, passed: _Optional[bool] = ..., items: _Optional[_Iterable[_Union[CheckItem, _Mapping]]] = ...) -> None: ...
+
+class CreateCompetitionRequest(_message.Message):
+    __slots__ = ("config",)
+    CONFIG_FIELD_NUMBER: _ClassVar[int]
+    config: str
+    def __init__(self, config: _Optional[str] = ...) -> None: ...
+
+class CompetitionRef(_message.Message):
+    __slots__ = ("id",)
+    ID_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    def __init__(self, id: _Optional[str] = ...) -> None: ...
+
+class CompetitionInfo(_message.Message):
+    __slots__ = ("id", "name", "status", "matches_done", "matches_total", "bots")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    MATCHES_DONE_FIELD_NUMBER: _ClassVar[int]
+    MATCHES_TOTAL_FIELD_NUMBER: _ClassVar[int]
+    BOTS_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    name: str
+    status: str
+    matches_done: int
+    matches_total: int
+    bots: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., status: _Optional[str] = ..., matches_done: _Optional[int] = ..., matches_total: _Optional[int] = ..., bots: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class StandingsRow(_message.Message):
+    __slots__ = ("rank", "bot", "elo", "elo_low", "elo_high", "played", "wins", "losses", "draws", "faults")
+    RANK_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    ELO_FIELD_NUMBER: _ClassVar[int]
+    ELO_LOW_FIELD_NUMBER: _ClassVar[int]
+    ELO_HIGH_FIELD_NUMBER: _ClassVar[int]
+    PLAYED_FIELD_NUMBER: _ClassVar[int]
+    WINS_FIELD_NUMBER: _ClassVar[int]
+    LOSSES_FIELD_NUMBER: _ClassVar[int]
+    DRAWS_FIELD_NUMBER: _ClassVar[int]
+    FAULTS_FIELD_NUMBER: _ClassVar[int]
+    rank: int
+    bot: str
+    elo: float
+    elo_low: float
+    elo_high: float
+    played: int
+    wins: int
+    losses: int
+    draws: int
+    faults: int
+    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[str] = ..., elo: _Optional[float] = ..., elo_low: _Optional[float] = ..., elo_high: _Optional[float] = ..., played: _Optional[int] = ..., wins: _Optional[int] = ..., losses: _Optional[int] = ..., draws: _Optional[int] = ..., faults: _Optional[int] = ...) -> None: ...
+
+class StandingsReply(_message.Message):
+    __slots__ = ("rows", "text")
+    ROWS_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    rows: _containers.RepeatedCompositeFieldContainer[StandingsRow]
+    text: str
+    def __init__(self, rows: _Optional[_Iterable[_Union[StandingsRow, _Mapping]]] = ..., text: _Optional[str] = ...) -> None: ...
+
+class MatchSummary(_message.Message):
+    __slots__ = ("id", "seats", "status", "final_scores", "winner_side", "termination", "reason")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    FINAL_SCORES_FIELD_NUMBER: _ClassVar[int]
+    WINNER_SIDE_FIELD_NUMBER: _ClassVar[int]
+    TERMINATION_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    seats: _containers.RepeatedScalarFieldContainer[str]
+    status: str
+    final_scores: _containers.RepeatedScalarFieldContainer[int]
+    winner_side: int
+    termination: str
+    reason: str
+    def __init__(self, id: _Optional[str] = ..., seats: _Optional[_Iterable[str]] = ..., status: _Optional[str] = ..., final_scores: _Optional[_Iterable[int]] = ..., winner_side: _Optional[int] = ..., termination: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class MatchList(_message.Message):
+    __slots__ = ("matches",)
+    MATCHES_FIELD_NUMBER: _ClassVar[int]
+    matches: _containers.RepeatedCompositeFieldContainer[MatchSummary]
+    def __init__(self, matches: _Optional[_Iterable[_Union[MatchSummary, _Mapping]]] = ...) -> None: ...
+
+class MatchRef(_message.Message):
+    __slots__ = ("id",)
+    ID_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    def __init__(self, id: _Optional[str] = ...) -> None: ...
+
+class MatchLog(_message.Message):
+    __slots__ = ("data",)
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    data: bytes
+    def __init__(self, data: _Optional[bytes] = ...) -> None: ...
+
+class WatchRequest(_message.Message):
+    __slots__ = ("id", "delay")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    DELAY_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    delay: int
+    def __init__(self, id: _Optional[str] = ..., delay: _Optional[int] = ...) -> None: ...
+
+class SpectatorEvent(_message.Message):
+    __slots__ = ("deal_start", "play", "deal_end", "match_end", "table", "hand_sizes", "stock_count", "match_scores")
+    DEAL_START_FIELD_NUMBER: _ClassVar[int]
+    PLAY_FIELD_NUMBER: _ClassVar[int]
+    DEAL_END_FIELD_NUMBER: _ClassVar[int]
+    MATCH_END_FIELD_NUMBER: _ClassVar[int]
+    TABLE_FIELD_NUMBER: _ClassVar[int]
+    HAND_SIZES_FIELD_NUMBER: _ClassVar[int]
+    STOCK_COUNT_FIELD_NUMBER: _ClassVar[int]
+    MATCH_SCORES_FIELD_NUMBER: _ClassVar[int]
+    deal_start: SpectatorDealStart
+    play: _scopa_pb2.Play
+    deal_end: _scopa_pb2.DealResult
+    match_end: _scopa_pb2.MatchResult
+    table: _containers.RepeatedCompositeFieldContainer[_scopa_pb2.Card]
+    hand_sizes: _containers.RepeatedScalarFieldContainer[int]
+    stock_count: int
+    match_scores: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, deal_start: _Optional[_Union[SpectatorDealStart, _Mapping]] = ..., play: _Optional[_Union[_scopa_pb2.Play, _Mapping]] = ..., deal_end: _Optional[_Union[_scopa_pb2.DealResult, _Mapping]] = ..., match_end: _Optional[_Union[_scopa_pb2.MatchResult, _Mapping]] = ..., table: _Optional[_Iterable[_Union[_scopa_pb2.Card, _Mapping]]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., stock_count: _Optional[int] = ..., match_scores: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class SpectatorDealStart(_message.Message):
+    __slots__ = ("deal_number", "dealer")
+    DEAL_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    DEALER_FIELD_NUMBER: _ClassVar[int]
+    deal_number: int
+    dealer: int
+    def __init__(self, deal_number: _Optional[int] = ..., dealer: _Optional[int] = ...) -> None: ...
