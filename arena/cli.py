@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 from collections.abc import Iterator, Sequence
@@ -658,6 +659,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args))
+    except BrokenPipeError:
+        # The reader went away (`arena ... | head`): stop quietly, like other tools.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
     except (ArenaError, KeyboardInterrupt, BaseExceptionGroup) as e:
         # trio's nurseries wrap errors in groups: look inside for what to report.
         leaves = list(_leaves(e))

@@ -108,3 +108,29 @@ def test_match_errors_are_clear():
         out = run(*args)
         assert out.returncode == 2, (args, out.stdout, out.stderr)
         assert needle in out.stderr and "Traceback" not in out.stderr, out.stderr
+
+
+def test_a_closed_pipe_is_not_an_error(tmp_path):
+    log = tmp_path / "m.log"
+    made = run(
+        "match",
+        "--variant",
+        "scopone",
+        "--target",
+        "61",
+        "--engine",
+        "a=builtin:greedy",
+        "--engine",
+        "b=builtin:random",
+        "--log",
+        str(log),
+    )
+    assert made.returncode == 0
+    # The JSON of a whole match is far larger than a pipe's buffer: `head` closes it early.
+    cmd = f"{ARENA[0]} replay --json {log} | head -1"
+    out = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, timeout=60)
+    assert (
+        out.stdout.strip() == "{"
+        and "Traceback" not in out.stderr
+        and "BrokenPipe" not in out.stderr
+    )
