@@ -163,9 +163,8 @@ def cmd_tournament(args: argparse.Namespace) -> int:
 
     import trio
 
-    from arena.store import open_store
     from arena.tournament.config import load_config
-    from arena.tournament.runner import run_tournament
+    from arena.tournament.runner import open_tournament_store, run_tournament
     from arena.tournament.standings import compute_standings
 
     overrides = {
@@ -182,9 +181,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     cfg = load_config(Path(args.config), overrides)
     if cfg.format == "sprt":
         raise ConfigError("this configuration is an SPRT: run it with `arena sprt --config FILE`")
-    store = open_store(cfg.store_path)
-    resuming = store.bind(cfg.fingerprint())
-    store.add_engines((e.name, e.describe()) for e in cfg.engines)
+    store, resuming = open_tournament_store(cfg)
     done, total = store.counts()
     print(
         f"{cfg.name}: {cfg.format}, {cfg.variant.describe()}, {len(cfg.engines)} engines, "
@@ -235,9 +232,8 @@ def cmd_sprt(args: argparse.Namespace) -> int:
 
     import trio
 
-    from arena.store import open_store
     from arena.tournament.config import config_from_dict, load_config
-    from arena.tournament.runner import SprtStatus, run_sprt, sprt_status
+    from arena.tournament.runner import SprtStatus, open_tournament_store, run_sprt, sprt_status
 
     if args.config:
         cfg = load_config(
@@ -278,9 +274,7 @@ def cmd_sprt(args: argparse.Namespace) -> int:
             "sprt",
         )
     assert cfg.sprt is not None
-    store = open_store(cfg.store_path)
-    store.bind(cfg.fingerprint())
-    store.add_engines((e.name, e.describe()) for e in cfg.engines)
+    store, _ = open_tournament_store(cfg)
     s = cfg.sprt
     print(
         f"SPRT {s.test} vs {s.base}: normalized Elo [{s.elo0:g}, {s.elo1:g}], alpha {s.alpha:g}, "

@@ -38,7 +38,7 @@ from arena.check import check_bot
 from arena.errors import ArenaError, ConfigError
 from arena.store import open_store
 from arena.tournament.config import TournamentConfig, config_from_dict
-from arena.tournament.runner import Runner, maybe_pool
+from arena.tournament.runner import Runner, maybe_pool, open_tournament_store
 from arena.tournament.schedule import build_schedule
 from arena.tournament.standings import compute_standings
 from arena.wire.v1 import server_pb2 as spb
@@ -179,9 +179,7 @@ class CompetitionManager:
         (text,) = self.db.query("SELECT config FROM competitions WHERE id = ?", (comp_id,))[0]
         try:
             cfg, _ = competition_config(text, self.db, self.data / comp_id)
-            store = open_store(cfg.store_path)
-            store.bind(cfg.fingerprint())
-            store.add_engines((e.name, e.describe()) for e in cfg.engines)
+            store, _ = open_tournament_store(cfg)
             store.schedule(build_schedule(cfg))
         except ArenaError as e:
             print(f"competition {comp_id} cannot run: {e}", flush=True)

@@ -13,9 +13,8 @@ from pathlib import Path
 
 import trio
 
-from arena.store import open_store
 from arena.tournament.config import config_from_dict
-from arena.tournament.runner import run_tournament
+from arena.tournament.runner import open_tournament_store, run_tournament
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -40,9 +39,7 @@ def main() -> None:
                     "output": tmp,
                 }
             )
-            store = open_store(cfg.store_path)
-            store.bind(cfg.fingerprint())
-            store.add_engines((e.name, e.describe()) for e in cfg.engines)
+            store, _ = open_tournament_store(cfg)
             import contextlib
             import io
 

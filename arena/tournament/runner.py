@@ -24,12 +24,21 @@ from arena.outcome import MatchResult, Termination
 from arena.ratings import sprt
 from arena.record import LogWriter
 from arena.referee import MatchSettings, Referee
-from arena.store import ScheduledMatch, Store
+from arena.store import ScheduledMatch, Store, open_store
 from arena.tournament.config import TournamentConfig
 from arena.tournament.schedule import build_schedule, sides_of, sprt_set
 from arena.transport.connection import GrpcConnection
 from arena.transport.process import launch
 from arena.transport.spec import EngineSpec, open_seats
+
+
+def open_tournament_store(cfg: TournamentConfig) -> tuple[Store, bool]:
+    """The results store of a tournament, bound to its configuration (a store
+    never mixes two configurations); True when it is resuming."""
+    store = open_store(cfg.store_path)
+    resuming = store.bind(cfg.fingerprint())
+    store.add_engines((e.name, e.describe()) for e in cfg.engines)
+    return store, resuming
 
 
 class WarmPool:

@@ -30,46 +30,9 @@ def test_request_bytes_do_not_depend_on_hidden_cards(game, seed, steps, data):
     assert a.SerializeToString() == b.SerializeToString()
 
 
-def test_bytes_on_the_wire_are_identical_when_hidden_cards_move(tag, tmp_path):
-    # Scopone scientifico, dealer seat 3: seat 0 (a spy bot) is dealt first and plays first.
-    base = list(range(40))
-    rng = random.Random(5)
-    rng.shuffle(base)
-    mine, hidden = base[:10], base[10:]
-
-    def first_request(hidden_order: list[int], name: str) -> bytes:
-        deck = mine + hidden_order
-        record = tmp_path / f"{name}.bin"
-        play(
-            MatchSettings(
-                Variant(Game.SCOPONE_SCIENTIFICO, target=None, deal_limit=1),
-                seed=1,
-                first_dealer=3,
-                match_id="hidden",
-                decks=lambda i, attempt: deck,
-            ),
-            [
-                f"spy={bot('spy', '--record', str(record), tag)}",
-                "r=builtin:random",
-                "g=builtin:greedy",
-                "r2=builtin:random",
-            ],
-        )
-        return recorded(str(record))[0]
-
-    original = first_request(hidden, "original")
-    permuted = list(hidden)
-    random.Random(9).shuffle(permuted)  # partner's and opponents' hands change
-    assert permuted != hidden
-    assert first_request(permuted, "permuted") == original
-    # The test can fail: swapping one of seat 0's own cards changes its bytes.
-    swapped_mine = [*mine[1:], hidden[0]]
-    mine_changed = first_request_with(swapped_mine, [mine[0], *hidden[1:]], tmp_path, tag)
-    assert mine_changed != original
-
-
-def first_request_with(own: list[int], rest: list[int], tmp_path, tag) -> bytes:
-    record = tmp_path / "changed.bin"
+def first_request(own: list[int], rest: list[int], record, tag) -> bytes:
+    """The bytes of the first request seat 0 (a spy bot) receives, Scopone
+    scientifico, dealer seat 3: seat 0 is dealt ``own`` and plays first."""
     deck = own + rest
     play(
         MatchSettings(
@@ -86,4 +49,20 @@ def first_request_with(own: list[int], rest: list[int], tmp_path, tag) -> bytes:
             "r2=builtin:random",
         ],
     )
-    return recorded(str(record))[0]
+    return recorded(record)[0]
+
+
+def test_bytes_on_the_wire_are_identical_when_hidden_cards_move(tag, tmp_path):
+    base = list(range(40))
+    random.Random(5).shuffle(base)
+    mine, hidden = base[:10], base[10:]
+    original = first_request(mine, hidden, tmp_path / "original.bin", tag)
+    permuted = list(hidden)
+    random.Random(9).shuffle(permuted)  # partner's and opponents' hands change
+    assert permuted != hidden
+    assert first_request(mine, permuted, tmp_path / "permuted.bin", tag) == original
+    # The test can fail: swapping one of seat 0's own cards changes its bytes.
+    changed = first_request(
+        [*mine[1:], hidden[0]], [mine[0], *hidden[1:]], tmp_path / "changed.bin", tag
+    )
+    assert changed != original

@@ -8,9 +8,8 @@ from pathlib import Path
 import trio
 
 from arena.record import read_log
-from arena.store import open_store
 from arena.tournament.config import config_from_dict
-from arena.tournament.runner import run_sprt, run_tournament
+from arena.tournament.runner import open_tournament_store, run_sprt, run_tournament
 from arena.tournament.standings import compute_standings
 from tests.referee.conftest import live_pids
 
@@ -19,9 +18,7 @@ ARENA = str(Path(sys.executable).parent / "arena")
 
 
 def run(cfg):
-    store = open_store(cfg.store_path)
-    store.bind(cfg.fingerprint())
-    store.add_engines((e.name, e.describe()) for e in cfg.engines)
+    store, _ = open_tournament_store(cfg)
     trio.run(run_tournament, cfg, store, lambda: "")
     return store
 
@@ -124,9 +121,7 @@ def test_sprt_stops_by_itself_when_the_answer_is_clear(tmp_path):
             "sprt": {"test": "greedy", "base": "random", "elo0": 0, "elo1": 30, "max_sets": 400},
         }
     )
-    store = open_store(cfg.store_path)
-    store.bind(cfg.fingerprint())
-    store.add_engines((e.name, e.describe()) for e in cfg.engines)
+    store, _ = open_tournament_store(cfg)
     seen = []
     status = trio.run(run_sprt, cfg, store, seen.append)
     assert status.verdict == "H1" and status.llr >= status.upper
