@@ -48,7 +48,8 @@ def chromium() -> str:
         if found:
             return found
     pytest.skip(
-        "Chromium is not installed and could not be installed here (as root: apt-get install chromium)"
+        "Chromium is not installed and could not be installed here "
+        "(as root: apt-get install chromium)"
     )
 
 
