@@ -1,8 +1,9 @@
 """Ratings and match statistics: Elo, error bars, LOS, normalized Elo, SPRT,
 and a batch Bradley-Terry fit with bootstrap intervals.
 
-Pure Python, standard library only. The formulas and test vectors are in
-shared/notes/ratings.md; the statistical unit is a *duplicate set* of k
+Pure Python, standard library only. The formulas follow fastchess, fishtest,
+OpenBench and BayesElo; tests/test_ratings.py checks them against their
+published test vectors. The statistical unit is a *duplicate set* of k
 matches played on the same deck sequence with the seats rotated (k = 1 when
 duplicates are off, k = 2 is chess's pentanomial game pair). A set's score is
 the mean of its matches' scores (win 1, draw 1/2, loss 0).

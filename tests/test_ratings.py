@@ -1,4 +1,5 @@
-"""Every formula against the test vectors of shared/notes/ratings.md."""
+"""Every formula against published test vectors (fastchess, OpenBench, cutechess,
+fishtest, the BayesElo/Ordo three-player fit) and our own Scopa examples."""
 
 import math
 

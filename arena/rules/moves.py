@@ -1,6 +1,6 @@
 """Legal moves: which card is played and exactly which table cards it takes.
 
-The capture rules (shared/RULES.md, "A turn"):
+The capture rules (docs/rules.md, "A turn"):
 - a card whose rank lies on the table must take exactly one such card;
 - otherwise it must take one set of two or more table cards summing to its
   rank, if there is one;

@@ -1,4 +1,4 @@
-"""What one seat may know, and nothing else (shared/RULES.md, last section).
+"""What one seat may know, and nothing else (docs/rules.md, last section).
 
 A seat knows its own hand, the table, every play of the deal (plays are face
 up), each side's sweeps and number of captured cards, the match score, the

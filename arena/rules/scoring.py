@@ -1,4 +1,4 @@
-"""Scoring a deal: scope, carte, denari, settebello, primiera (shared/RULES.md)."""
+"""Scoring a deal: scope, carte, denari, settebello, primiera (docs/rules.md)."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ from arena.errors import RulesError
 
 
 class Game(enum.Enum):
-    """The games of shared/RULES.md. The value is the short name used on the command line."""
+    """The games of docs/rules.md. The value is the short name used on the command line."""
 
     SCOPA = "scopa"
     SCOPA_A_QUATTRO = "scopa4"

@@ -2,7 +2,7 @@
 
 Every match belongs to a *duplicate set*: matches on the same deck sequence
 (same seed, same first-dealer seat) with the engines rotated through the
-seats, so each side plays each hand of cards (shared/notes/ratings.md, §6).
+seats, so each side plays each hand of cards (duplicate play, as in the ACPC and duplicate bridge).
 - two seats: 2 matches, seats swapped;
 - teams (one engine per side, Scopone): 2 matches, everyone moved one seat;
 - partnership (individual engines paired into teams): 4 rotations, each

@@ -13,7 +13,7 @@ parent-death signal fires when the *thread* that started the child ends, so
 every bot is started from one spawner thread that lives as long as the
 arena (trio's own worker threads retire when idle). No ``preexec_fn``: it
 would force a real fork() in a process full of grpc threads, which grpc's
-fork handlers may abort (shared/DESIGN.md: never fork once channels exist).
+fork handlers may abort: never fork once channels exist.
 """
 
 from __future__ import annotations
