@@ -165,7 +165,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
 
     from arena.tournament.config import load_config
     from arena.tournament.runner import open_tournament_store, run_tournament
-    from arena.tournament.standings import compute_standings
+    from arena.tournament.standings import compute_standings, live_elo
 
     overrides = {
         "concurrency": args.concurrency,
@@ -190,14 +190,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
     )
 
     def leader() -> str:
-        from arena.ratings import update_elo
-
-        live: dict[str, float] = {}
-        for m in store.finished():
-            if m.termination in ("completed", "forfeit"):
-                a = [n for i, n in enumerate(m.seats) if i % 2 == 0]
-                b = [n for i, n in enumerate(m.seats) if i % 2 == 1]
-                update_elo(live, a, b, 0.5 if m.winner_side is None else float(m.winner_side == 0))
+        live = live_elo(store.finished(), cfg.elo_k)
         if not live:
             return "-"
         best = max(live, key=lambda n: live[n])
@@ -205,7 +198,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
 
     trio.run(run_tournament, cfg, store, leader)
     print()
-    print(compute_standings(store, resamples=args.resamples).table())
+    print(compute_standings(store, resamples=args.resamples, k=cfg.elo_k).table())
     print(f"\nresults: {cfg.store_path}  logs: {cfg.output / 'logs'}")
     store.close()
     return 0
@@ -221,7 +214,7 @@ def cmd_ratings(args: argparse.Namespace) -> int:
     if not path.exists():
         raise ConfigError(f"{path}: no such results database")
     store = open_store(path)
-    standings = compute_standings(store, resamples=args.resamples)
+    standings = compute_standings(store, resamples=args.resamples, k=args.k)
     print(standings.to_json() if args.json else standings.table())
     store.close()
     return 0
@@ -611,6 +604,7 @@ def build_parser() -> argparse.ArgumentParser:
     ratings.add_argument("store", help="the SQLite results file of a tournament")
     ratings.add_argument("--json", action="store_true", help="JSON for machines")
     ratings.add_argument("--resamples", type=int, default=200, help="bootstrap resamples")
+    ratings.add_argument("--k", type=float, default=16.0, help="K of the live Elo (default 16)")
     ratings.set_defaults(func=cmd_ratings)
 
     sprt_p = sub.add_parser(

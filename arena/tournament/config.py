@@ -53,6 +53,7 @@ class TournamentConfig:
     suspend_after: int | None = None
     startup_timeout: float = 10.0
     sprt: SprtSettings | None = None
+    elo_k: float = 16.0  # K of the live Elo: small, since a bot version never changes
 
     @property
     def store_path(self) -> Path:
@@ -122,6 +123,7 @@ def _get(
 
 
 TOP_KEYS = {
+    "elo_k",
     "name",
     "variant",
     "target",
@@ -268,7 +270,15 @@ def config_from_dict(
         suspend_after=suspend_after,
         startup_timeout=parse_duration(raw.get("startup_timeout", "10s"), "startup_timeout"),
         sprt=sprt,
+        elo_k=_elo_k(raw, where),
     )
+
+
+def _elo_k(raw: dict[str, Any], where: str) -> float:
+    k = _get(raw, "elo_k", (int, float), where, 16.0)
+    if isinstance(k, bool) or k <= 0:
+        raise ConfigError(f"{where}: elo_k must be a positive number")
+    return float(k)
 
 
 def _resolve(spec: str, base: Path) -> str:

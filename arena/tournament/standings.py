@@ -99,7 +99,19 @@ def match_score(match: StoredMatch, side: int) -> float:
     return 0.5 if match.winner_side is None else float(match.winner_side == side)
 
 
-def compute_standings(store: Store, resamples: int = 200, seed: int = 0) -> Standings:
+def live_elo(matches: Sequence[StoredMatch], k: float = 16.0) -> dict[str, float]:
+    """Incremental Elo in finishing order (a team at its members' mean), start 1500."""
+    live: dict[str, float] = {}
+    for m in matches:
+        if m.termination in COUNTED:
+            update_elo(live, side_players(m, 0), side_players(m, 1), match_score(m, 0), k=k)
+    return live
+
+
+def compute_standings(
+    store: Store, resamples: int = 200, seed: int = 0, k: float = 16.0
+) -> Standings:
+    """The leaderboard; ``k`` is the live Elo's K (small: bot versions never change)."""
     matches = [m for m in store.finished() if m.termination in COUNTED]
     games = [
         Game(
@@ -111,10 +123,9 @@ def compute_standings(store: Store, resamples: int = 200, seed: int = 0) -> Stan
         )
         for m in matches
     ]
-    live: dict[str, float] = {}
+    live = live_elo(matches, k)
     tally: dict[str, list[float]] = {}
     for m in matches:
-        update_elo(live, side_players(m, 0), side_players(m, 1), match_score(m, 0))
         for side in (0, 1):
             for name in set(side_players(m, side)):
                 tally.setdefault(name, []).append(match_score(m, side))

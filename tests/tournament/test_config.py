@@ -58,3 +58,10 @@ def test_broken_toml_is_a_config_error(tmp_path):
     path.write_text("name = [unclosed")
     with pytest.raises(ConfigError, match="not valid TOML"):
         load_config(path)
+
+
+def test_live_elo_k_is_configurable():
+    assert config_from_dict({**BASE}).elo_k == 16.0
+    assert config_from_dict({**BASE, "elo_k": 8}).elo_k == 8.0
+    with pytest.raises(ConfigError, match="elo_k must be a positive number"):
+        config_from_dict({**BASE, "elo_k": 0})

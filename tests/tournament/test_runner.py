@@ -5,6 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import trio
 
 from arena.record import read_log
@@ -161,3 +162,22 @@ def test_ratings_command_prints_a_table_and_json(tmp_path):
     junk.write_text("not a database")
     bad = subprocess.run([ARENA, "ratings", str(junk)], capture_output=True, text=True)
     assert bad.returncode == 2 and "not a SQLite database" in bad.stderr
+
+
+def test_live_elo_moves_by_k(tmp_path):
+    from arena.tournament.standings import live_elo
+
+    cfg = config_from_dict(
+        {
+            "engine": [
+                {"name": "g", "spec": "builtin:greedy"},
+                {"name": "r", "spec": "builtin:random"},
+            ],
+            "rounds": 1,
+            "output": str(tmp_path),
+        }
+    )
+    store = run(cfg)
+    matches = store.finished()
+    small, large = live_elo(matches, 8), live_elo(matches, 32)
+    assert abs(large["g"] - 1500) == pytest.approx(4 * abs(small["g"] - 1500), rel=0.2)
