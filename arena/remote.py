@@ -47,7 +47,12 @@ def add_remote_parser(sub: Any, func: Callable[[argparse.Namespace], int]) -> No
         "create", help="create a competition from a file (bots = [...]) (organiser)"
     )
     c.add_argument("config")
-    for name, text in (("start", "start or resume"), ("pause", "pause"), ("status", "show")):
+    for name, text in (
+        ("start", "start"),
+        ("pause", "pause"),
+        ("resume", "resume a paused"),
+        ("status", "show"),
+    ):
         c = cmds.add_parser(name, help=f"{text} a competition")
         c.add_argument("id")
     c = cmds.add_parser("standings", help="a competition's leaderboard")
@@ -98,8 +103,12 @@ def run_remote(args: argparse.Namespace) -> int:
                     spb.CreateCompetitionRequest(config=text), metadata=meta, timeout=30
                 )
             )
-        elif cmd in ("start", "pause"):
-            call = stub.StartCompetition if cmd == "start" else stub.PauseCompetition
+        elif cmd in ("start", "pause", "resume"):
+            call = {
+                "start": stub.StartCompetition,
+                "pause": stub.PauseCompetition,
+                "resume": stub.ResumeCompetition,
+            }[cmd]
             _print_comp(call(spb.CompetitionRef(id=args.id), metadata=meta, timeout=30))
         elif cmd == "status":
             _print_comp(stub.GetCompetition(spb.CompetitionRef(id=args.id), timeout=10))

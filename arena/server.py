@@ -413,6 +413,17 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
         trio.from_thread.run_sync(self.manager.start, request.id, trio_token=self.trio_token)
         return self._competition(request.id, context)
 
+    def ResumeCompetition(self, request: Any, context: Any) -> spb.CompetitionInfo:
+        self.access.organiser(context, "resume a competition")
+        _, _, status, _ = self._competition_row(request.id, context)
+        if status in ("created", "finished"):
+            context.abort(
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"competition {request.id} is {status}: only a paused or running one resumes",
+            )
+        trio.from_thread.run_sync(self.manager.start, request.id, trio_token=self.trio_token)
+        return self._competition(request.id, context)
+
     def PauseCompetition(self, request: Any, context: Any) -> spb.CompetitionInfo:
         self.access.organiser(context, "pause a competition")
         self._competition_row(request.id, context)

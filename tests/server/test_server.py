@@ -89,8 +89,21 @@ def test_a_server_killed_mid_competition_resumes_without_loss_or_repeat(server, 
         if m.status == "done"
     }
     assert 6 <= len(done_before) < 24
+    # Pause (in-flight matches finish), then resume where it stopped.
+    stub.PauseCompetition(spb.CompetitionRef(id=comp), metadata=auth(ORGANISER), timeout=10)
+    paused = wait_for(stub, comp, "paused")
+    time.sleep(0.5)
+    still = stub.GetCompetition(spb.CompetitionRef(id=comp), timeout=10)
+    assert still.matches_done == paused.matches_done < 24
+    stub.ResumeCompetition(spb.CompetitionRef(id=comp), metadata=auth(ORGANISER), timeout=10)
     info = wait_for(stub, comp, "finished")
     assert (info.matches_done, info.matches_total) == (24, 24)
+    expect(
+        grpc.StatusCode.FAILED_PRECONDITION,
+        stub.ResumeCompetition,
+        spb.CompetitionRef(id=comp),
+        metadata=auth(ORGANISER),
+    )
     after = {m.id: m for m in stub.ListMatches(spb.CompetitionRef(id=comp), timeout=10).matches}
     assert len(after) == 24 and all(m.status == "done" for m in after.values())
     for mid, (scores, termination) in done_before.items():  # untouched: not played again
@@ -127,6 +140,7 @@ def test_every_mutating_call_needs_the_right_token(server, bots):
         (stub.CreateCompetition, spb.CreateCompetitionRequest(config=CUP.format(rounds=1))),
         (stub.StartCompetition, spb.CompetitionRef(id=comp)),
         (stub.PauseCompetition, spb.CompetitionRef(id=comp)),
+        (stub.ResumeCompetition, spb.CompetitionRef(id=comp)),
     ]
     for call, request in organiser_calls:
         expect(U, call, request)

@@ -79,6 +79,11 @@ class ArenaStub:
                 request_serializer=arena_dot_wire_dot_v1_dot_server__pb2.CompetitionRef.SerializeToString,
                 response_deserializer=arena_dot_wire_dot_v1_dot_server__pb2.CompetitionInfo.FromString,
                 _registered_method=True)
+        self.ResumeCompetition = channel.unary_unary(
+                '/scopa.v1.Arena/ResumeCompetition',
+                request_serializer=arena_dot_wire_dot_v1_dot_server__pb2.CompetitionRef.SerializeToString,
+                response_deserializer=arena_dot_wire_dot_v1_dot_server__pb2.CompetitionInfo.FromString,
+                _registered_method=True)
         self.GetCompetition = channel.unary_unary(
                 '/scopa.v1.Arena/GetCompetition',
                 request_serializer=arena_dot_wire_dot_v1_dot_server__pb2.CompetitionRef.SerializeToString,
@@ -172,6 +177,13 @@ class ArenaServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ResumeCompetition(self, request, context):
+        """Go on with a paused competition, where it stopped (organiser).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetCompetition(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -250,6 +262,11 @@ def add_ArenaServicer_to_server(servicer, server):
             ),
             'PauseCompetition': grpc.unary_unary_rpc_method_handler(
                     servicer.PauseCompetition,
+                    request_deserializer=arena_dot_wire_dot_v1_dot_server__pb2.CompetitionRef.FromString,
+                    response_serializer=arena_dot_wire_dot_v1_dot_server__pb2.CompetitionInfo.SerializeToString,
+            ),
+            'ResumeCompetition': grpc.unary_unary_rpc_method_handler(
+                    servicer.ResumeCompetition,
                     request_deserializer=arena_dot_wire_dot_v1_dot_server__pb2.CompetitionRef.FromString,
                     response_serializer=arena_dot_wire_dot_v1_dot_server__pb2.CompetitionInfo.SerializeToString,
             ),
@@ -520,6 +537,33 @@ class Arena:
             request,
             target,
             '/scopa.v1.Arena/PauseCompetition',
+            arena_dot_wire_dot_v1_dot_server__pb2.CompetitionRef.SerializeToString,
+            arena_dot_wire_dot_v1_dot_server__pb2.CompetitionInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ResumeCompetition(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/scopa.v1.Arena/ResumeCompetition',
             arena_dot_wire_dot_v1_dot_server__pb2.CompetitionRef.SerializeToString,
             arena_dot_wire_dot_v1_dot_server__pb2.CompetitionInfo.FromString,
             options,
