@@ -203,6 +203,13 @@ class Store:
             for r in rows
         ]
 
+    def faulty_engines(self) -> dict[str, set[str]]:
+        """Per finished match, the engines that made a fault in it."""
+        out: dict[str, set[str]] = {}
+        for match_id, engine in self.db.execute("SELECT match_id, engine FROM faults").fetchall():
+            out.setdefault(match_id, set()).add(engine)
+        return out
+
     def fault_counts(self) -> dict[str, int]:
         return dict(
             self.db.execute("SELECT engine, COUNT(*) FROM faults GROUP BY engine").fetchall()

@@ -112,6 +112,20 @@ class Progress:
             print()
 
 
+def consecutive_faults(store: Store) -> dict[str, int]:
+    """Each engine's run of faulty matches so far, from the store (so a resumed
+    tournament suspends an engine exactly when an uninterrupted one would).
+    Matches forfeited by a suspension were not played and do not count."""
+    faulty = store.faulty_engines()
+    runs: dict[str, int] = {}
+    for m in store.finished():
+        if "suspended" in m.reason and m.id not in faulty:
+            continue
+        for name in set(m.seats):
+            runs[name] = runs.get(name, 0) + 1 if name in faulty.get(m.id, set()) else 0
+    return runs
+
+
 class Runner:
     def __init__(
         self,
@@ -131,7 +145,7 @@ class Runner:
         self.should_stop = should_stop
         self.spectate = spectate
         self.running: set[str] = set()
-        self.consecutive_faults: dict[str, int] = {}
+        self.consecutive_faults = consecutive_faults(store)
         self.progress: Progress | None = None
 
     async def play(self, match: ScheduledMatch, pool: WarmPool | None) -> None:

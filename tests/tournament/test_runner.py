@@ -181,3 +181,34 @@ def test_live_elo_moves_by_k(tmp_path):
     matches = store.finished()
     small, large = live_elo(matches, 8), live_elo(matches, 32)
     assert abs(large["g"] - 1500) == pytest.approx(4 * abs(small["g"] - 1500), rel=0.2)
+
+
+def test_fault_runs_survive_a_resume(tmp_path):
+    from arena.outcome import Fault, FaultKind, MatchResult, Termination
+    from arena.tournament.runner import Runner
+    from arena.tournament.schedule import build_schedule
+
+    cfg = config_from_dict(
+        {
+            "engine": [
+                {"name": "bad", "spec": "builtin:random"},
+                {"name": "good", "spec": "builtin:greedy"},
+            ],
+            "rounds": 3,
+            "suspend_after": 3,
+            "output": str(tmp_path),
+        }
+    )
+    store, _ = open_tournament_store(cfg)
+    schedule = build_schedule(cfg)
+    store.schedule(schedule)
+    for match in schedule[:2]:  # two faulty matches of "bad" before a crash
+        seat = match.seats.index("bad")
+        fault = Fault(seat, FaultKind.TIMEOUT, 0, 0, "too slow")
+        store.record(
+            match,
+            MatchResult((0, 0), 1 - (seat & 1), Termination.FORFEIT, "forfeit", (fault,)),
+            None,
+        )
+    runner = Runner(cfg, store)  # as a resumed run builds it
+    assert runner.consecutive_faults == {"bad": 2, "good": 0}
