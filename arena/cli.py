@@ -79,19 +79,20 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 def _seconds(text: str) -> float:
     """``1s``, ``250ms``, ``1.5`` (seconds) or ``2m``."""
-    t = text.strip().lower()
-    scale = 1.0
-    for suffix, factor in (("ms", 0.001), ("s", 1.0), ("m", 60.0)):
-        if t.endswith(suffix):
-            t, scale = t[: -len(suffix)], factor
-            break
+    from arena.referee import parse_duration
+
     try:
-        value = float(t) * scale
+        return parse_duration(float(text) if _is_number(text) else text)
+    except ConfigError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a duration like 1s or 250ms") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} cannot be negative")
-    return value
+        return False
+    return True
 
 
 def cmd_match(args: argparse.Namespace) -> int:

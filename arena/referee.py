@@ -12,6 +12,7 @@ itself makes the match void: no bot loses for it.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import enum
 import math
@@ -60,6 +61,26 @@ class ClockSettings:
                 raise ConfigError(f"{name.replace('_', ' ')} must be positive, not {value}")
         if self.increment < 0 or self.grace < 0:
             raise ConfigError("increment and grace cannot be negative")
+
+
+def parse_duration(value: object) -> float:
+    """Seconds from a number (seconds) or a text with a unit: "1s", "250ms", "2m".
+    Never negative. The one parser for the command line and tournament files."""
+    seconds: float | None = None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        seconds = float(value)
+    elif isinstance(value, str):
+        text = value.strip().lower()
+        for suffix, scale in (("ms", 0.001), ("s", 1.0), ("m", 60.0)):
+            if text.endswith(suffix):
+                with contextlib.suppress(ValueError):
+                    seconds = float(text[: -len(suffix)]) * scale
+                break
+    if seconds is None:
+        raise ConfigError(f'{value!r} is not a duration like "1s" or "250ms"')
+    if seconds < 0:
+        raise ConfigError(f"{value!r} cannot be negative")
+    return seconds
 
 
 class OnFault(enum.Enum):

@@ -17,6 +17,7 @@ from typing import Any
 
 from arena.errors import ConfigError, RulesError
 from arena.referee import ClockSettings, FaultPolicy, OnFault
+from arena.referee import parse_duration as referee_duration
 from arena.rules import Game, Variant
 from arena.transport.spec import EngineSpec
 
@@ -87,17 +88,10 @@ class TournamentConfig:
 
 
 def parse_duration(value: Any, where: str) -> float:
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return float(value)
-    if isinstance(value, str):
-        text = value.strip().lower()
-        for suffix, scale in (("ms", 0.001), ("s", 1.0), ("m", 60.0)):
-            if text.endswith(suffix):
-                try:
-                    return float(text[: -len(suffix)]) * scale
-                except ValueError:
-                    break
-    raise ConfigError(f'{where}: {value!r} is not a duration like "1s" or "250ms"')
+    try:
+        return referee_duration(value)
+    except ConfigError as e:
+        raise ConfigError(f"{where}: {e}") from None
 
 
 def _check_keys(table: dict[str, Any], known: set[str], where: str) -> None:

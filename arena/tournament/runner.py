@@ -21,7 +21,7 @@ import trio
 
 from arena.errors import ConfigError
 from arena.outcome import MatchResult, Termination
-from arena.ratings import sprt
+from arena.ratings import llr_normalized, sprt, sprt_bounds
 from arena.record import LogWriter
 from arena.referee import MatchSettings, Referee
 from arena.store import ScheduledMatch, Store, open_store
@@ -286,8 +286,6 @@ def sprt_status(cfg: TournamentConfig, store: Store) -> SprtStatus:
     if complete == 0:
         lower, upper = -math.inf, math.inf
         return SprtStatus(0, 0.0, lower, upper, None)
-    from arena.ratings import llr_normalized, sprt_bounds
-
     lower, upper = sprt_bounds(cfg.sprt.alpha, cfg.sprt.beta)
     if histogram[1] == histogram[3] == 0:
         state = sprt(

@@ -106,10 +106,6 @@ def variant_to_pb_game(game: Game) -> int:
     return _GAME_TO_PB[game]
 
 
-def game_from_pb(value: int) -> Game | None:
-    return _GAME_FROM_PB.get(value)  # type: ignore[call-overload, no-any-return]
-
-
 def variant_to_pb(v: Variant) -> pb.Variant:
     return pb.Variant(
         game=_GAME_TO_PB[v.game],
