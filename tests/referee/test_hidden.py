@@ -6,7 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.referee import ClockSettings, MatchSettings, clock_request, decision_request
-from arena.rules import Game, Match, Variant
+from arena.rules import Game, Variant
+from tests.rules.helpers import random_position
 from tests.rules.test_information import shuffle_hidden
 
 from .conftest import bot, play, recorded
@@ -15,13 +16,11 @@ from .conftest import bot, play, recorded
 @settings(max_examples=80, deadline=None)
 @given(st.sampled_from(list(Game)), st.integers(0, 2**32), st.integers(0, 30), st.data())
 def test_request_bytes_do_not_depend_on_hidden_cards(game, seed, steps, data):
-    match = Match(Variant(game), seed=seed)
-    rng = random.Random(seed)
-    deal = match.start_deal()
-    for _ in range(steps):
-        if deal.is_over:
-            return
-        deal.play(rng.choice(deal.legal_moves()))
+    match = random_position(game, seed, steps)
+    if match is None:
+        return
+    deal = match.deal
+    assert deal is not None
     seat = deal.to_move
     other = shuffle_hidden(match, seat, random.Random(seed + 7))
     clock, _ = clock_request(ClockSettings(), None)

@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from arena.rules import Game, Match, Variant, observe
 from arena.rules.determinize import determinize
+from tests.rules.helpers import random_position
 from tests.rules.test_properties import accounted
 
 
@@ -15,15 +16,11 @@ from tests.rules.test_properties import accounted
     st.sampled_from(list(Game)), st.integers(0, 2**32), st.integers(0, 35), st.integers(0, 2**32)
 )
 def test_determinized_deal_is_consistent_and_plays_to_the_end(game, seed, steps, sample_seed):
-    match = Match(Variant(game), seed=seed)
-    rng = random.Random(seed)
-    deal = match.start_deal()
-    for _ in range(steps):
-        if deal.is_over:
-            return
-        deal.play(rng.choice(deal.legal_moves()))
-    if deal.is_over:
+    match = random_position(game, seed, steps)
+    if match is None:
         return
+    deal = match.deal
+    assert deal is not None
     seat = deal.to_move
     obs = observe(deal, seat)
     world = determinize(obs, random.Random(sample_seed))

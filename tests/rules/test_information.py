@@ -8,6 +8,8 @@ from hypothesis import strategies as st
 from arena.rules import Game, Match, Variant, observe
 from arena.rules.cards import cards_of
 
+from .helpers import random_position
+
 
 def shuffle_hidden(match: Match, seat: int, rng: random.Random) -> Match:
     """A copy of the match where every card ``seat`` cannot see (other hands,
@@ -33,14 +35,8 @@ def shuffle_hidden(match: Match, seat: int, rng: random.Random) -> Match:
 @settings(max_examples=120, deadline=None)
 @given(st.sampled_from(list(Game)), st.integers(0, 2**32), st.integers(0, 40), st.data())
 def test_observation_is_unchanged_when_hidden_cards_move(game, seed, steps, data):
-    match = Match(Variant(game), seed=seed)
-    rng = random.Random(seed)
-    deal = match.start_deal()
-    for _ in range(steps):
-        if deal.is_over:
-            break
-        deal.play(rng.choice(deal.legal_moves()))
-    if deal.is_over:
+    match = random_position(game, seed, steps)
+    if match is None:
         return
     seat = data.draw(st.integers(0, game.seats - 1))
     before = observe(match, seat)
