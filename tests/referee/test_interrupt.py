@@ -14,6 +14,16 @@ from .conftest import bot, live_pids
 ARENA = str(Path(sys.executable).parent / "arena")
 
 
+def has_decision(log: Path) -> bool:
+    """The match is under way: its log holds at least one decision."""
+    from arena.errors import RecordError
+
+    try:
+        return any(r.WhichOneof("record") == "decision" for r in read_log(log).records)
+    except RecordError:  # not written yet
+        return False
+
+
 def start_slow_match(tag: str, log: Path) -> subprocess.Popen:
     """A match whose first bot thinks for 3 s per move (within a 30 s move time)."""
     cmd = [
@@ -31,9 +41,9 @@ def start_slow_match(tag: str, log: Path) -> subprocess.Popen:
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
-        if len(live_pids(tag)) >= 2 and log.exists() and log.stat().st_size > 300:
+        if len(live_pids(tag)) >= 2 and has_decision(log):
             return proc
-        time.sleep(0.1)
+        time.sleep(0.05)
     proc.kill()
     raise AssertionError("match did not start")
 
