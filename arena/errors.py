@@ -8,7 +8,10 @@ record and config errors are about files and settings the user gave us.
 
 from __future__ import annotations
 
-from arena.outcome import FaultKind
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # outcome builds on the rules, which raise these errors
+    from arena.outcome import FaultKind
 
 
 class ArenaError(Exception):

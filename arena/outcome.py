@@ -1,9 +1,16 @@
-"""How a match ended: faults and results as plain values (no protobuf here)."""
+"""What happens in a match, as plain values (no protobuf here): faults, the
+decisions, the public events spectators are shown, and how it ended."""
 
 from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from arena.rules import DealScore, FinishedDeal, Move, Play, Variant, View
+
+if TYPE_CHECKING:
+    from arena.settings import ClockSettings, MatchSettings
 
 
 class FaultKind(enum.Enum):
@@ -21,6 +28,11 @@ class Termination(enum.Enum):
     FORFEIT = "forfeit"  # a seat's fault decided the match
     VOID = "void"  # the referee failed: no result, nobody blamed
     ABORTED = "aborted"  # stopped from outside (Ctrl-C, shutdown)
+
+    @property
+    def has_result(self) -> bool:
+        """Whether the match counts for ratings: void and aborted matches do not."""
+        return self in (Termination.COMPLETED, Termination.FORFEIT)
 
 
 @dataclass(frozen=True)
@@ -53,3 +65,100 @@ class MatchResult:
     reason: str
     faults: tuple[Fault, ...] = field(default=())
     deals_played: int = 0
+
+
+@dataclass(frozen=True)
+class EngineInfo:
+    """Who sat where: the organiser's name and what the bot said of itself."""
+
+    seat: int
+    name: str
+    engine_name: str = ""
+    engine_version: str = ""
+    author: str = ""
+
+
+@dataclass(frozen=True)
+class DecisionRecord:
+    deal_number: int
+    decision: int
+    seat: int
+    move: Move | None  # the move applied (a substitute when fault is set; None: forfeit)
+    think_time: float  # seconds, measured by the referee
+    fault: Fault | None = None
+    scopa: bool = False
+    comment: str = ""
+
+
+@dataclass
+class MatchReport:
+    """Everything about one refereed match: what ``run_match`` returns."""
+
+    settings: MatchSettings
+    engines: list[EngineInfo]
+    result: MatchResult
+    deals: list[FinishedDeal] = field(default_factory=list)
+    decisions: list[DecisionRecord] = field(default_factory=list)
+
+    def summary(self) -> str:
+        """The match as a terminal shows it: each deal's scoring, then the result."""
+        from arena.report import report_text
+
+        return report_text(self)
+
+
+@dataclass(frozen=True)
+class DealBegan:
+    deal_number: int
+    dealer: int
+
+
+@dataclass(frozen=True)
+class DealScored:
+    """The end of a deal as everyone learns it: the scoring and the running score."""
+
+    number: int
+    dealer: int
+    score: DealScore
+    totals: tuple[int, ...]  # match scores after this deal
+    leftover: tuple[int, int] | None  # (side, mask) of the table cards left at the end
+
+    @classmethod
+    def of(cls, deal: FinishedDeal) -> DealScored:
+        return cls(deal.number, deal.dealer, deal.score, deal.totals, deal.leftover)
+
+
+@dataclass(frozen=True)
+class MatchEvent:
+    """A public event of a match, for spectators: what happened, the public
+    view right after it (None between deals) and the match scores."""
+
+    what: DealBegan | Play | DealScored | MatchResult
+    view: View | None
+    scores: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class MatchHeader:
+    """The first record of a match log: what the match was and who played it."""
+
+    format_version: int
+    match_id: str
+    variant: Variant
+    engines: tuple[EngineInfo, ...]  # in seat order
+    clock: ClockSettings
+    seed: int
+    first_dealer: int
+    started_at: str  # RFC 3339, UTC
+    arena_version: str
+
+
+@dataclass(frozen=True)
+class DealStart:
+    """A deal as a log records its start: the dealer and the full deck order
+    (and any decks voided before it). Never shown to a seat or a spectator."""
+
+    number: int
+    dealer: int
+    deck: tuple[int, ...]
+    void_decks: tuple[tuple[int, ...], ...]

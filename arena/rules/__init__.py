@@ -24,7 +24,17 @@ from arena.rules.cards import (
 from arena.rules.deal import Deal, Play
 from arena.rules.match import FinishedDeal, Match, seeded_deck, seeded_first_dealer
 from arena.rules.moves import Move, check_move, legal_moves
-from arena.rules.observe import Observation, Strategy, observe, play_match
+from arena.rules.observe import (
+    Observation,
+    Sight,
+    Strategy,
+    View,
+    Viewer,
+    can_see,
+    observe,
+    play_match,
+    view,
+)
 from arena.rules.scoring import DealScore, SideTally, primiera, score_deal
 from arena.rules.variants import Game, Variant, side_of
 
@@ -45,8 +55,12 @@ __all__ = [
     "Observation",
     "Play",
     "SideTally",
+    "Sight",
     "Strategy",
     "Variant",
+    "View",
+    "Viewer",
+    "can_see",
     "card",
     "card_name",
     "cards_of",
@@ -63,4 +77,5 @@ __all__ = [
     "seeded_deck",
     "seeded_first_dealer",
     "side_of",
+    "view",
 ]

@@ -5,15 +5,20 @@ up), each side's sweeps and number of captured cards, the match score, the
 size of the stock and of every hand, and who deals. It never sees another
 hand (a partner's included), the stock's order, or the seed.
 
-The observation is built only from those public values, so it is identical
-for every arrangement of the cards the seat cannot see: the information test
-in tests/ checks exactly that.
+One observer serves every viewer, in OpenSpiel's manner: ``view(state,
+viewer)`` for a seat, for spectators (``Sight.PUBLIC``: no hand) or for the
+referee and replays (``Sight.ALL``); ``observe(state, seat)`` is a seat's view
+in the shape a bot is sent. Both are built only from the public values plus
+the hands ``can_see`` allows, so a view is identical for every arrangement of
+the cards its viewer cannot see: the information tests in tests/ check that.
 """
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
+from typing import Any
 
 from arena.errors import RulesError
 from arena.rules.deal import Deal, Play
@@ -22,9 +27,24 @@ from arena.rules.moves import Move
 from arena.rules.variants import Variant
 
 
+class Sight(enum.Enum):
+    """Viewers that are not a seat. A seat (an int) sees its own hand only."""
+
+    PUBLIC = "public"  # a spectator: no hand at all
+    ALL = "all"  # the referee, or a replay of a finished match: every hand
+
+
+Viewer = int | Sight
+
+
+def can_see(viewer: Viewer, seat: int) -> bool:
+    """Whether ``viewer`` may see the hand of ``seat``: the one rule of hidden information."""
+    return viewer is Sight.ALL or viewer == seat
+
+
 @dataclass(frozen=True)
 class Observation:
-    """A seat's view of a match in progress. Card sets are masks."""
+    """A seat's view of a match in progress, as a bot is sent it. Card sets are masks."""
 
     variant: Variant
     seat: int
@@ -41,31 +61,88 @@ class Observation:
     scores: tuple[int, ...]  # match scores before this deal
 
 
-def observe(state: Match | Deal, seat: int) -> Observation:
-    """The observation of ``seat`` in a match (its current deal) or a lone deal."""
+@dataclass(frozen=True)
+class View:
+    """What one viewer may know at one point of a deal (OpenSpiel's observer):
+    the public values, and the hands it may see (None for a hidden hand)."""
+
+    viewer: Viewer
+    variant: Variant
+    deal_number: int
+    dealer: int
+    to_move: int | None
+    table: int
+    hands: tuple[int | None, ...]
+    hand_sizes: tuple[int, ...]
+    stock_count: int
+    plays: tuple[Play, ...]
+    captured_counts: tuple[int, ...]
+    scope: tuple[int, ...]
+    scores: tuple[int, ...]  # match scores before this deal
+
+    def seen_by(self, viewer: Viewer) -> View:
+        """The same moment as ``viewer`` sees it; a view can only hide more."""
+        hands = []
+        for seat, hand in enumerate(self.hands):
+            if not can_see(viewer, seat):
+                hand = None
+            elif hand is None:
+                raise RulesError(f"a view of {self.viewer} cannot show seat {seat}'s hand")
+            hands.append(hand)
+        return replace(self, viewer=viewer, hands=tuple(hands))
+
+    def observation(self) -> Observation:
+        """A seat's view in the shape a bot receives."""
+        seat, hand = self.viewer, None
+        if isinstance(seat, int):
+            hand = self.hands[seat]
+        if not isinstance(seat, int) or hand is None:
+            raise RulesError(f"a view of {self.viewer} is not one seat's observation")
+        public = {f.name: getattr(self, f.name) for f in fields(Observation) if f.name in _PUBLIC}
+        return Observation(seat=seat, hand=hand, **public)
+
+
+_PUBLIC = frozenset(f.name for f in fields(View)) - {"viewer", "hands"}
+
+
+def _public(state: Match | Deal) -> tuple[Deal, dict[str, Any]]:
+    """The deal in progress and every value of it that all seats may know."""
     if isinstance(state, Match):
         if state.deal is None:
             raise RulesError("no deal in progress to observe")
         deal, scores, number = state.deal, tuple(state.scores), state.deal_number
     else:
         deal, scores, number = state, (0, 0), 0
+    return deal, {
+        "variant": deal.variant,
+        "deal_number": number,
+        "dealer": deal.dealer,
+        "to_move": deal.to_move,
+        "table": deal.table,
+        "hand_sizes": tuple(h.bit_count() for h in deal.hands),
+        "stock_count": deal.stock_count,
+        "plays": tuple(deal.plays),
+        "captured_counts": tuple(p.bit_count() for p in deal.piles),
+        "scope": tuple(deal.scope),
+        "scores": scores,
+    }
+
+
+def view(state: Match | Deal, viewer: Viewer = Sight.ALL) -> View:
+    """What ``viewer`` may know of a match (its current deal) or a lone deal."""
+    deal, public = _public(state)
+    if isinstance(viewer, int) and not 0 <= viewer < deal.variant.seats:
+        raise RulesError(f"no seat {viewer} in {deal.variant.game.value}")
+    hands = tuple(h if can_see(viewer, s) else None for s, h in enumerate(deal.hands))
+    return View(viewer=viewer, hands=hands, **public)
+
+
+def observe(state: Match | Deal, seat: int) -> Observation:
+    """The observation of ``seat``: its own hand and the public values, nothing else."""
+    deal, public = _public(state)
     if not 0 <= seat < deal.variant.seats:
         raise RulesError(f"no seat {seat} in {deal.variant.game.value}")
-    return Observation(
-        variant=deal.variant,
-        seat=seat,
-        deal_number=number,
-        dealer=deal.dealer,
-        to_move=deal.to_move,
-        hand=deal.hands[seat],
-        table=deal.table,
-        hand_sizes=tuple(h.bit_count() for h in deal.hands),
-        stock_count=deal.stock_count,
-        plays=tuple(deal.plays),
-        captured_counts=tuple(p.bit_count() for p in deal.piles),
-        scope=tuple(deal.scope),
-        scores=scores,
-    )
+    return Observation(seat=seat, hand=deal.hands[seat], **public)
 
 
 Strategy = Callable[[Observation, list[Move]], tuple[int, int]]

@@ -171,6 +171,32 @@ class Observation(_message.Message):
     match_scores: _containers.RepeatedScalarFieldContainer[int]
     def __init__(self, variant: _Optional[_Union[Variant, _Mapping]] = ..., seat: _Optional[int] = ..., deal_number: _Optional[int] = ..., dealer: _Optional[int] = ..., to_move: _Optional[int] = ..., hand: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., table: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., stock_count: _Optional[int] = ..., plays: _Optional[_Iterable[_Union[Play, _Mapping]]] = ..., captured_counts: _Optional[_Iterable[int]] = ..., scope: _Optional[_Iterable[int]] = ..., match_scores: _Optional[_Iterable[int]] = ...) -> None: ...
 
+class PublicView(_message.Message):
+    __slots__ = ("variant", "deal_number", "dealer", "to_move", "table", "hand_sizes", "stock_count", "plays", "captured_counts", "scope", "match_scores")
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    DEAL_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    DEALER_FIELD_NUMBER: _ClassVar[int]
+    TO_MOVE_FIELD_NUMBER: _ClassVar[int]
+    TABLE_FIELD_NUMBER: _ClassVar[int]
+    HAND_SIZES_FIELD_NUMBER: _ClassVar[int]
+    STOCK_COUNT_FIELD_NUMBER: _ClassVar[int]
+    PLAYS_FIELD_NUMBER: _ClassVar[int]
+    CAPTURED_COUNTS_FIELD_NUMBER: _ClassVar[int]
+    SCOPE_FIELD_NUMBER: _ClassVar[int]
+    MATCH_SCORES_FIELD_NUMBER: _ClassVar[int]
+    variant: Variant
+    deal_number: int
+    dealer: int
+    to_move: int
+    table: _containers.RepeatedCompositeFieldContainer[Card]
+    hand_sizes: _containers.RepeatedScalarFieldContainer[int]
+    stock_count: int
+    plays: _containers.RepeatedCompositeFieldContainer[Play]
+    captured_counts: _containers.RepeatedScalarFieldContainer[int]
+    scope: _containers.RepeatedScalarFieldContainer[int]
+    match_scores: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, variant: _Optional[_Union[Variant, _Mapping]] = ..., deal_number: _Optional[int] = ..., dealer: _Optional[int] = ..., to_move: _Optional[int] = ..., table: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., stock_count: _Optional[int] = ..., plays: _Optional[_Iterable[_Union[Play, _Mapping]]] = ..., captured_counts: _Optional[_Iterable[int]] = ..., scope: _Optional[_Iterable[int]] = ..., match_scores: _Optional[_Iterable[int]] = ...) -> None: ...
+
 class Fault(_message.Message):
     __slots__ = ("seat", "kind", "deal_number", "decision", "message", "at_startup")
     SEAT_FIELD_NUMBER: _ClassVar[int]

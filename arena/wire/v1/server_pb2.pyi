@@ -198,11 +198,12 @@ class WatchRequest(_message.Message):
     def __init__(self, id: _Optional[str] = ..., delay: _Optional[int] = ...) -> None: ...
 
 class SpectatorEvent(_message.Message):
-    __slots__ = ("deal_start", "play", "deal_end", "match_end", "table", "hand_sizes", "stock_count", "match_scores")
+    __slots__ = ("deal_start", "play", "deal_end", "match_end", "view", "table", "hand_sizes", "stock_count", "match_scores")
     DEAL_START_FIELD_NUMBER: _ClassVar[int]
     PLAY_FIELD_NUMBER: _ClassVar[int]
     DEAL_END_FIELD_NUMBER: _ClassVar[int]
     MATCH_END_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
     TABLE_FIELD_NUMBER: _ClassVar[int]
     HAND_SIZES_FIELD_NUMBER: _ClassVar[int]
     STOCK_COUNT_FIELD_NUMBER: _ClassVar[int]
@@ -211,11 +212,12 @@ class SpectatorEvent(_message.Message):
     play: _scopa_pb2.Play
     deal_end: _scopa_pb2.DealResult
     match_end: _scopa_pb2.MatchResult
+    view: _scopa_pb2.PublicView
     table: _containers.RepeatedCompositeFieldContainer[_scopa_pb2.Card]
     hand_sizes: _containers.RepeatedScalarFieldContainer[int]
     stock_count: int
     match_scores: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, deal_start: _Optional[_Union[SpectatorDealStart, _Mapping]] = ..., play: _Optional[_Union[_scopa_pb2.Play, _Mapping]] = ..., deal_end: _Optional[_Union[_scopa_pb2.DealResult, _Mapping]] = ..., match_end: _Optional[_Union[_scopa_pb2.MatchResult, _Mapping]] = ..., table: _Optional[_Iterable[_Union[_scopa_pb2.Card, _Mapping]]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., stock_count: _Optional[int] = ..., match_scores: _Optional[_Iterable[int]] = ...) -> None: ...
+    def __init__(self, deal_start: _Optional[_Union[SpectatorDealStart, _Mapping]] = ..., play: _Optional[_Union[_scopa_pb2.Play, _Mapping]] = ..., deal_end: _Optional[_Union[_scopa_pb2.DealResult, _Mapping]] = ..., match_end: _Optional[_Union[_scopa_pb2.MatchResult, _Mapping]] = ..., view: _Optional[_Union[_scopa_pb2.PublicView, _Mapping]] = ..., table: _Optional[_Iterable[_Union[_scopa_pb2.Card, _Mapping]]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., stock_count: _Optional[int] = ..., match_scores: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class SpectatorDealStart(_message.Message):
     __slots__ = ("deal_number", "dealer")

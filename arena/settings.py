@@ -1,0 +1,164 @@
+"""What a match is played under: engines, clock, fault policy, and durations.
+
+Pure values, standard library only (no trio, grpc or protobuf): the
+tournament config parser, the command line and the server build these, and
+importing this module must stay cheap.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import math
+import re
+import shlex
+import sys
+from dataclasses import dataclass, field
+
+from arena.errors import ConfigError
+from arena.rules import Game, Variant
+from arena.rules.match import DeckSource
+from arena.strategies import BUILT_IN
+
+# A bot someone else runs: HOST:PORT, [IPV6]:PORT or unix:/PATH.
+_ADDRESS = re.compile(r"^(unix:.+|[A-Za-z0-9_.\-]+:\d{1,5}|\[[0-9a-fA-F:]+\]:\d{1,5})$")
+_NAME = re.compile(r"^[A-Za-z0-9_.+\-]{1,64}$")
+
+
+def parse_duration(value: object) -> float:
+    """Seconds from a number (seconds) or a text with a unit: "1s", "250ms", "2m",
+    or a bare number as text ("1.5"). Never negative. The one parser for the
+    command line and tournament files."""
+    seconds: float | None = None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        seconds = float(value)
+    elif isinstance(value, str):
+        number, scale = value.strip().lower(), 1.0
+        for suffix, unit in (("ms", 0.001), ("s", 1.0), ("m", 60.0)):
+            if number.endswith(suffix):
+                number, scale = number[: -len(suffix)], unit
+                break
+        with contextlib.suppress(ValueError):
+            seconds = float(number) * scale
+    if seconds is None or not math.isfinite(seconds):
+        raise ConfigError(f'{value!r} is not a duration like "1s" or "250ms"')
+    if seconds < 0:
+        raise ConfigError(f"{value!r} cannot be negative")
+    return seconds
+
+
+@dataclass(frozen=True)
+class ClockSettings:
+    """Time control, in seconds. ``move_time``: the limit per decision (None:
+    none). ``bank``/``increment``: a chess-style time bank per seat, charged
+    with each decision's measured time and topped up by the increment (None:
+    no bank). ``grace``: network allowance added to every deadline."""
+
+    move_time: float | None = 1.0
+    bank: float | None = None
+    increment: float = 0.0
+    grace: float = 0.05
+
+    def __post_init__(self) -> None:
+        if self.move_time is None and self.bank is None:
+            raise ConfigError("a clock needs a move time, a bank, or both")
+        for name in ("move_time", "bank"):
+            value = getattr(self, name)
+            if value is not None and value <= 0:
+                raise ConfigError(f"{name.replace('_', ' ')} must be positive, not {value}")
+        if self.increment < 0 or self.grace < 0:
+            raise ConfigError("increment and grace cannot be negative")
+
+    def deadline(self, bank_left: float | None) -> float:
+        """Seconds a seat has for its next decision, given what is left in its bank."""
+        limits = [t for t in (self.move_time, bank_left) if t is not None]
+        return max(0.0, min(limits))
+
+
+class OnFault(enum.Enum):
+    LOSE = "lose"  # the faulting seat's side loses the match at once
+    SUBSTITUTE = "substitute"  # a legal move is played for it; forfeit after N strikes
+
+
+@dataclass(frozen=True)
+class FaultPolicy:
+    on_fault: OnFault = OnFault.LOSE
+    strikes: int = 3  # with SUBSTITUTE: the N-th fault of a seat forfeits the match
+    substitute: str = "random"  # or "first": which legal move is played instead
+
+    def __post_init__(self) -> None:
+        if self.strikes < 1:
+            raise ConfigError("strikes must be at least 1")
+        if self.substitute not in ("random", "first"):
+            raise ConfigError(f"substitute must be random or first, not {self.substitute!r}")
+
+
+@dataclass(frozen=True)
+class MatchSettings:
+    """Everything that decides how one match is played, except who plays it."""
+
+    variant: Variant = field(default_factory=lambda: Variant(Game.SCOPA))
+    seed: int = 0
+    first_dealer: int | None = None
+    clock: ClockSettings = field(default_factory=ClockSettings)
+    policy: FaultPolicy = field(default_factory=FaultPolicy)
+    match_id: str = "match"
+    startup_timeout: float = 10.0  # a launched bot: from start to ready
+    handshake_timeout: float = 5.0
+    notify_timeout: float = 1.0
+    # Explicit deck orders (deal index, attempt) -> deck; None: drawn from the seed.
+    decks: DeckSource | None = None
+
+
+@dataclass(frozen=True)
+class EngineSpec:
+    """How one engine is reached, parsed from ``NAME=SPEC``.
+
+    SPEC is an address of a bot someone runs (``HOST:PORT`` or ``unix:/PATH``),
+    ``builtin:random`` / ``builtin:greedy`` (in-process strategies), or else a
+    command line the arena launches (``python bot.py``).
+    """
+
+    name: str
+    kind: str  # "address", "command" or "builtin"
+    address: str = ""
+    command: tuple[str, ...] = ()
+    builtin: str = ""
+
+    @classmethod
+    def parse(cls, text: str) -> EngineSpec:
+        """Parse ``NAME=SPEC``; ConfigError saying what is wrong otherwise."""
+        name, sep, spec = text.partition("=")
+        name, spec = name.strip(), spec.strip()
+        if not sep or not spec:
+            raise ConfigError(f"engine {text!r}: expected NAME=SPEC, e.g. greedy=builtin:greedy")
+        return cls.of(name, spec)
+
+    @classmethod
+    def of(cls, name: str, spec: str) -> EngineSpec:
+        if not _NAME.match(name):
+            raise ConfigError(f"engine name {name!r}: use letters, digits and . _ + - only")
+        if spec.startswith("builtin:"):
+            which = spec.split(":", 1)[1]
+            if which not in BUILT_IN:
+                known = ", ".join(f"builtin:{k}" for k in BUILT_IN)
+                raise ConfigError(f"engine {name}: unknown {spec!r}; known: {known}")
+            return cls(name, "builtin", builtin=which)
+        if _ADDRESS.match(spec):
+            return cls(name, "address", address=spec)
+        try:
+            command = tuple(shlex.split(spec))
+        except ValueError as e:
+            raise ConfigError(f"engine {name}: cannot read command {spec!r}: {e}") from None
+        if not command:
+            raise ConfigError(f"engine {name}: empty command")
+        if command[0] in ("python", "python3"):
+            command = (sys.executable, *command[1:])  # the arena's own interpreter
+        return cls(name, "command", command=command)
+
+    def describe(self) -> str:
+        if self.kind == "address":
+            return self.address
+        if self.kind == "builtin":
+            return f"builtin:{self.builtin}"
+        return " ".join(self.command)
