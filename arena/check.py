@@ -13,13 +13,12 @@ from dataclasses import dataclass, field
 
 import trio
 
-from arena import __version__
 from arena.errors import BotError
-from arena.referee import ClockSettings, clock_request, decision_request
 from arena.rules import Game, Match, Variant
+from arena.settings import ClockSettings
 from arena.transport.connection import GrpcConnection
 from arena.wire import convert
-from arena.wire.v1 import engine_pb2 as epb
+from arena.wire.protocol import PROTOCOL_VERSION
 
 
 @dataclass(frozen=True)
@@ -78,11 +77,7 @@ async def check_bot(address: str, timeout: float = 5.0) -> CheckReport:
             add(CheckItem("connection", False, f"cannot connect: {e.message}"))
             return report
         add(CheckItem("connection", True, "connected"))
-        request = epb.HandshakeRequest(
-            protocol_version=epb.PROTOCOL_VERSION_1,
-            arena_version=__version__,
-            max_message_bytes=16384,
-        )
+        request = convert.handshake_request()
         try:
             with trio.fail_after(timeout):
                 info = await conn.handshake(request, timeout)
@@ -97,8 +92,8 @@ async def check_bot(address: str, timeout: float = 5.0) -> CheckReport:
         add(
             CheckItem(
                 "protocol version",
-                info.protocol_version == epb.PROTOCOL_VERSION_1,
-                f"speaks version {info.protocol_version} (the arena speaks 1)",
+                info.protocol_version == PROTOCOL_VERSION,
+                f"speaks version {info.protocol_version} (the arena speaks {PROTOCOL_VERSION})",
             )
         )
         games = [
@@ -106,14 +101,14 @@ async def check_bot(address: str, timeout: float = 5.0) -> CheckReport:
         ]
         add(CheckItem("games", bool(games), "plays " + ", ".join(games)))
         add(await _health(conn, timeout))
-        clock, _ = clock_request(ClockSettings(move_time=1.0), None)
+        clock = convert.clock_to_pb(ClockSettings(move_time=1.0), None)
         for label, match, seat in sample_positions():
             if convert.variant_to_pb_game(match.variant.game) not in info.games and info.games:
                 continue
             deal = match.deal
             assert deal is not None
             legal = deal.legal_moves()
-            req = decision_request(match, seat, legal, clock, "conformance-check", 0)
+            req = convert.decision_request(match, seat, legal, clock, "conformance-check", 0)
             try:
                 with trio.fail_after(1.05):
                     answer = await conn.decide(req, 1.05)
@@ -133,21 +128,8 @@ async def check_bot(address: str, timeout: float = 5.0) -> CheckReport:
 
 
 async def _health(conn: GrpcConnection, timeout: float) -> CheckItem:
-    from grpc_health.v1 import health_pb2, health_pb2_grpc
-
-    from arena.transport.bridge import wait_future
-
-    stub = health_pb2_grpc.HealthStub(conn.channel)
-    try:
-        with trio.fail_after(timeout):
-            answer = await wait_future(
-                stub.Check.future(health_pb2.HealthCheckRequest(), timeout=timeout)
-            )
-        serving = answer.status == health_pb2.HealthCheckResponse.SERVING
-        return CheckItem(
-            "health service (optional)", True, "SERVING" if serving else f"status {answer.status}"
-        )
-    except Exception:
-        return CheckItem(
-            "health service (optional)", True, "not served; the arena copes without it"
-        )
+    name = "health service (optional)"
+    status = await conn.health_status(timeout)
+    if status is None:
+        return CheckItem(name, True, "not served; the arena copes without it")
+    return CheckItem(name, True, status)

@@ -7,6 +7,7 @@ leaves a log readable up to its last complete record.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -14,10 +15,14 @@ from typing import IO
 from google.protobuf.message import DecodeError
 
 from arena.errors import RecordError
+from arena.outcome import DecisionRecord, EngineInfo, MatchResult
+from arena.rules import FinishedDeal
+from arena.settings import MatchSettings
+from arena.wire import convert
+from arena.wire.protocol import MAX_LOG_RECORD_BYTES
 from arena.wire.v1 import log_pb2
 
 FORMAT_VERSION = 1
-MAX_RECORD_BYTES = 1 << 20
 _MAGIC_FIRST_FIELD = 0x0A  # a LogRecord starting with field 1 (header), length-delimited
 
 
@@ -34,7 +39,10 @@ def _varint(n: int) -> bytes:
 
 
 class LogWriter:
-    """Appends records to a match log file, flushing each one."""
+    """Appends records to a match log file, flushing each one.
+
+    The referee calls one method per event, with plain values; the records
+    themselves are built by the wire conversion module."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -47,6 +55,34 @@ class LogWriter:
         data = record.SerializeToString()
         self._file.write(_varint(len(data)) + data)
         self._file.flush()
+
+    def header(
+        self, settings: MatchSettings, engines: Sequence[EngineInfo], first_dealer: int
+    ) -> None:
+        self.write(convert.log_header(settings, engines, first_dealer, FORMAT_VERSION))
+
+    def deal_started(
+        self, number: int, dealer: int, deck: Sequence[int], void_decks: Sequence[Sequence[int]]
+    ) -> None:
+        self.write(convert.deal_started_record(number, dealer, deck, void_decks))
+
+    def decision(self, record: DecisionRecord) -> None:
+        self.write(convert.decision_record(record))
+
+    def deal_ended(self, deal: FinishedDeal) -> None:
+        self.write(convert.deal_ended_record(deal))
+
+    def match_ended(self, result: MatchResult) -> None:
+        """The last record: written, then the file is synced and closed."""
+        self.write(convert.match_ended_record(result))
+        self.close()
+
+    def discard(self) -> None:
+        """Close and remove a log that never got its header (the match did not start)."""
+        if self._file is not None and self._file.tell() == 0:
+            self._file.close()
+            self._file = None
+            self.path.unlink(missing_ok=True)
 
     def close(self) -> None:
         if self._file is not None:
@@ -94,7 +130,7 @@ def read_log(path: Path) -> LogContents:
                 break
             if shift > 35:
                 raise RecordError(f"{path}: byte {start}: bad record length, not a match log")
-        if length > MAX_RECORD_BYTES:
+        if length > MAX_LOG_RECORD_BYTES:
             raise RecordError(f"{path}: byte {start}: record of {length} bytes, not a match log")
         if pos + length > len(data):
             contents.truncated = True

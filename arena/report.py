@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from arena.rules import FinishedDeal, Variant, cards_text
+
+if TYPE_CHECKING:
+    from arena.outcome import MatchReport
 
 CATEGORIES = ("scope", "carte", "denari", "settebello", "primiera")
 
@@ -60,3 +64,13 @@ def match_summary(
     lines.append(f"final score {score} after {len(deals)} deal(s): {outcome}")
     lines += extra
     return "\n".join(lines)
+
+
+def report_text(report: MatchReport) -> str:
+    """A refereed match: each deal's scoring, the result, how it ended and its faults."""
+    result = report.result
+    extra = [f"termination: {result.termination.value} ({result.reason})"]
+    extra += [f"fault: {f}" for f in result.faults]
+    names = [e.name for e in report.engines]
+    variant = report.settings.variant
+    return match_summary(variant, names, report.deals, result.final_scores, result.winner, extra)

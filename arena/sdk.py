@@ -40,12 +40,9 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from arena import __version__
 from arena.rules import Game, Move, Observation
 from arena.wire import convert
+from arena.wire.protocol import LISTEN_ENV, LISTENING_PREFIX, MAX_REQUEST_BYTES
 from arena.wire.v1 import engine_pb2 as epb
 from arena.wire.v1 import engine_pb2_grpc
-
-# Decision requests are a few hundred bytes; nothing a bot receives is large.
-MAX_MESSAGE_BYTES = 64 * 1024
-LISTEN_ENV = "SCOPA_BOT_LISTEN"
 
 
 @dataclass(frozen=True)
@@ -92,19 +89,10 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
         # Plain functions think in these threads; never joined at shutdown, so
         # a bot stuck in its own code still stops when told to.
         self.executor = concurrent.futures.ThreadPoolExecutor(thread_name_prefix="decide")
-        self.info = epb.HandshakeResponse(
-            name=name,
-            version=version,
-            author=author,
-            protocol_version=epb.PROTOCOL_VERSION_1,
-        )
-        self.info.games.extend(convert.variant_to_pb_game(g) for g in games)
+        self.info = convert.handshake_response(name, version, author, games)
 
     def decision_of(self, request: epb.DecisionRequest) -> Decision:
-        obs = convert.observation_from_pb(request.observation)
-        moves = [
-            convert.move_from_pb(m, f"legal_moves[{i}]") for i, m in enumerate(request.legal_moves)
-        ]
+        obs, moves = convert.decision_from_pb(request)
         return Decision(
             match_id=request.match_id,
             seat=obs.seat,
@@ -115,17 +103,11 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
             decision=request.decision,
         )
 
-    @staticmethod
-    def response_of(move: Move | tuple[int, int]) -> epb.DecisionResponse:
-        response = epb.DecisionResponse()
-        convert.move_to_pb(move, response.move)
-        return response
-
     def decide_pb(self, request: epb.DecisionRequest) -> epb.DecisionResponse:
         """Synchronous decision (for plain functions)."""
         move = self.choose(self.decision_of(request))
         assert not inspect.isawaitable(move)
-        return self.response_of(move)
+        return convert.decision_response(move)
 
     async def Handshake(self, request: Any, context: Any) -> epb.HandshakeResponse:
         return self.info
@@ -133,24 +115,24 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
     async def Decide(self, request: Any, context: Any) -> epb.DecisionResponse:
         if inspect.iscoroutinefunction(self.choose):
             decision = self.decision_of(request)
-            return self.response_of(await self.choose(decision))
+            return convert.decision_response(await self.choose(decision))
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self.executor, self.decide_pb, request)
 
     async def MatchStarted(self, request: Any, context: Any) -> epb.Ack:
-        return epb.Ack()
+        return convert.ack()
 
     async def DealEnded(self, request: Any, context: Any) -> epb.Ack:
-        return epb.Ack()
+        return convert.ack()
 
     async def MatchEnded(self, request: Any, context: Any) -> epb.Ack:
-        return epb.Ack()
+        return convert.ack()
 
 
 def server_options() -> list[tuple[str, int]]:
     return [
-        ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
-        ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+        ("grpc.max_receive_message_length", MAX_REQUEST_BYTES),
+        ("grpc.max_send_message_length", MAX_REQUEST_BYTES),
         ("grpc.so_reuseport", 0),
     ]
 
@@ -167,7 +149,7 @@ async def serve_async(servicer: engine_pb2_grpc.EngineServicer, listen: str) -> 
     await server.start()
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
     address = listen if listen.startswith("unix:") else f"{listen.rsplit(':', 1)[0]}:{port}"
-    print(f"LISTENING {address}", flush=True)
+    print(f"{LISTENING_PREFIX}{address}", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -211,4 +193,4 @@ def serve(
     run_server(servicer, args.listen)
 
 
-__all__ = ["Decision", "EngineServicer", "__version__", "serve"]
+__all__ = ["LISTEN_ENV", "Decision", "EngineServicer", "__version__", "serve"]

@@ -26,10 +26,11 @@ import grpc
 import trio
 
 from arena.outcome import FaultKind
-from arena.record import LogWriter
-from arena.referee import ClockSettings, MatchSettings, Referee, clock_request, decision_request
+from arena.play import run_match
 from arena.rules import Game, Match, Variant
-from arena.transport.spec import EngineSpec, open_seats
+from arena.settings import ClockSettings, MatchSettings
+from arena.transport.connection import GrpcConnection
+from arena.wire.convert import clock_to_pb, decision_request
 from arena.wire.v1 import engine_pb2_grpc
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -59,7 +60,7 @@ def sample_request() -> bytes:
     deal = match.start_deal()
     for _ in range(9):
         deal.play(deal.legal_moves()[0])
-    clock, _ = clock_request(ClockSettings(), None)
+    clock = clock_to_pb(ClockSettings(), None)
     return decision_request(
         match, deal.to_move, deal.legal_moves(), clock, "bench", 9
     ).SerializeToString()
@@ -81,7 +82,6 @@ def bare_call_ms(address: str, n: int) -> float:
 
 async def bridge_ms(address: str, n: int) -> float:
     """The same call through the arena's trio bridge alone (no referee work)."""
-    from arena.transport.connection import GrpcConnection
     from arena.wire.v1 import engine_pb2 as epb
 
     request = epb.DecisionRequest.FromString(sample_request())
@@ -98,25 +98,32 @@ async def bridge_ms(address: str, n: int) -> float:
     return (time.perf_counter() - start) / n * 1000
 
 
+async def open_connection(address: str) -> GrpcConnection:
+    conn = GrpcConnection(address)
+    await conn.wait_ready(5)
+    conn.watch_health()
+    return conn
+
+
 async def referee_ms(address: str, matches: int, log_dir: Path) -> tuple[float, int]:
-    specs = [EngineSpec.parse(f"a={address}"), EngineSpec.parse(f"b={address}")]
+    """Whole matches through run_match, on one open connection serving both seats
+    (so connecting is not counted; the handshake and notifications are)."""
+    conn = await open_connection(address)
     decisions, elapsed = 0, 0.0
     for i in range(matches):
         settings = MatchSettings(Variant(Game.SCOPA), seed=i, match_id=f"o{i}")
-        async with open_seats(specs, match_id=settings.match_id) as seats:
-            start = time.perf_counter()
-            report = await Referee(
-                settings, seats, ["a", "b"], LogWriter(log_dir / f"{i}.log")
-            ).run()
-            elapsed += time.perf_counter() - start
-            decisions += len(report.decisions)
+        start = time.perf_counter()
+        report = await run_match([("a", conn), ("b", conn)], settings, log=log_dir / f"{i}.log")
+        elapsed += time.perf_counter() - start
+        decisions += len(report.decisions)
+    conn.close()
     return elapsed / decisions * 1000, decisions
 
 
 async def throughput(
     addresses: list[str], concurrent: int, rounds: int
 ) -> tuple[float, float, int, int]:
-    specs = [EngineSpec.parse(f"greedy={addresses[0]}"), EngineSpec.parse(f"random={addresses[1]}")]
+    engines = [f"greedy={addresses[0]}", f"random={addresses[1]}"]
     clock = ClockSettings(move_time=1.0)
     decisions = timeouts = done = 0
 
@@ -125,8 +132,7 @@ async def throughput(
         settings = MatchSettings(
             Variant(Game.SCOPA), seed=i, clock=clock, match_id=f"t{concurrent}-{i}"
         )
-        async with open_seats(specs, match_id=settings.match_id) as seats:
-            report = await Referee(settings, seats, ["greedy", "random"]).run()
+        report = await run_match(engines, settings)
         decisions += len(report.decisions)
         timeouts += sum(f.kind is FaultKind.TIMEOUT for f in report.result.faults)
         done += 1
@@ -144,14 +150,13 @@ async def throughput(
 
 async def cutoff_ms(address: str, concurrent: int) -> list[float]:
     """How far past deadline + grace a bot that never answers is cut off."""
-    specs = [EngineSpec.parse(f"hang={address}"), EngineSpec.parse(f"hang2={address}")]
+    engines = [f"hang={address}", f"hang2={address}"]
     clock = ClockSettings(move_time=0.2, grace=0.05)
     overshoot: list[float] = []
 
     async def one(i: int) -> None:
         settings = MatchSettings(Variant(Game.SCOPA), seed=i, clock=clock, match_id=f"c{i}")
-        async with open_seats(specs, match_id=settings.match_id) as seats:
-            report = await Referee(settings, seats, ["hang", "hang2"]).run()
+        report = await run_match(engines, settings)
         overshoot.append((report.decisions[-1].think_time - 0.25) * 1000)
 
     async with trio.open_nursery() as nursery:

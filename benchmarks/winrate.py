@@ -16,9 +16,9 @@ import sys
 
 import trio
 
-from arena.referee import MatchSettings, Referee
+from arena.play import run_match
 from arena.rules import Game, Variant
-from arena.transport.spec import EngineSpec, open_seats
+from arena.settings import MatchSettings
 from benchmarks.bench_referee import ROOT, start_bot, stop_bots
 
 
@@ -50,22 +50,14 @@ def main() -> None:
                 names[a_seat] = args.a
                 addresses = [bots[1][1], bots[1][1]]
                 addresses[a_seat] = bots[0][1]
-                seats_specs = [
-                    EngineSpec.parse(f"{n}={addr}")
-                    for n, addr in zip(names, addresses, strict=True)
-                ]
-                if game.seats == 4:
-                    seats_specs = seats_specs * 2
+                engines = [f"{n}={addr}" for n, addr in zip(names, addresses, strict=True)]
                 settings = MatchSettings(
                     Variant(game),
                     seed=i // 2,
                     first_dealer=(i // 2 + a_seat) % game.seats,
                     match_id=f"w{i}",
                 )
-                async with open_seats(
-                    seats_specs, match_id=settings.match_id, allow_shared_partners=True
-                ) as s:
-                    report = await Referee(settings, s, [sp.name for sp in seats_specs]).run()
+                report = await run_match(engines, settings, allow_shared_partners=True)
                 winner = report.result.winner
                 results["faults"] += len(report.result.faults)
                 if winner is None:

@@ -7,13 +7,17 @@ import time
 from pathlib import Path
 
 import grpc
+import pytest
 
-from arena.referee import ClockSettings, clock_request, decision_request
 from arena.rules import Game, Match, Variant
+from arena.settings import ClockSettings
+from arena.wire.convert import clock_to_pb, decision_request
 from arena.wire.v1 import engine_pb2 as epb
 from arena.wire.v1 import engine_pb2_grpc
 
 ROOT = Path(__file__).resolve().parents[1]
+
+pytestmark = pytest.mark.process
 
 
 def start(*args: str) -> tuple[subprocess.Popen, str]:
@@ -26,7 +30,7 @@ def start(*args: str) -> tuple[subprocess.Popen, str]:
 def request() -> epb.DecisionRequest:
     match = Match(Variant(Game.SCOPA), seed=1)
     deal = match.start_deal()
-    clock, _ = clock_request(ClockSettings(), None)
+    clock = clock_to_pb(ClockSettings(), None)
     return decision_request(match, deal.to_move, deal.legal_moves(), clock, "sdk", 0)
 
 
@@ -61,8 +65,9 @@ def test_a_bot_stuck_in_its_own_code_still_stops_on_sigterm():
         assert future.exception() is not None  # it never answered
     started = time.monotonic()
     proc.send_signal(signal.SIGTERM)
-    proc.wait(5)
-    assert time.monotonic() - started < 3
+    proc.wait(30)
+    # Its own code would hold it for an hour; the server's shutdown grace is 0.5 s.
+    assert time.monotonic() - started < 10
 
 
 def test_listen_on_a_unix_socket(tmp_path):

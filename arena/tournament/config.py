@@ -16,10 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ConfigError, RulesError
-from arena.referee import ClockSettings, FaultPolicy, OnFault
-from arena.referee import parse_duration as referee_duration
 from arena.rules import Game, Variant
-from arena.transport.spec import EngineSpec
+from arena.settings import ClockSettings, EngineSpec, FaultPolicy, OnFault
+from arena.settings import parse_duration as settings_duration
 
 FORMATS = ("round-robin", "gauntlet", "teams", "partnership", "sprt")
 
@@ -89,7 +88,7 @@ class TournamentConfig:
 
 def parse_duration(value: Any, where: str) -> float:
     try:
-        return referee_duration(value)
+        return settings_duration(value)
     except ConfigError as e:
         raise ConfigError(f"{where}: {e}") from None
 

@@ -14,22 +14,17 @@ import sys
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 
 import trio
 
-from arena.errors import ConfigError
-from arena.outcome import MatchResult, Termination
+from arena.outcome import MatchEvent, MatchResult, Termination
+from arena.play import run_match
 from arena.ratings import llr_normalized, sprt, sprt_bounds
-from arena.record import LogWriter
-from arena.referee import MatchSettings, Referee
+from arena.settings import MatchSettings
 from arena.store import ScheduledMatch, Store, open_store
 from arena.tournament.config import TournamentConfig
 from arena.tournament.schedule import build_schedule, sides_of, sprt_set
-from arena.transport.connection import GrpcConnection
-from arena.transport.process import launch
-from arena.transport.spec import EngineSpec, open_seats
+from arena.transport.seats import WarmPool, open_warm_pool
 
 
 def open_tournament_store(cfg: TournamentConfig) -> tuple[Store, bool]:
@@ -39,39 +34,6 @@ def open_tournament_store(cfg: TournamentConfig) -> tuple[Store, bool]:
     resuming = store.bind(cfg.fingerprint())
     store.add_engines((e.name, e.describe()) for e in cfg.engines)
     return store, resuming
-
-
-class WarmPool:
-    """Long-lived bot processes, one per (engine, slot), relaunched when dead."""
-
-    def __init__(self, nursery: trio.Nursery, output: Path, startup_timeout: float) -> None:
-        self.nursery = nursery
-        self.output = output
-        self.startup_timeout = startup_timeout
-        self.connections: dict[tuple[str, int], GrpcConnection] = {}
-        self.locks: dict[tuple[str, int], trio.Lock] = {}
-        self.launches = 0
-
-    async def connection(self, spec: EngineSpec, slot: int) -> GrpcConnection:
-        key = (spec.name, slot)
-        async with self.locks.setdefault(key, trio.Lock()):
-            conn = self.connections.get(key)
-            if conn is None or conn.death is not None:
-                conn = await self.nursery.start(self._hold, spec, slot)
-                self.connections[key] = conn
-            return conn
-
-    async def _hold(
-        self, spec: EngineSpec, slot: int, *, task_status: trio.TaskStatus[GrpcConnection]
-    ) -> None:
-        self.launches += 1
-        output = self.output / f"{spec.name}.slot{slot}.{self.launches}.log"
-        label = f"{spec.name} (warm, slot {slot})"
-        async with launch(
-            spec.command, label=label, output=output, startup_timeout=self.startup_timeout
-        ) as conn:
-            task_status.started(conn)
-            await trio.sleep_forever()
 
 
 @dataclass
@@ -134,7 +96,7 @@ class Runner:
         on_result: Callable[[], str] | None = None,
         *,
         should_stop: Callable[[], bool] = lambda: False,
-        spectate: Callable[[str, Any], None] | None = None,
+        spectate: Callable[[str, MatchEvent], None] | None = None,
     ) -> None:
         """``should_stop``: checked before each new match (a paused competition
         lets the matches in flight finish). ``spectate(match_id, event)``: the
@@ -164,29 +126,25 @@ class Runner:
                 clock=cfg.clock,
                 policy=cfg.policy,
                 match_id=match.id,
+                startup_timeout=cfg.startup_timeout,
                 handshake_timeout=cfg.startup_timeout,
             )
-            async with open_seats(
-                [cfg.engine(name) for name in match.seats],
-                match_id=match.id.replace("/", "_"),
-                output_dir=cfg.output / "bots",
-                startup_timeout=cfg.startup_timeout,
-                warm=pool,
-            ) as seats:
-                for conn in seats:
-                    if isinstance(conn, ConfigError):
-                        raise conn
-                spectate = None
-                if self.spectate is not None:
-                    hook, key = self.spectate, match.id
-                    spectate = lambda event: hook(key, event)  # noqa: E731
-                self.running.add(match.id)
-                try:
-                    report = await Referee(
-                        settings, seats, list(match.seats), LogWriter(log_path), spectate
-                    ).run()
-                finally:
-                    self.running.discard(match.id)
+            spectate = None
+            if self.spectate is not None:
+                hook, key = self.spectate, match.id
+                spectate = lambda event: hook(key, event)  # noqa: E731
+            self.running.add(match.id)
+            try:
+                report = await run_match(
+                    [cfg.engine(name) for name in match.seats],
+                    settings,
+                    log=log_path,
+                    spectate=spectate,
+                    warm=pool,
+                    bot_output=cfg.output / "bots",
+                )
+            finally:
+                self.running.discard(match.id)
             result = report.result
             if result.termination is Termination.ABORTED:
                 return
@@ -240,10 +198,8 @@ async def maybe_pool(cfg: TournamentConfig) -> AsyncIterator[WarmPool | None]:
     if not cfg.keep_warm:
         yield None
         return
-    async with trio.open_nursery() as nursery:
-        pool = WarmPool(nursery, cfg.output / "bots", cfg.startup_timeout)
+    async with open_warm_pool(cfg.output / "bots", cfg.startup_timeout) as pool:
         yield pool
-        nursery.cancel_scope.cancel()
 
 
 async def run_tournament(cfg: TournamentConfig, store: Store, leader: Callable[[], str]) -> None:
@@ -272,7 +228,7 @@ def sprt_status(cfg: TournamentConfig, store: Store) -> SprtStatus:
     assert cfg.sprt is not None
     by_set: dict[str, list[float]] = {}
     for m in store.finished():
-        if m.termination in ("void", "aborted"):
+        if not m.termination.has_result:
             continue
         test_side = 0 if m.seats[0] == cfg.sprt.test else 1
         score = 0.5 if m.winner_side is None else float(m.winner_side == test_side)

@@ -18,15 +18,12 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.errors import BotError, WireError
 from arena.outcome import FaultKind
-from arena.sdk import MAX_MESSAGE_BYTES, EngineServicer
+from arena.rules import Strategy
 from arena.transport.bridge import PeerGone, wait_future
+from arena.wire import convert
+from arena.wire.protocol import MAX_ANSWER_BYTES, MAX_REQUEST_BYTES
 from arena.wire.v1 import engine_pb2 as epb
 from arena.wire.v1 import engine_pb2_grpc
-
-# What the arena accepts from a bot (an answer is a move: tens of bytes) and
-# what it may send (an observation late in a Scopone deal: about 1 KiB).
-MAX_ANSWER_BYTES = 16 * 1024
-MAX_REQUEST_BYTES = MAX_MESSAGE_BYTES
 
 NOTIFICATIONS = ("MatchStarted", "DealEnded", "MatchEnded")
 
@@ -137,6 +134,18 @@ class GrpcConnection(EngineConnection):
         call.add_done_callback(ended)
         self._health = call
 
+    async def health_status(self, timeout: float) -> str | None:
+        """The bot's answer to a standard health check ("SERVING", ...), or None
+        when it does not serve the health service (it is optional)."""
+        stub = health_pb2_grpc.HealthStub(self.channel)
+        future = stub.Check.future(health_pb2.HealthCheckRequest(), timeout=timeout)
+        try:
+            with trio.fail_after(timeout):
+                answer = await wait_future(future)
+        except (grpc.RpcError, trio.TooSlowError, PeerGone):
+            return None
+        return str(health_pb2.HealthCheckResponse.ServingStatus.Name(answer.status))
+
     async def _crashed(self, fallback: str) -> BotError:
         """The CRASH fault, with the process's exit status and last words when
         it is a launched bot (given a moment to be reaped)."""
@@ -183,28 +192,40 @@ class GrpcConnection(EngineConnection):
 
 
 class InProcessConnection(EngineConnection):
-    """A Python bot running inside the arena: the SDK's own decision path,
-    called directly in a worker thread (abandoned, never waited for, when the
-    clock runs out). For fast local runs and tests."""
+    """A strategy running inside the arena (Observation, legal moves -> move),
+    reached through the same protobuf messages as a bot over the wire, and
+    called in a worker thread (abandoned, never waited for, when the clock runs
+    out). For fast local runs and tests."""
 
-    def __init__(self, servicer: EngineServicer, label: str | None = None) -> None:
-        self.servicer = servicer
-        self.label = label or f"{servicer.info.name} (in-process)"
+    def __init__(
+        self,
+        strategy: Strategy,
+        *,
+        name: str,
+        version: str = "1.0",
+        author: str = "",
+        label: str | None = None,
+    ) -> None:
+        self.strategy = strategy
+        self.info = convert.handshake_response(name, version, author)
+        self.label = label or f"{name} (in-process)"
         self.death = None
+
+    def _decide(self, request: epb.DecisionRequest) -> epb.DecisionResponse:
+        observation, legal = convert.decision_from_pb(request)
+        return convert.decision_response(self.strategy(observation, legal))
 
     async def handshake(
         self, request: epb.HandshakeRequest, timeout: float
     ) -> epb.HandshakeResponse:
-        return self.servicer.info
+        return self.info
 
     async def decide(self, request: epb.DecisionRequest, timeout: float) -> epb.DecisionResponse:
         try:
-            response = await trio.to_thread.run_sync(
-                self.servicer.decide_pb, request, abandon_on_cancel=True
-            )
+            response = await trio.to_thread.run_sync(self._decide, request, abandon_on_cancel=True)
         except WireError as e:
             raise BotError(FaultKind.MALFORMED, f"{self.label}: {e}") from None
-        except Exception as e:  # the bot's own code failed: its fault, not the arena's
+        except Exception as e:  # the strategy's own code failed: its fault, not the arena's
             raise BotError(
                 FaultKind.MALFORMED, f"{self.label}: raised {type(e).__name__}: {e}"
             ) from None

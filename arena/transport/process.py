@@ -34,8 +34,8 @@ import trio
 
 from arena.errors import BotError, ConfigError
 from arena.outcome import FaultKind
-from arena.sdk import LISTEN_ENV
 from arena.transport.connection import GrpcConnection
+from arena.wire.protocol import LISTEN_ENV, LISTENING_PREFIX
 
 OUTPUT_CAP_BYTES = 1 << 20
 KILL_GRACE = 1.0
@@ -182,7 +182,7 @@ async def _read_address(
         while b"\n" in buffer:
             line, buffer = buffer.split(b"\n", 1)
             text = line.decode(errors="replace").strip()
-            if text.startswith("LISTENING "):
+            if text.startswith(LISTENING_PREFIX):
                 sink.write(buffer)
                 return text.split(None, 1)[1]
             sink.write(line + b"\n")

@@ -1,33 +1,58 @@
-"""The one place where rules values become protobuf messages and back.
+"""The one place where plain values become protobuf messages and back.
 
-Everything above this module (referee, logs, tournaments) passes plain
-Python values; everything on the wire is a message from arena.wire.v1.
-``*_to_pb`` never fails on a valid rules value; ``*_from_pb`` checks what it
-reads and raises WireError (a ValueError) naming the field at fault, because
-its input may come from a bot or a file we do not trust.
+Everything above this module (referee, logs, tournaments, server) passes plain
+Python values; everything on the wire or in a log is a message from
+arena.wire.v1, built or read here (the competition server's own messages in
+the sibling module arena.wire.service). ``*_to_pb`` and the message builders
+never fail on valid values; ``*_from_pb`` checks what it reads and raises
+WireError (a ValueError) naming the field at fault, because its input may come
+from a bot or a file we do not trust.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Sequence
+from datetime import UTC, datetime
 from typing import Any
 
-from arena.errors import RulesError, WireError
-from arena.outcome import Fault, FaultKind, MatchResult, Termination
+from arena import __version__
+from arena.errors import ConfigError, RulesError, WireError
+from arena.outcome import (
+    DealBegan,
+    DealScored,
+    DealStart,
+    DecisionRecord,
+    EngineInfo,
+    Fault,
+    FaultKind,
+    MatchEvent,
+    MatchHeader,
+    MatchResult,
+    Termination,
+)
 from arena.rules import (
     DealScore,
     FinishedDeal,
     Game,
+    Match,
     Move,
     Observation,
     Play,
     SideTally,
+    Sight,
     Variant,
+    View,
     cards_of,
+    observe,
 )
 from arena.rules.cards import BIT
+from arena.settings import ClockSettings, MatchSettings
+from arena.wire.protocol import MAX_ANSWER_BYTES, PROTOCOL_VERSION
+from arena.wire.v1 import engine_pb2 as epb
 from arena.wire.v1 import log_pb2
 from arena.wire.v1 import scopa_pb2 as pb
+from arena.wire.v1 import server_pb2 as spb
 
 _GAME_TO_PB = {
     Game.SCOPA: pb.SCOPA,
@@ -51,6 +76,9 @@ _TERMINATION_TO_PB = {
     Termination.ABORTED: pb.ABORTED,
 }
 _TERMINATION_FROM_PB = {v: k for k, v in _TERMINATION_TO_PB.items()}
+
+# The protocol version as the enum the messages carry (one source: wire.protocol).
+_PROTOCOL_PB = epb.ProtocolVersion.Value(f"PROTOCOL_VERSION_{PROTOCOL_VERSION}")
 
 # Cards are immutable in meaning, so one prebuilt message per card is copied
 # into place (CopyFrom) instead of being built field by field each time.
@@ -217,7 +245,7 @@ def side_scores_from_pb(msgs: Sequence[pb.SideScore]) -> DealScore:
     )
 
 
-def deal_result_to_pb(deal: FinishedDeal) -> pb.DealResult:
+def deal_result_to_pb(deal: FinishedDeal | DealScored) -> pb.DealResult:
     msg = pb.DealResult(
         deal_number=deal.number,
         dealer=deal.dealer,
@@ -230,16 +258,27 @@ def deal_result_to_pb(deal: FinishedDeal) -> pb.DealResult:
     return msg
 
 
+def deal_result_from_pb(msg: pb.DealResult) -> DealScored:
+    """A deal's scoring; WireError if a side's total is not the sum of its points."""
+    leftover = None
+    if msg.HasField("leftover_side"):
+        leftover = (msg.leftover_side, mask_from_pb(msg.leftover, "leftover"))
+    score = side_scores_from_pb(msg.sides)
+    for side, (m, points) in enumerate(zip(msg.sides, score.points, strict=True)):
+        if m.total != points:
+            raise WireError(
+                f"deal result: side {side} totals {m.total}, its points add up to {points}"
+            )
+    return DealScored(msg.deal_number, msg.dealer, score, tuple(msg.match_scores), leftover)
+
+
 def finished_deal_to_pb(
     deal: FinishedDeal,
 ) -> tuple[log_pb2.DealStarted, list[pb.Play], pb.DealResult]:
     """A finished deal as the three things a log stores: the DealStarted record
     (deck and void decks), the plays, and the DealResult."""
-    started = log_pb2.DealStarted(deal_number=deal.number, dealer=deal.dealer)
-    set_cards(started.deck, deal.deck)
-    for void in deal.void_decks:
-        set_cards(started.void_decks.add().cards, void)
-    return started, [play_to_pb(p) for p in deal.plays], deal_result_to_pb(deal)
+    started = deal_started_record(deal.number, deal.dealer, deal.deck, deal.void_decks)
+    return started.deal_started, [play_to_pb(p) for p in deal.plays], deal_result_to_pb(deal)
 
 
 def finished_deal_from_pb(
@@ -267,22 +306,34 @@ def observation_to_pb(obs: Observation, msg: pb.Observation | None = None) -> pb
     """The Observation message; filled into ``msg`` (e.g. a request's field) when given."""
     msg = msg if msg is not None else pb.Observation()
     msg.seat = obs.seat
-    msg.deal_number = obs.deal_number
-    msg.dealer = obs.dealer
-    msg.hand_sizes.extend(obs.hand_sizes)
-    msg.stock_count = obs.stock_count
-    msg.captured_counts.extend(obs.captured_counts)
-    msg.scope.extend(obs.scope)
-    msg.match_scores.extend(obs.scores)
-    msg.variant.CopyFrom(_cached(_VARIANT_PB, obs.variant, variant_to_pb))
-    if obs.to_move is not None:
-        msg.to_move = obs.to_move
+    _public_to_pb(obs, msg)
     set_cards(msg.hand, obs.hand)
-    set_cards(msg.table, obs.table)
-    add = msg.plays.add
-    for p in obs.plays:
-        add().CopyFrom(_cached(_PLAY_PB, p, play_to_pb))
     return msg
+
+
+def public_view_to_pb(view: View, msg: pb.PublicView | None = None) -> pb.PublicView:
+    """A view's public part (never a hand, whoever the view was for)."""
+    msg = msg if msg is not None else pb.PublicView()
+    _public_to_pb(view, msg)
+    return msg
+
+
+def _public_to_pb(v: Observation | View, msg: Any) -> None:
+    """The fields Observation and PublicView share (same names, same numbers)."""
+    msg.deal_number = v.deal_number
+    msg.dealer = v.dealer
+    msg.hand_sizes.extend(v.hand_sizes)
+    msg.stock_count = v.stock_count
+    msg.captured_counts.extend(v.captured_counts)
+    msg.scope.extend(v.scope)
+    msg.match_scores.extend(v.scores)
+    msg.variant.CopyFrom(_cached(_VARIANT_PB, v.variant, variant_to_pb))
+    if v.to_move is not None:
+        msg.to_move = v.to_move
+    set_cards(msg.table, v.table)
+    add = msg.plays.add
+    for p in v.plays:
+        add().CopyFrom(_cached(_PLAY_PB, p, play_to_pb))
 
 
 def moves_to_pb(moves: Iterable[Move], field: Any) -> None:
@@ -311,21 +362,30 @@ def _cached(cache: dict[Any, Any], key: Any, build: Callable[[Any], Any]) -> Any
 
 
 def observation_from_pb(msg: pb.Observation) -> Observation:
-    return Observation(
-        variant=variant_from_pb(msg.variant),
-        seat=msg.seat,
-        deal_number=msg.deal_number,
-        dealer=msg.dealer,
-        to_move=msg.to_move if msg.HasField("to_move") else None,
-        hand=mask_from_pb(msg.hand, "hand"),
-        table=mask_from_pb(msg.table, "table"),
-        hand_sizes=tuple(msg.hand_sizes),
-        stock_count=msg.stock_count,
-        plays=tuple(play_from_pb(p, f"plays[{i}]") for i, p in enumerate(msg.plays)),
-        captured_counts=tuple(msg.captured_counts),
-        scope=tuple(msg.scope),
-        scores=tuple(msg.match_scores),
-    )
+    return Observation(seat=msg.seat, hand=mask_from_pb(msg.hand, "hand"), **_public_from_pb(msg))
+
+
+def public_view_from_pb(msg: pb.PublicView) -> View:
+    """A spectator's view: every hand hidden."""
+    public = _public_from_pb(msg)
+    hands = (None,) * len(public["hand_sizes"])
+    return View(viewer=Sight.PUBLIC, hands=hands, **public)
+
+
+def _public_from_pb(msg: Any) -> dict[str, Any]:
+    return {
+        "variant": variant_from_pb(msg.variant),
+        "deal_number": msg.deal_number,
+        "dealer": msg.dealer,
+        "to_move": msg.to_move if msg.HasField("to_move") else None,
+        "table": mask_from_pb(msg.table, "table"),
+        "hand_sizes": tuple(msg.hand_sizes),
+        "stock_count": msg.stock_count,
+        "plays": tuple(play_from_pb(p, f"plays[{i}]") for i, p in enumerate(msg.plays)),
+        "captured_counts": tuple(msg.captured_counts),
+        "scope": tuple(msg.scope),
+        "scores": tuple(msg.match_scores),
+    }
 
 
 # Faults and results ----------------------------------------------------------
@@ -374,3 +434,271 @@ def match_result_from_pb(msg: pb.MatchResult) -> MatchResult:
         faults=tuple(fault_from_pb(f) for f in msg.faults),
         deals_played=msg.deals_played,
     )
+
+
+# The engine protocol: what the arena sends a bot --------------------------------
+
+
+def handshake_request() -> epb.HandshakeRequest:
+    return epb.HandshakeRequest(
+        protocol_version=_PROTOCOL_PB,
+        arena_version=__version__,
+        max_message_bytes=MAX_ANSWER_BYTES,
+    )
+
+
+def clock_to_pb(clock: ClockSettings, bank_left: float | None) -> epb.Clock:
+    """The Clock message a seat is sent, given what is left in its bank."""
+    return epb.Clock(
+        move_time_ms=round((clock.move_time or 0) * 1000),
+        bank_ms=round((bank_left or 0) * 1000),
+        increment_ms=round(clock.increment * 1000),
+        deadline_ms=round(clock.deadline(bank_left) * 1000),
+    )
+
+
+def decision_request(
+    match: Match, seat: int, legal: Sequence[Move], clock: epb.Clock, match_id: str, index: int
+) -> epb.DecisionRequest:
+    """Exactly what ``seat`` is sent: built from its observation alone, so it is
+    byte for byte the same whatever the cards it cannot see."""
+    request = epb.DecisionRequest(match_id=match_id, decision=index)
+    observation_to_pb(observe(match, seat), request.observation)
+    moves_to_pb(legal, request.legal_moves)
+    request.clock.CopyFrom(clock)
+    return request
+
+
+def decision_from_pb(request: epb.DecisionRequest) -> tuple[Observation, list[Move]]:
+    """A decision request as the bot side reads it: the observation and the legal moves."""
+    moves = [move_from_pb(m, f"legal_moves[{i}]") for i, m in enumerate(request.legal_moves)]
+    return observation_from_pb(request.observation), moves
+
+
+def decision_response(move: Move | tuple[int, int], comment: str = "") -> epb.DecisionResponse:
+    response = epb.DecisionResponse(comment=comment)
+    move_to_pb(move, response.move)
+    return response
+
+
+def handshake_response(
+    name: str, version: str, author: str, games: Sequence[Game] = ()
+) -> epb.HandshakeResponse:
+    """What a bot says of itself (the SDK's and the in-process bots' answer)."""
+    return epb.HandshakeResponse(
+        name=name,
+        version=version,
+        author=author,
+        protocol_version=_PROTOCOL_PB,
+        games=[_GAME_TO_PB[g] for g in games],
+    )
+
+
+def ack() -> epb.Ack:
+    """A bot's answer to a notification (its content is ignored)."""
+    return epb.Ack()
+
+
+def engine_info_from_pb(seat: int, name: str, info: epb.HandshakeResponse) -> EngineInfo:
+    return EngineInfo(seat, name, info.name, info.version, info.author)
+
+
+def match_start(
+    settings: MatchSettings, engines: Sequence[EngineInfo], first_dealer: int, seat: int
+) -> epb.MatchStart:
+    return epb.MatchStart(
+        match_id=settings.match_id,
+        variant=variant_to_pb(settings.variant),
+        seat=seat,
+        seats=[
+            epb.SeatInfo(seat=e.seat, engine_name=e.engine_name, engine_version=e.engine_version)
+            for e in engines
+        ],
+        clock=clock_to_pb(settings.clock, settings.clock.bank),
+        first_dealer=first_dealer,
+    )
+
+
+def deal_end(match_id: str, seat: int, deal: FinishedDeal) -> epb.DealEnd:
+    return epb.DealEnd(
+        match_id=match_id,
+        seat=seat,
+        result=deal_result_to_pb(deal),
+        plays=[_cached(_PLAY_PB, p, play_to_pb) for p in deal.plays],
+    )
+
+
+def match_end(match_id: str, seat: int, result: MatchResult) -> epb.MatchEnd:
+    return epb.MatchEnd(match_id=match_id, seat=seat, result=match_result_to_pb(result))
+
+
+# Match logs --------------------------------------------------------------------
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def log_header(
+    settings: MatchSettings, engines: Sequence[EngineInfo], first_dealer: int, format_version: int
+) -> log_pb2.LogRecord:
+    clock = settings.clock
+    header = log_pb2.LogHeader(
+        format_version=format_version,
+        match_id=settings.match_id,
+        variant=variant_to_pb(settings.variant),
+        engines=[
+            log_pb2.EngineRecord(
+                seat=e.seat,
+                name=e.name,
+                engine_name=e.engine_name,
+                engine_version=e.engine_version,
+                author=e.author,
+            )
+            for e in engines
+        ],
+        clock=log_pb2.ClockSettings(
+            move_time_ms=round((clock.move_time or 0) * 1000),
+            bank_ms=round((clock.bank or 0) * 1000),
+            increment_ms=round(clock.increment * 1000),
+            grace_ms=round(clock.grace * 1000),
+        ),
+        seed=settings.seed & (2**64 - 1),
+        first_dealer=first_dealer,
+        started_at=_now(),
+        arena_version=__version__,
+    )
+    return log_pb2.LogRecord(header=header)
+
+
+def deal_started_record(
+    number: int, dealer: int, deck: Sequence[int], void_decks: Sequence[Sequence[int]]
+) -> log_pb2.LogRecord:
+    started = log_pb2.DealStarted(deal_number=number, dealer=dealer)
+    set_cards(started.deck, deck)
+    for void in void_decks:
+        set_cards(started.void_decks.add().cards, void)
+    return log_pb2.LogRecord(deal_started=started)
+
+
+def decision_record(r: DecisionRecord) -> log_pb2.LogRecord:
+    decision = log_pb2.Decision(
+        deal_number=r.deal_number,
+        decision=r.decision,
+        seat=r.seat,
+        think_time_us=round(r.think_time * 1e6) if math.isfinite(r.think_time) else 0,
+        scopa=r.scopa,
+        comment=r.comment,
+    )
+    if r.move is not None:
+        move_to_pb(r.move, decision.move)
+    if r.fault is not None:
+        decision.fault.CopyFrom(fault_to_pb(r.fault))
+    return log_pb2.LogRecord(decision=decision)
+
+
+def deal_ended_record(deal: FinishedDeal) -> log_pb2.LogRecord:
+    return log_pb2.LogRecord(deal_ended=log_pb2.DealEnded(result=deal_result_to_pb(deal)))
+
+
+def log_entry_from_pb(
+    record: log_pb2.LogRecord,
+) -> MatchHeader | DealStart | DecisionRecord | DealScored | MatchResult:
+    """One record of a match log as a plain value; WireError if it holds
+    something that is not a valid value (the log may have been tampered with)."""
+    kind = record.WhichOneof("record")
+    if kind == "header":
+        return _header_from_pb(record.header)
+    if kind == "deal_started":
+        started = record.deal_started
+        return DealStart(
+            started.deal_number,
+            started.dealer,
+            tuple(cards_from_pb(started.deck, "deck")),
+            tuple(tuple(cards_from_pb(d.cards, "void deck")) for d in started.void_decks),
+        )
+    if kind == "decision":
+        d = record.decision
+        move = move_from_pb(d.move, "the logged move") if d.HasField("move") else None
+        fault = fault_from_pb(d.fault) if d.HasField("fault") else None
+        think = d.think_time_us / 1e6
+        return DecisionRecord(
+            d.deal_number, d.decision, d.seat, move, think, fault, d.scopa, d.comment
+        )
+    if kind == "deal_ended":
+        return deal_result_from_pb(record.deal_ended.result)
+    if kind == "match_ended":
+        return match_result_from_pb(record.match_ended.result)
+    raise WireError("a record of no known kind")
+
+
+def _header_from_pb(h: log_pb2.LogHeader) -> MatchHeader:
+    engines = sorted(h.engines, key=lambda e: e.seat)
+    try:
+        clock = ClockSettings(
+            move_time=h.clock.move_time_ms / 1000 or None,
+            bank=h.clock.bank_ms / 1000 or None,
+            increment=h.clock.increment_ms / 1000,
+            grace=h.clock.grace_ms / 1000,
+        )
+    except ConfigError as e:
+        raise WireError(f"clock: {e}") from None
+    return MatchHeader(
+        format_version=h.format_version,
+        match_id=h.match_id,
+        variant=variant_from_pb(h.variant),
+        engines=tuple(
+            EngineInfo(e.seat, e.name, e.engine_name, e.engine_version, e.author) for e in engines
+        ),
+        clock=clock,
+        seed=h.seed,
+        first_dealer=h.first_dealer,
+        started_at=h.started_at,
+        arena_version=h.arena_version,
+    )
+
+
+def match_ended_record(result: MatchResult) -> log_pb2.LogRecord:
+    ended = log_pb2.MatchEnded(result=match_result_to_pb(result), finished_at=_now())
+    return log_pb2.LogRecord(match_ended=ended)
+
+
+# Spectators ---------------------------------------------------------------------
+
+
+def spectator_event_to_pb(event: MatchEvent) -> spb.SpectatorEvent:
+    """A public event for spectators: never a hand (the view is public only)."""
+    msg = spb.SpectatorEvent(match_scores=event.scores)
+    what = event.what
+    if isinstance(what, DealBegan):
+        msg.deal_start.deal_number = what.deal_number
+        msg.deal_start.dealer = what.dealer
+    elif isinstance(what, Play):
+        play_to_pb(what, msg.play)
+    elif isinstance(what, DealScored):
+        msg.deal_end.CopyFrom(deal_result_to_pb(what))
+    else:
+        msg.match_end.CopyFrom(match_result_to_pb(what))
+    if event.view is not None:
+        public_view_to_pb(event.view, msg.view)
+        set_cards(msg.table, event.view.table)
+        msg.hand_sizes.extend(event.view.hand_sizes)
+        msg.stock_count = event.view.stock_count
+    return msg
+
+
+def spectator_event_from_pb(msg: spb.SpectatorEvent) -> MatchEvent:
+    kind = msg.WhichOneof("event")
+    what: DealBegan | Play | DealScored | MatchResult
+    if kind == "deal_start":
+        what = DealBegan(msg.deal_start.deal_number, msg.deal_start.dealer)
+    elif kind == "play":
+        what = play_from_pb(msg.play)
+    elif kind == "deal_end":
+        what = deal_result_from_pb(msg.deal_end)
+    elif kind == "match_end":
+        what = match_result_from_pb(msg.match_end)
+    else:
+        raise WireError("spectator event: no event")
+    view = public_view_from_pb(msg.view) if msg.HasField("view") else None
+    return MatchEvent(what, view, tuple(msg.match_scores))

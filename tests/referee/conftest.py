@@ -5,14 +5,14 @@ from __future__ import annotations
 import os
 import sys
 import uuid
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
-import trio
 
-from arena.record import LogWriter
-from arena.referee import MatchReport, MatchSettings, Referee
-from arena.transport.spec import EngineSpec, open_seats
+from arena.outcome import MatchReport
+from arena.play import run_match_sync
+from arena.settings import MatchSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 PY = sys.executable
@@ -72,18 +72,11 @@ def play(
     output: Path | None = None,
     allow_shared: bool = False,
 ) -> MatchReport:
-    """Open the seats (NAME=SPEC each, in seat order), referee one match, close all."""
-    parsed = [EngineSpec.parse(s) for s in specs]
-
-    async def run() -> MatchReport:
-        async with open_seats(
-            parsed,
-            match_id=settings.match_id,
-            output_dir=output,
-            startup_timeout=5,
-            allow_shared_partners=allow_shared,
-        ) as seats:
-            writer = LogWriter(log) if log else None
-            return await Referee(settings, seats, [p.name for p in parsed], writer).run()
-
-    return trio.run(run)
+    """Referee one match between NAME=SPEC engines, in seat order."""
+    return run_match_sync(
+        specs,
+        replace(settings, startup_timeout=5),
+        log=log,
+        bot_output=output,
+        allow_shared_partners=allow_shared,
+    )

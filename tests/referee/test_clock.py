@@ -2,12 +2,16 @@
 
 import itertools
 
+import pytest
+
 from arena.outcome import FaultKind
-from arena.referee import ClockSettings, MatchSettings
 from arena.rules import Game, Variant
+from arena.settings import ClockSettings, MatchSettings
 from arena.wire.v1 import engine_pb2
 
 from .conftest import bot, play, recorded
+
+pytestmark = pytest.mark.process
 
 
 def test_a_bot_that_never_answers_is_cut_off_at_the_deadline_and_told(tag, tmp_path):
@@ -19,8 +23,9 @@ def test_a_bot_that_never_answers_is_cut_off_at_the_deadline_and_told(tag, tmp_p
     )
     cut = report.decisions[-1]
     assert cut.fault is not None and cut.fault.kind is FaultKind.TIMEOUT
-    # Cut off at deadline + grace (0.35 s), within a few milliseconds.
-    assert 0.35 <= cut.think_time < 0.40, cut.think_time
+    # Cut off at deadline + grace (0.35 s), never before; the upper bound is far
+    # from its usual few ms past (a `make bench` figure) yet below the default 1 s.
+    assert 0.35 <= cut.think_time < 0.85, cut.think_time
     output = (tmp_path / "cut.seat0.hang.log").read_text()
     assert "decision cancelled by the arena" in output
 
@@ -37,7 +42,7 @@ def test_think_time_is_measured_by_the_referee(tag):
 def test_bank_and_increment_are_sent_and_charged(tag, tmp_path):
 
     record = tmp_path / "requests.bin"
-    clock = ClockSettings(move_time=1.0, bank=2.0, increment=0.1, grace=0.05)
+    clock = ClockSettings(move_time=1.0, bank=2.0, increment=0.5, grace=0.05)
     play(
         MatchSettings(
             Variant(Game.SCOPA, deal_limit=1, target=None), seed=4, clock=clock, match_id="bank"
@@ -47,10 +52,10 @@ def test_bank_and_increment_are_sent_and_charged(tag, tmp_path):
     clocks = [engine_pb2.DecisionRequest.FromString(raw).clock for raw in recorded(str(record))]
     assert len(clocks) == 18
     assert clocks[0].bank_ms == 2000 and clocks[0].deadline_ms == 1000
-    assert all(c.move_time_ms == 1000 and c.increment_ms == 100 for c in clocks)
+    assert all(c.move_time_ms == 1000 and c.increment_ms == 500 for c in clocks)
     for before, after in itertools.pairwise(clocks):
-        # Each decision costs its measured time (a few ms here) and earns 100 ms.
-        assert before.bank_ms < after.bank_ms <= before.bank_ms + 100
+        # Each decision costs its measured time (a few ms here) and earns 500 ms.
+        assert before.bank_ms < after.bank_ms <= before.bank_ms + 500
 
 
 def test_an_empty_bank_is_a_timeout(tag):

@@ -2,11 +2,13 @@
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.referee import ClockSettings, MatchSettings, clock_request, decision_request
 from arena.rules import Game, Variant
+from arena.settings import ClockSettings, MatchSettings
+from arena.wire.convert import clock_to_pb, decision_request
 from tests.rules.helpers import random_position
 from tests.rules.test_information import shuffle_hidden
 
@@ -23,7 +25,7 @@ def test_request_bytes_do_not_depend_on_hidden_cards(game, seed, steps, data):
     assert deal is not None
     seat = deal.to_move
     other = shuffle_hidden(match, seat, random.Random(seed + 7))
-    clock, _ = clock_request(ClockSettings(), None)
+    clock = clock_to_pb(ClockSettings(), None)
     a = decision_request(match, seat, deal.legal_moves(), clock, "m", steps)
     b = decision_request(other, seat, other.deal.legal_moves(), clock, "m", steps)
     assert a.SerializeToString() == b.SerializeToString()
@@ -51,6 +53,7 @@ def first_request(own: list[int], rest: list[int], record, tag) -> bytes:
     return recorded(record)[0]
 
 
+@pytest.mark.process
 def test_bytes_on_the_wire_are_identical_when_hidden_cards_move(tag, tmp_path):
     base = list(range(40))
     random.Random(5).shuffle(base)

@@ -4,12 +4,17 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+
+import pytest
 
 from arena.record import read_log
 
 from .conftest import bot, live_pids
+
+pytestmark = pytest.mark.process
 
 ARENA = str(Path(sys.executable).parent / "arena")
 
@@ -22,6 +27,17 @@ def has_decision(log: Path) -> bool:
         return any(r.WhichOneof("record") == "decision" for r in read_log(log).records)
     except RecordError:  # not written yet
         return False
+
+
+def decisions_by(log: Path, seat: int) -> int:
+    """How many decisions of ``seat`` the log holds so far."""
+    from arena.errors import RecordError
+
+    try:
+        records = read_log(log).records
+    except RecordError:
+        return 0
+    return sum(r.WhichOneof("record") == "decision" and r.decision.seat == seat for r in records)
 
 
 def start_slow_match(tag: str, log: Path) -> subprocess.Popen:
@@ -58,7 +74,11 @@ def wait_gone(tag: str, seconds: float = 5) -> list[int]:
 def test_ctrl_c_ends_the_match_cleanly_and_kills_every_bot(tag, tmp_path):
     log = tmp_path / "m.log"
     proc = start_slow_match(tag, log)
-    time.sleep(0.5)
+    # Interrupt while the slow bot thinks: it has made its two quick moves.
+    deadline = time.monotonic() + 20
+    while decisions_by(log, 0) < 2:
+        assert time.monotonic() < deadline, "the slow bot never got to its slow move"
+        time.sleep(0.05)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=15)
     assert proc.returncode == 130, (out, err)
@@ -80,19 +100,44 @@ def test_kill_9_of_the_arena_still_kills_the_bots_and_leaves_a_readable_log(tag,
     assert any(r.WhichOneof("record") == "decision" for r in contents.records)
 
 
-def test_a_launched_bot_outlives_the_thread_that_started_it(tag):
+def trio_worker_threads() -> set[int]:
+    """The OS thread ids of this process's idle trio worker threads (trio names them)."""
+    found = set()
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            name = Path(f"/proc/self/task/{tid}/comm").read_text()
+        except OSError:  # it has just exited
+            continue
+        if name.startswith("Trio thread"):
+            found.add(int(tid))
+    return found
+
+
+def test_a_launched_bot_outlives_the_thread_that_started_it(tag, monkeypatch):
     """The parent-death signal is tied to the starting thread: bots must be
     started from a thread that lives as long as the arena, not from one of
-    trio's worker threads, which retire after 10 s idle."""
+    trio's worker threads, which retire after 10 s idle. Here they retire
+    after 50 ms, in a fresh thread cache, and the bot must still answer once
+    every worker thread that ran during the test is gone."""
     import trio
+    from trio._core import _thread_cache
 
     from arena.transport.process import launch
     from arena.wire.v1 import engine_pb2 as epb
 
+    monkeypatch.setattr(_thread_cache, "IDLE_TIMEOUT", 0.05)
+    monkeypatch.setattr(_thread_cache, "THREAD_CACHE", _thread_cache.ThreadCache())
+    older = trio_worker_threads()  # idle in the old cache: never used below
+
     async def main() -> None:
         cmd = [sys.executable, bot("random").split()[1], tag]
         async with launch(cmd, label="random") as conn:
-            await trio.sleep(11.5)
+            # The last worker thread to run (the launcher's, were it one) runs this.
+            used = await trio.to_thread.run_sync(threading.get_native_id)
+            deadline = trio.current_time() + 20
+            while trio_worker_threads() - older or os.path.exists(f"/proc/self/task/{used}"):
+                assert trio.current_time() < deadline, "trio's worker threads did not retire"
+                await trio.sleep(0.01)
             assert conn.death is None, conn.death
             info = await conn.handshake(epb.HandshakeRequest(), 5)
             assert info.name == "random"

@@ -7,10 +7,12 @@ import subprocess
 import pytest
 
 from arena.outcome import Termination
-from arena.referee import MatchSettings
 from arena.rules import Game, Variant
+from arena.settings import MatchSettings
 
 from .conftest import ROOT, live_pids, play
+
+pytestmark = pytest.mark.process
 
 JS = ROOT / "engines/js"
 

@@ -7,10 +7,12 @@ import pytest
 
 from arena.outcome import Termination
 from arena.record import read_log
-from arena.referee import MatchSettings
 from arena.rules import Game, Variant
+from arena.settings import MatchSettings
 
 from .conftest import bot, live_pids, play
+
+pytestmark = pytest.mark.process
 
 
 @pytest.mark.parametrize("game", list(Game))

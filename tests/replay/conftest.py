@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import trio
-
-from arena.record import LogWriter
-from arena.referee import ClockSettings, FaultPolicy, MatchReport, MatchSettings, OnFault, Referee
+from arena.outcome import MatchReport
+from arena.play import run_match_sync
 from arena.rules import Game, Variant
-from arena.transport.spec import EngineSpec, open_seats
+from arena.settings import ClockSettings, EngineSpec, FaultPolicy, MatchSettings, OnFault
 
 
 def write_log(
@@ -23,18 +21,14 @@ def write_log(
     if game.seats == 4 and len(specs) == 2:
         specs = specs * 2
 
-    async def run() -> MatchReport:
-        settings = MatchSettings(
-            Variant(game),
-            seed=seed,
-            match_id=f"log-{seed}",
-            clock=ClockSettings(move_time=5),
-            policy=policy or FaultPolicy(),
-        )
-        async with open_seats(specs, match_id=settings.match_id) as seats:
-            return await Referee(settings, seats, [s.name for s in specs], LogWriter(path)).run()
-
-    return trio.run(run)
+    settings = MatchSettings(
+        Variant(game),
+        seed=seed,
+        match_id=f"log-{seed}",
+        clock=ClockSettings(move_time=5),
+        policy=policy or FaultPolicy(),
+    )
+    return run_match_sync(specs, settings, log=path)
 
 
 __all__ = ["FaultPolicy", "OnFault", "write_log"]

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 import trio
 
+from arena.outcome import Termination
 from arena.record import read_log
 from arena.tournament.config import config_from_dict
 from arena.tournament.runner import open_tournament_store, run_sprt, run_tournament
@@ -24,6 +25,7 @@ def run(cfg):
     return store
 
 
+@pytest.mark.process
 def test_round_robin_with_warm_bots_stores_everything(tmp_path, tag):
     cfg = config_from_dict(
         {
@@ -40,7 +42,7 @@ def test_round_robin_with_warm_bots_stores_everything(tmp_path, tag):
     store = run(cfg)
     assert store.counts() == (12, 12)
     matches = store.finished()
-    assert all(m.termination == "completed" for m in matches)
+    assert all(m.termination is Termination.COMPLETED for m in matches)
     assert live_pids(tag) == []  # warm bots were stopped with the tournament
     # One process per engine and slot served every match.
     assert len(list((tmp_path / "bots").glob("greedy.slot0.*.log"))) == 1
@@ -85,6 +87,7 @@ def test_scopone_teams_and_partnership(tmp_path):
     assert all(rows[n].played == 12 for n in names)  # everyone rated individually
 
 
+@pytest.mark.process
 def test_a_failing_engine_is_suspended_and_its_matches_recorded_as_forfeits(tmp_path, tag):
     crash = f"python {ROOT / 'tests/bots/misbehave.py'} --mode crash --at 0 {tag}"
     cfg = config_from_dict(
@@ -109,6 +112,7 @@ def test_a_failing_engine_is_suspended_and_its_matches_recorded_as_forfeits(tmp_
     assert "crashy" in store.suspended() and live_pids(tag) == []
 
 
+@pytest.mark.slow
 def test_sprt_stops_by_itself_when_the_answer_is_clear(tmp_path):
     cfg = config_from_dict(
         {
@@ -130,6 +134,7 @@ def test_sprt_stops_by_itself_when_the_answer_is_clear(tmp_path):
     assert [s.sets for s in seen] == sorted(s.sets for s in seen)
 
 
+@pytest.mark.process
 def test_ratings_command_prints_a_table_and_json(tmp_path):
     cfg = config_from_dict(
         {

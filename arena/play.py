@@ -1,0 +1,124 @@
+"""Running one match: the one way the arena plays a match between bots.
+
+    from arena.play import run_match, run_match_sync
+
+    report = await run_match(["greedy=python engines/greedy/bot.py", "r=builtin:random"])
+    report = run_match_sync([...], MatchSettings(seed=3), log="out/m.log")  # scripts, notebooks
+
+Every caller (the command line, tournaments, the competition server,
+benchmarks, tests) goes through ``run_match``: it opens the seats (launching
+commands, connecting to addresses, or taking connections the caller opened),
+greets them, referees the match and closes what it opened, killing launched
+bots for sure. Nothing else builds a Referee.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import functools
+from collections.abc import Sequence
+from pathlib import Path
+
+import sniffio
+import trio
+
+from arena.errors import ConfigError
+from arena.outcome import MatchReport
+from arena.record import LogWriter
+from arena.referee import Referee, Spectator
+from arena.settings import EngineSpec, MatchSettings
+from arena.transport.connection import EngineConnection
+from arena.transport.seats import WarmPool, greet, open_seats
+
+# An engine to seat: a spec ("NAME=SPEC" or parsed), or a bot the caller has
+# already connected to, with its name (the caller closes it).
+Engine = EngineSpec | str | tuple[str, EngineConnection]
+
+
+def seat_engines(
+    engines: Sequence[Engine], seats: int
+) -> list[EngineSpec | tuple[str, EngineConnection]]:
+    """One engine per seat, parsed. For a 4-seat game, two engines each play
+    both seats of their side (one instance per seat)."""
+    parsed = [EngineSpec.parse(e) if isinstance(e, str) else e for e in engines]
+    if seats == 4 and len(parsed) == 2:
+        parsed = [parsed[0], parsed[1], parsed[0], parsed[1]]
+    if len(parsed) != seats:
+        extra = " (or 2: each plays both seats of its side)" if seats == 4 else ""
+        raise ConfigError(f"this game needs {seats} engines{extra}, not {len(engines)}")
+    return parsed
+
+
+async def run_match(
+    engines: Sequence[Engine],
+    settings: MatchSettings | None = None,
+    *,
+    log: Path | str | None = None,
+    spectate: Spectator | None = None,
+    warm: WarmPool | None = None,
+    bot_output: Path | None = None,
+    allow_shared_partners: bool = False,
+) -> MatchReport:
+    """Referee one match and return its report.
+
+    Args:
+        engines: one per seat in seat order (two for a 4-seat game: each then
+            plays both seats of its side): ``"NAME=SPEC"`` strings, EngineSpecs,
+            or ``(name, connection)`` for bots the caller connected to.
+        settings: variant, seed, clock, fault policy, timeouts (default: Scopa).
+        log: write the match log to this file.
+        spectate: called with every public event (never a hand).
+        warm: a pool of running bot processes for command engines (tournaments).
+        bot_output: where launched bots' stdout and stderr go (size-capped).
+        allow_shared_partners: let one remote address serve two partner seats.
+
+    Raises ConfigError when the match cannot be set up (a bad spec, a command
+    that does not exist, an unwritable log). A bot's failure is never raised:
+    it is a fault in the report's result.
+    """
+    settings = settings or MatchSettings()
+    seated = seat_engines(engines, settings.variant.seats)
+    names = [e.name if isinstance(e, EngineSpec) else e[0] for e in seated]
+    writer = open_log(Path(log)) if log is not None else None
+    started = False
+    try:
+        async with open_seats(
+            [e if isinstance(e, EngineSpec) else e[1] for e in seated],
+            match_id=settings.match_id,
+            output_dir=bot_output,
+            startup_timeout=settings.startup_timeout,
+            allow_shared_partners=allow_shared_partners,
+            warm=warm,
+        ) as seats:
+            greeting = await greet(seats, names, settings)
+            started = True
+            return await Referee(settings, seats, greeting, writer, spectate).run()
+    finally:
+        if writer is not None and not started:
+            writer.discard()
+
+
+def open_log(path: Path) -> LogWriter:
+    """A log writer, or a ConfigError saying why the file cannot be written."""
+    try:
+        return LogWriter(path)
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot write the match log: {e.strerror}") from None
+
+
+def run_match_sync(
+    engines: Sequence[Engine], settings: MatchSettings | None = None, **options: object
+) -> MatchReport:
+    """``run_match`` for scripts and notebooks: blocks until the match is over.
+
+    Runs trio in the calling thread, so Ctrl-C works as usual; where the
+    calling thread already runs an event loop (a Jupyter notebook's asyncio,
+    or trio), the match runs in a thread of its own instead.
+    """
+    call = functools.partial(run_match, engines, settings, **options)  # type: ignore[arg-type]
+    try:
+        sniffio.current_async_library()
+    except sniffio.AsyncLibraryNotFoundError:
+        return trio.run(call)
+    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="arena-match") as pool:
+        return pool.submit(trio.run, call).result()

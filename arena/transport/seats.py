@@ -1,0 +1,241 @@
+"""Seating a match: one connection per seat, opened at once, then greeted.
+
+Each seat gets its own bot instance (its own process for launched engines),
+so partners cannot pool their hands. A remote address serving two partner
+seats would see both hands: that needs the organiser's explicit permission.
+Launched engines are started for the match, or come from a warm pool that
+keeps them running between matches (partner seats use different slots).
+
+The handshake is part of seating: a bot that cannot be started, does not
+answer the handshake, or speaks another protocol gets a start-up fault, and
+the match is forfeited before the first deal.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import warnings
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import trio
+
+from arena.errors import BotError, ConfigError
+from arena.outcome import EngineInfo, Fault, FaultKind
+from arena.settings import EngineSpec, MatchSettings
+from arena.strategies import BUILT_IN
+from arena.transport.connection import EngineConnection, GrpcConnection, InProcessConnection
+from arena.transport.process import launch
+from arena.wire import convert
+from arena.wire.protocol import PROTOCOL_VERSION
+
+
+class CollusionWarning(UserWarning):
+    """A remote bot serves two partner seats: the arena cannot keep their hands apart."""
+
+
+def unwrap(error: Exception) -> Exception:
+    """The one error inside (nested) exception groups of a single member."""
+    while isinstance(error, ExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    return error
+
+
+def check_partners(engines: Sequence[EngineSpec | EngineConnection], allow_shared: bool) -> None:
+    """Refuse (or warn about) one remote bot serving two partner seats: the same
+    address, or the same connection given twice."""
+    if len(engines) != 4:
+        return
+    for a, b in ((0, 2), (1, 3)):
+        first, second = engines[a], engines[b]
+        if isinstance(first, EngineSpec) and isinstance(second, EngineSpec):
+            shared = first.kind == "address" and first.address == second.address
+            where = first.address
+        else:
+            shared, where = first is second, getattr(first, "label", "")
+        if shared:
+            message = (
+                f"seats {a} and {b} are partners served by the same remote bot "
+                f"({where}): it sees both hands and the arena cannot prevent collusion"
+            )
+            if not allow_shared:
+                raise ConfigError(message + "; allow it explicitly to go on")
+            warnings.warn(message, CollusionWarning, stacklevel=2)
+
+
+def builtin_connection(spec: EngineSpec, seed: str, label: str) -> InProcessConnection:
+    """A built-in strategy, seeded per match and seat so that replays are exact."""
+    strategy = BUILT_IN[spec.builtin](random.Random(seed))
+    return InProcessConnection(strategy, name=spec.builtin, author="Scopa Arena", label=label)
+
+
+class WarmPool:
+    """Long-lived bot processes, one per (engine, slot), relaunched when dead."""
+
+    def __init__(self, nursery: trio.Nursery, output: Path | None, startup_timeout: float) -> None:
+        self.nursery = nursery
+        self.output = output
+        self.startup_timeout = startup_timeout
+        self.connections: dict[tuple[str, int], GrpcConnection] = {}
+        self.locks: dict[tuple[str, int], trio.Lock] = {}
+        self.launches = 0
+
+    async def connection(self, spec: EngineSpec, slot: int) -> GrpcConnection:
+        key = (spec.name, slot)
+        async with self.locks.setdefault(key, trio.Lock()):
+            conn = self.connections.get(key)
+            if conn is None or conn.death is not None:
+                conn = await self.nursery.start(self._hold, spec, slot)
+                self.connections[key] = conn
+            return conn
+
+    async def _hold(
+        self, spec: EngineSpec, slot: int, *, task_status: trio.TaskStatus[GrpcConnection]
+    ) -> None:
+        self.launches += 1
+        output = (
+            self.output / f"{spec.name}.slot{slot}.{self.launches}.log" if self.output else None
+        )
+        label = f"{spec.name} (warm, slot {slot})"
+        async with launch(
+            spec.command, label=label, output=output, startup_timeout=self.startup_timeout
+        ) as conn:
+            task_status.started(conn)
+            await trio.sleep_forever()
+
+
+@contextlib.asynccontextmanager
+async def open_warm_pool(
+    output: Path | None = None, startup_timeout: float = 10.0
+) -> AsyncIterator[WarmPool]:
+    """A warm pool whose processes are all stopped when the block ends."""
+    async with trio.open_nursery() as nursery:
+        yield WarmPool(nursery, output, startup_timeout)
+        nursery.cancel_scope.cancel()
+
+
+@contextlib.asynccontextmanager
+async def open_seats(
+    engines: Sequence[EngineSpec | EngineConnection],
+    *,
+    match_id: str,
+    output_dir: Path | None = None,
+    startup_timeout: float = 10.0,
+    allow_shared_partners: bool = False,
+    warm: WarmPool | None = None,
+) -> AsyncIterator[list[EngineConnection | Exception]]:
+    """One connection per seat, opened at once, closed (processes killed) on exit.
+    A connection given instead of a spec is used as it is (its owner closes it).
+
+    A seat whose bot cannot be started gets the exception instead of a
+    connection (a BotError for a bot that crashed or stalled at start-up), so
+    that the fault is recorded against that seat alone.
+    """
+    check_partners(engines, allow_shared_partners)
+    # Match ids may hold "/" (tournaments): not in file names, nor in the seeds
+    # of built-in strategies (kept as they always were, so results do not move).
+    safe_id = match_id.replace("/", "_")
+    seats: list[EngineConnection | Exception | None] = [None] * len(engines)
+    remote: dict[str, GrpcConnection] = {}
+
+    async def hold_process(
+        seat: int, spec: EngineSpec, *, task_status: trio.TaskStatus[GrpcConnection]
+    ) -> None:
+        # Each launched bot lives in a task of its own: its nursery opens and
+        # closes in that task, and cancelling it tears the process down.
+        output = output_dir / f"{safe_id}.seat{seat}.{spec.name}.log" if output_dir else None
+        label = f"{spec.name} (seat {seat})"
+        async with launch(
+            spec.command, label=label, output=output, startup_timeout=startup_timeout
+        ) as conn:
+            task_status.started(conn)
+            await trio.sleep_forever()
+
+    async def open_one(
+        seat: int, spec: EngineSpec | EngineConnection, holders: trio.Nursery
+    ) -> None:
+        try:
+            if isinstance(spec, EngineConnection):
+                seats[seat] = spec
+            elif spec.kind == "builtin":
+                label = f"{spec.name} (seat {seat}, in-process)"
+                seats[seat] = builtin_connection(spec, f"{safe_id}/{seat}", label)
+            elif spec.kind == "address":
+                if spec.address not in remote:
+                    remote[spec.address] = GrpcConnection(
+                        spec.address, label=f"{spec.name} at {spec.address}"
+                    )
+                    await remote[spec.address].wait_ready(startup_timeout)
+                    remote[spec.address].watch_health()
+                seats[seat] = remote[spec.address]
+            elif warm is not None:
+                seats[seat] = await warm.connection(spec, seat // 2 if len(engines) == 4 else 0)
+            else:
+                seats[seat] = await holders.start(hold_process, seat, spec)
+        except Exception as e:  # this seat's start-up fault, or a ConfigError
+            seats[seat] = unwrap(e)
+
+    try:
+        async with trio.open_nursery() as holders:
+            async with trio.open_nursery() as starters:
+                for seat, engine in enumerate(engines):
+                    starters.start_soon(open_one, seat, engine, holders)
+            yield [s if s is not None else RuntimeError("not opened") for s in seats]
+            holders.cancel_scope.cancel()
+    finally:
+        for conn in remote.values():
+            conn.close()
+
+
+@dataclass
+class Greeting:
+    """Who sat where, and the seats that failed before the first deal."""
+
+    engines: list[EngineInfo]
+    faults: list[Fault]
+
+
+async def greet(
+    seats: Sequence[EngineConnection | Exception], names: Sequence[str], settings: MatchSettings
+) -> Greeting:
+    """Handshake with every seat at once. A seat that could not be opened, or
+    fails the handshake, gets a start-up fault; a ConfigError (the arena cannot
+    even try, e.g. a command that does not exist) is raised instead."""
+    for conn in seats:
+        if isinstance(conn, ConfigError):
+            raise conn
+    engines = [EngineInfo(seat=i, name=n) for i, n in enumerate(names)]
+    faults: list[Fault] = []
+    request = convert.handshake_request()
+    timeout = settings.handshake_timeout
+    game = convert.variant_to_pb_game(settings.variant.game)
+
+    def fail(seat: int, kind: FaultKind, message: str) -> None:
+        faults.append(Fault(seat, kind, 0, 0, message, at_startup=True))
+
+    async def greet_one(seat: int) -> None:
+        conn = seats[seat]
+        if isinstance(conn, BotError):
+            return fail(seat, conn.kind, conn.message)
+        if isinstance(conn, Exception):
+            return fail(seat, FaultKind.CRASH, str(conn))
+        try:
+            with trio.fail_after(timeout):
+                info = await conn.handshake(request, timeout)
+        except trio.TooSlowError:
+            return fail(seat, FaultKind.STALL, f"{conn.label}: no handshake within {timeout:g}s")
+        except BotError as e:
+            return fail(seat, e.kind, e.message)
+        engines[seat] = convert.engine_info_from_pb(seat, names[seat], info)
+        if info.protocol_version != PROTOCOL_VERSION:
+            message = f"speaks protocol version {info.protocol_version}, not {PROTOCOL_VERSION}"
+            fail(seat, FaultKind.MALFORMED, message)
+        if info.games and game not in info.games:
+            fail(seat, FaultKind.MALFORMED, f"does not play {settings.variant.game.value}")
+
+    async with trio.open_nursery() as nursery:
+        for seat in range(len(seats)):
+            nursery.start_soon(greet_one, seat)
+    return Greeting(engines, sorted(faults, key=lambda f: f.seat))
