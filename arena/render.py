@@ -1,4 +1,10 @@
-"""A verified replay as text for a terminal: deal by deal, play by play.
+"""Matches as text for a terminal: a verified replay deal by deal, play by
+play, and a live match's public events (`arena remote watch`), in one notation.
+
+What a viewer sees is the observer's business (arena.rules.observe): the
+replay holds every position as the whole table (Sight.ALL), and this module
+shows it as the viewer sees it (``View.seen_by``): all hands, one seat's, or
+none for a spectator.
 
 Card faces: "french" (7♦, K♣: Denari ♦, Coppe ♥, Spade ♠, Bastoni ♣; Fante
 J, Cavallo Q, Re K), "italian" ("7 di denari", "Re di bastoni") or "short"
@@ -10,9 +16,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from arena.errors import ConfigError
+from arena.outcome import DealBegan, DealScored, MatchEvent
 from arena.replay import Replay, ReplayedDeal, Step
 from arena.report import deal_table, side_names
-from arena.rules import card_name, cards_of
+from arena.rules import Play, Sight, View, Viewer, card_name, cards_of
 
 FRENCH_SUITS = "♦♥♠♣"
 FRENCH_RANKS = ["A", "2", "3", "4", "5", "6", "7", "J", "Q", "K"]
@@ -30,6 +37,13 @@ def face_namer(faces: str) -> Callable[[int], str]:
     raise ConfigError(f"faces must be french, italian or short, not {faces!r}")
 
 
+def card_lister(faces: str) -> Callable[[int], str]:
+    """Cards of a mask as text in the given faces ("-" for none)."""
+    name = face_namer(faces)
+    sep = ", " if faces == "italian" else " "
+    return lambda mask: sep.join(name(c) for c in cards_of(mask)) or "-"
+
+
 def render_text(
     replay: Replay,
     *,
@@ -41,12 +55,8 @@ def render_text(
     """The match as text; ``seat``: only what that seat saw (its own hand)."""
     if seat is not None and not 0 <= seat < replay.variant.seats:
         raise ConfigError(f"seat must be 0..{replay.variant.seats - 1}")
-    name = face_namer(faces)
-    sep = ", " if faces == "italian" else " "
-
-    def cards(mask: int) -> str:
-        return sep.join(name(c) for c in cards_of(mask)) or "-"
-
+    viewer: Viewer = Sight.ALL if seat is None else seat
+    cards = card_lister(faces)
     h = replay.header
     seats = " | ".join(f"seat {i}: {n}" for i, n in enumerate(replay.names))
     lines = [
@@ -60,7 +70,7 @@ def render_text(
     for deal in replay.deals:
         if deal.number + 1 < first_deal or (last_deal is not None and deal.number + 1 > last_deal):
             continue
-        lines += _deal_lines(replay, deal, seat, cards, sides)
+        lines += _deal_lines(replay, deal, viewer, cards, sides)
     lines.append(replay.status())
     if replay.result is not None:
         r = replay.result
@@ -75,7 +85,7 @@ def render_text(
 def _deal_lines(
     replay: Replay,
     deal: ReplayedDeal,
-    seat: int | None,
+    viewer: Viewer,
     cards: Callable[[int], str],
     sides: list[str],
 ) -> list[str]:
@@ -83,24 +93,15 @@ def _deal_lines(
     lines = [f"== deal {deal.number + 1}, dealer seat {deal.dealer} ({names[deal.dealer]})"]
     if deal.void_decks:
         lines.append(f"   ({len(deal.void_decks)} deal(s) voided: three or more Re on the table)")
-    for s, hand in enumerate(deal.hands):
-        if seat is None or s == seat:
+    dealt = deal.start.seen_by(viewer)
+    for s, hand in enumerate(dealt.hands):
+        if hand is not None:
             lines.append(f"   seat {s} {names[s]:<14} {cards(hand)}")
-    lines.append(f"   table             {cards(deal.table)}")
+    lines.append(f"   table             {cards(dealt.table)}")
     for step in deal.steps:
         lines.append(_step_line(step, names, cards))
         if step.refilled:
-            if seat is None:
-                lines.append(
-                    "   -- new hands: "
-                    + "; ".join(
-                        f"seat {s} {cards(h)}" for s, h in enumerate(_hands_after(deal, step))
-                    )
-                )
-            else:
-                lines.append(
-                    f"   -- new hand for seat {seat}: {cards(_hands_after(deal, step)[seat])}"
-                )
+            lines.append(_refill_line(step.after.seen_by(viewer), cards))
     if deal.finished is not None:
         done = deal.finished
         if done.leftover:
@@ -112,9 +113,11 @@ def _deal_lines(
     return lines
 
 
-def _hands_after(deal: ReplayedDeal, step: Step) -> list[int]:
-    later = [s for s in deal.steps if s.index == step.index + 1]
-    return later[0].hands if later else [0] * len(step.hands)
+def _refill_line(after: View, cards: Callable[[int], str]) -> str:
+    shown = [(s, h) for s, h in enumerate(after.hands) if h is not None]
+    if after.viewer is Sight.ALL:
+        return "   -- new hands: " + "; ".join(f"seat {s} {cards(h)}" for s, h in shown)
+    return "".join(f"   -- new hand for seat {s}: {cards(h)}" for s, h in shown)
 
 
 def _step_line(step: Step, names: list[str], cards: Callable[[int], str]) -> str:
@@ -133,3 +136,22 @@ def _step_line(step: Step, names: list[str], cards: Callable[[int], str]) -> str
     if step.fault is not None:
         text += f"   (substitute after {step.fault.kind.value}: {step.fault.message})"
     return text + f"   [{step.think_us / 1000:.1f} ms]"
+
+
+def event_text(event: MatchEvent, faces: str = "french") -> str:
+    """One public event of a live match, as `arena remote watch` prints it."""
+    cards = card_lister(faces)
+    what, public = event.what, event.view
+    table = cards(public.table) if public is not None else "-"
+    if isinstance(what, DealBegan):
+        return f"== deal {what.deal_number + 1}, dealer seat {what.dealer}; table {table}"
+    if isinstance(what, Play):
+        taken = f"takes {cards(what.captures)}" if what.captures else "is laid"
+        scopa = "   SCOPA!" if what.scopa else ""
+        return f"   seat {what.seat}: {cards(1 << what.card)} {taken}{scopa}   table {table}"
+    if isinstance(what, DealScored):
+        points = what.score.points
+        return (
+            f"   deal scored {points[0]} - {points[1]}; match {' - '.join(map(str, what.totals))}"
+        )
+    return f"final score {' - '.join(map(str, what.final_scores))} ({what.reason})"

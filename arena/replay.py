@@ -11,11 +11,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arena.errors import IllegalMoveError, RecordError, RulesError, WireError
-from arena.outcome import Fault, MatchResult, Termination
+from arena.outcome import (
+    DealScored,
+    DealStart,
+    DecisionRecord,
+    Fault,
+    MatchHeader,
+    MatchResult,
+    Termination,
+)
 from arena.record import read_log
-from arena.rules import FinishedDeal, Match, Move, Variant, cards_text
+from arena.rules import FinishedDeal, Match, Move, Variant, View, cards_text, view
 from arena.wire import convert
-from arena.wire.v1 import log_pb2
 
 
 class VerifyError(RecordError):
@@ -24,7 +31,9 @@ class VerifyError(RecordError):
 
 @dataclass
 class Step:
-    """One decision as replayed, with the position it was made in."""
+    """One decision as replayed, with the whole position (every hand: the
+    observer's Sight.ALL view) before and after it. Renderers show these views
+    as a given viewer sees them (``View.seen_by``)."""
 
     deal: int
     index: int
@@ -34,10 +43,28 @@ class Step:
     think_us: int
     fault: Fault | None
     comment: str
-    hands: list[int]  # every seat's hand before the move
-    table: int  # the table before the move
-    stock: int  # cards left in the stock before the move
-    refilled: bool = False  # new hands were dealt right after this move
+    before: View
+    after: View  # the same as ``before`` when nothing was played (a forfeit)
+
+    @property
+    def hands(self) -> list[int]:
+        """Every seat's hand before the move."""
+        return [h or 0 for h in self.before.hands]
+
+    @property
+    def table(self) -> int:
+        """The table before the move."""
+        return self.before.table
+
+    @property
+    def stock(self) -> int:
+        """Cards left in the stock before the move."""
+        return self.before.stock_count
+
+    @property
+    def refilled(self) -> bool:
+        """New hands were dealt right after this move."""
+        return self.after.stock_count < self.before.stock_count
 
 
 @dataclass
@@ -46,15 +73,24 @@ class ReplayedDeal:
     dealer: int
     deck: tuple[int, ...]
     void_decks: tuple[tuple[int, ...], ...]
-    hands: list[int]  # as dealt
-    table: int  # as dealt
+    start: View  # the deal as dealt, every hand
     steps: list[Step] = field(default_factory=list)
     finished: FinishedDeal | None = None  # None: the log ends inside this deal
+
+    @property
+    def hands(self) -> list[int]:
+        """Every seat's hand as dealt."""
+        return [h or 0 for h in self.start.hands]
+
+    @property
+    def table(self) -> int:
+        """The table as dealt."""
+        return self.start.table
 
 
 @dataclass
 class Replay:
-    header: log_pb2.LogHeader
+    header: MatchHeader
     variant: Variant
     names: list[str]
     deals: list[ReplayedDeal]
@@ -103,16 +139,17 @@ def _describe(move: Move) -> str:
 def replay_log(path: Path) -> Replay:
     """Verify a log; VerifyError at the first disagreement, RecordError if it is no log."""
     contents = read_log(path)
-    header = contents.header
     try:
-        variant = convert.variant_from_pb(header.variant)
+        header = convert.log_entry_from_pb(contents.records[0])
     except WireError as e:
         raise RecordError(f"{path}: header: {e}") from None
+    assert isinstance(header, MatchHeader)
+    variant = header.variant
     if len(header.engines) != variant.seats:
         raise RecordError(
             f"{path}: header names {len(header.engines)} engines for {variant.seats} seats"
         )
-    names = [e.name for e in sorted(header.engines, key=lambda e: e.seat)]
+    names = [e.name for e in header.engines]
     decks: dict[tuple[int, int], list[int]] = {}
     try:
         match = Match(
@@ -128,45 +165,48 @@ def replay_log(path: Path) -> Replay:
         kind = record.WhichOneof("record")
         if replay.result is not None:
             raise _fail(None, None, f"record {n} ({kind}) comes after the end of the match")
-        if kind == "deal_started":
-            current, index = _start_deal(match, record.deal_started, decks, current), 0
+        deal_number = current.number if current is not None else match.deal_number
+        try:
+            entry = convert.log_entry_from_pb(record)
+        except WireError as e:
+            at = index if kind == "decision" else None
+            raise _fail(deal_number, at, f"record {n} ({kind}) cannot be read: {e}") from None
+        if isinstance(entry, DealStart):
+            current, index = _start_deal(match, entry, decks, current), 0
             replay.deals.append(current)
-        elif kind == "decision":
+        elif isinstance(entry, DecisionRecord):
             if current is None or current.finished is not None:
                 raise _fail(None, None, f"record {n}: a decision outside any deal")
             if forfeited:
                 raise _fail(current.number, index, "a decision after the forfeit")
-            step = _decide(match, record.decision, current.number, index)
+            step = _decide(match, entry, current.number, index)
             current.steps.append(step)
             forfeited = step.move is None
             index += 1
-        elif kind == "deal_ended":
+        elif isinstance(entry, DealScored):
             if current is None or current.finished is not None:
                 raise _fail(None, None, f"record {n}: a deal end outside any deal")
-            current.finished = _end_deal(match, record.deal_ended.result, current.number)
-        elif kind == "match_ended":
-            replay.result = _end_match(match, record.match_ended.result)
+            current.finished = _end_deal(match, entry, current.number)
+        elif isinstance(entry, MatchResult):
+            replay.result = _end_match(match, entry)
         else:
-            raise RecordError(f"{path}: record {n} is of no known kind")
+            raise RecordError(f"{path}: record {n} is a second header")
     return replay
 
 
 def _start_deal(
     match: Match,
-    started: log_pb2.DealStarted,
+    started: DealStart,
     decks: dict[tuple[int, int], list[int]],
     previous: ReplayedDeal | None,
 ) -> ReplayedDeal:
     number = match.deal_number
     if previous is not None and previous.finished is None:
         raise _fail(previous.number, None, "a new deal starts before this one ended")
-    if started.deal_number != number:
-        raise _fail(number, None, f"the log numbers this deal {started.deal_number + 1}")
-    try:
-        void = [convert.cards_from_pb(d.cards, "void deck") for d in started.void_decks]
-        deck = convert.cards_from_pb(started.deck, "deck")
-    except WireError as e:
-        raise _fail(number, None, str(e)) from None
+    if started.number != number:
+        raise _fail(number, None, f"the log numbers this deal {started.number + 1}")
+    void = [list(v) for v in started.void_decks]
+    deck = list(started.deck)
     for attempt, cards in enumerate([*void, deck]):
         decks[(number, attempt)] = cards
     try:
@@ -188,17 +228,10 @@ def _start_deal(
             None,
             f"the log says seat {started.dealer} deals, the rules say seat {deal.dealer}",
         )
-    return ReplayedDeal(
-        number,
-        deal.dealer,
-        tuple(deck),
-        tuple(tuple(v) for v in void),
-        list(deal.hands),
-        deal.table,
-    )
+    return ReplayedDeal(number, deal.dealer, started.deck, started.void_decks, view(match))
 
 
-def _decide(match: Match, decision: log_pb2.Decision, deal_number: int, index: int) -> Step:
+def _decide(match: Match, decision: DecisionRecord, deal_number: int, index: int) -> Step:
     deal = match.deal
     assert deal is not None
     if decision.deal_number != deal_number or decision.decision != index:
@@ -215,43 +248,34 @@ def _decide(match: Match, decision: log_pb2.Decision, deal_number: int, index: i
             index,
             f"the log says seat {decision.seat} plays, the rules say seat {deal.to_move}",
         )
-    fault = None
-    if decision.HasField("fault"):
-        try:
-            fault = convert.fault_from_pb(decision.fault)
-        except WireError as e:
-            raise _fail(deal_number, index, str(e)) from None
+    before = view(match)
     step = Step(
         deal_number,
         index,
         deal.to_move,
         None,
         False,
-        decision.think_time_us,
-        fault,
+        round(decision.think_time * 1e6),
+        decision.fault,
         decision.comment,
-        list(deal.hands),
-        deal.table,
-        deal.stock_count,
+        before,
+        before,
     )
-    if not decision.HasField("move"):
-        if fault is None:
+    move = decision.move
+    if move is None:
+        if decision.fault is None:
             raise _fail(
                 deal_number, index, "the log has a decision with neither a move nor a fault"
             )
         return step
     try:
-        move = convert.move_from_pb(decision.move)
         deal.check(move)
-    except WireError as e:
-        raise _fail(deal_number, index, f"the logged move is not a move: {e}") from None
     except IllegalMoveError as e:
         raise _fail(
             deal_number,
             index,
             f"the log says seat {step.seat} played {_describe(move)}; the rules say: {e.reason}",
         ) from None
-    stock_before = deal.stock_count
     play = deal.play_unchecked(move)
     if play.scopa != decision.scopa:
         says = "a scopa" if decision.scopa else "no scopa"
@@ -259,40 +283,45 @@ def _decide(match: Match, decision: log_pb2.Decision, deal_number: int, index: i
         raise _fail(
             deal_number, index, f"the log marks {says} for {_describe(move)}; the rules say {rules}"
         )
-    step.move, step.scopa = move, play.scopa
-    step.refilled = deal.stock_count < stock_before
+    step.move, step.scopa, step.after = move, play.scopa, view(match)
     return step
 
 
-def _end_deal(match: Match, result: object, number: int) -> FinishedDeal:
+def _end_deal(match: Match, logged: DealScored, number: int) -> FinishedDeal:
     deal = match.deal
     assert deal is not None
     if not deal.is_over:
         raise _fail(number, None, "the log ends the deal while cards are still in hand or stock")
     done = match.end_deal()
-    expected = convert.deal_result_to_pb(done)
-    if expected != result:
+    expected = DealScored.of(done)
+    if expected != logged:
         raise _fail(
             number,
             None,
-            f"the logged scoring differs from the rules: {_difference(expected, result)}",
+            "the logged scoring differs from the rules: "
+            f"the rules give {_scoring(expected)}; the log says {_scoring(logged)}",
         )
     return done
 
 
-def _difference(expected: object, logged: object) -> str:
-    from google.protobuf import text_format
+def _scoring(deal: DealScored) -> str:
+    sides = []
+    for side, t in enumerate(deal.score.tallies):
+        points = deal.score.breakdown(side)
+        sides.append(
+            f"side {side}: {deal.score.points[side]} points {points} from {t.scope} scope, "
+            f"{t.cards} cards, {t.denari} denari, settebello {t.settebello}, "
+            f"primiera {t.primiera}"
+        )
+    leftover = "" if deal.leftover is None else f", leftover to side {deal.leftover[0]}"
+    return (
+        f"deal {deal.number + 1} dealt by seat {deal.dealer}: "
+        + "; ".join(sides)
+        + (f", match {deal.totals}{leftover}")
+    )
 
-    a = text_format.MessageToString(expected, as_one_line=True)
-    b = text_format.MessageToString(logged, as_one_line=True)
-    return f"the rules give {{{a}}}, the log says {{{b}}}"
 
-
-def _end_match(match: Match, logged: object) -> MatchResult:
-    try:
-        result = convert.match_result_from_pb(logged)  # type: ignore[arg-type]
-    except WireError as e:
-        raise _fail(None, None, f"match end: {e}") from None
+def _end_match(match: Match, result: MatchResult) -> MatchResult:
     if tuple(match.scores) != result.final_scores:
         raise _fail(
             None,

@@ -15,73 +15,61 @@ from typing import Any
 from arena.render import face_namer
 from arena.replay import Replay
 from arena.report import side_names
-from arena.rules import cards_of
-from arena.rules.cards import BIT
+from arena.rules import Sight, View, Viewer, can_see, cards_of
 
 
 def frames(replay: Replay, seat: int | None = None) -> list[dict[str, Any]]:
-    """Every position to show, as plain data (the page's only input)."""
+    """Every position to show, as plain data (the page's only input): the deal
+    as dealt, the position after each decision, and the deal's scoring. Each
+    is the replay's view of the whole table, as ``seat`` sees it (all hands
+    when None): another seat's hand is only counted."""
     name = face_namer("french")
     sides = side_names(replay.variant, replay.names)
-    seats = replay.variant.seats
+    viewer: Viewer = Sight.ALL if seat is None else seat
 
-    def shown(hands: list[int]) -> list[list[str] | int]:
-        # Another seat's hand is only counted when viewing as one seat.
-        return [
-            [name(c) for c in cards_of(h)] if seat is None or s == seat else h.bit_count()
-            for s, h in enumerate(hands)
-        ]
+    def position(view: View) -> dict[str, Any]:
+        shown = view.seen_by(viewer)
+        return {
+            "hands": [
+                [name(c) for c in cards_of(h)] if h is not None else n
+                for h, n in zip(shown.hands, shown.hand_sizes, strict=True)
+            ],
+            "table": [name(c) for c in cards_of(shown.table)],
+            "piles": list(shown.captured_counts),
+            "scope": list(shown.scope),
+            "to_move": shown.to_move,
+        }
 
     out: list[dict[str, Any]] = []
     score = [0, 0]
     for deal in replay.deals:
-        piles = [0, 0]
-        scope = [0, 0]
         base = {"deal": deal.number + 1, "dealer": deal.dealer, "score": list(score)}
         out.append(
             {
                 **base,
-                "hands": shown(deal.hands),
-                "table": [name(c) for c in cards_of(deal.table)],
-                "piles": [0, 0],
-                "scope": [0, 0],
-                "to_move": (deal.dealer + 1) % seats,
+                **position(deal.start),
                 "caption": f"Deal {deal.number + 1}: seat {deal.dealer} deals",
                 "scoring": None,
             }
         )
         for i, step in enumerate(deal.steps):
-            nxt = deal.steps[i + 1] if i + 1 < len(deal.steps) else None
-            hands = list(step.hands)
-            table = step.table
             if step.move is None:
                 kind = step.fault.kind.value if step.fault else "?"
                 caption = f"seat {step.seat} {replay.names[step.seat]}: fault ({kind}), forfeit"
             else:
                 card, taken = step.move
-                hands[step.seat] &= ~BIT[card]
                 if taken:
-                    table &= ~taken
-                    piles[step.seat & 1] += taken.bit_count() + 1
                     what = f"{name(card)} takes {' '.join(name(c) for c in cards_of(taken))}"
                 else:
-                    table |= BIT[card]
                     what = f"{name(card)} is laid"
                 if step.scopa:
-                    scope[step.seat & 1] += 1
                     what += " — SCOPA!"
                 caption = f"seat {step.seat} {replay.names[step.seat]}: {what}"
-            if nxt is not None:
-                hands = list(nxt.hands) if step.refilled else hands
             out.append(
                 {
                     **base,
-                    "hands": shown(hands),
-                    "table": [name(c) for c in cards_of(table)],
-                    "piles": list(piles),
-                    "scope": list(scope),
+                    **position(step.after),
                     "caption": caption,
-                    "to_move": nxt.seat if nxt else None,
                     "played": step.seat,
                     "scoring": None,
                     "step": i + 1,
@@ -105,11 +93,11 @@ def frames(replay: Replay, seat: int | None = None) -> list[dict[str, Any]]:
             out.append(
                 {
                     **base,
-                    "hands": shown([0] * seats),
+                    "hands": [[] if can_see(viewer, s) else 0 for s in range(replay.variant.seats)],
                     "table": [],
                     "score": score,
                     "piles": [done.score.tallies[s].cards for s in range(2)],
-                    "scope": list(scope),
+                    "scope": list(last["scope"]),
                     "caption": f"Deal {deal.number + 1} scored; the running score is {score[0]} - {score[1]}",
                     "to_move": None,
                     "scoring": scoring,

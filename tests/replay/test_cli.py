@@ -5,10 +5,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from arena.record import LogWriter, read_log
 from arena.rules import Game
 
 from .conftest import write_log
+
+pytestmark = pytest.mark.process
 
 ARENA = str(Path(sys.executable).parent / "arena")
 

@@ -114,7 +114,7 @@ def test_an_interrupted_log_replays_up_to_where_it_ends(tmp_path):
 
 
 def test_forfeits_and_substitutes_replay(tmp_path):
-    from arena.referee import FaultPolicy, OnFault
+    from arena.settings import FaultPolicy, OnFault
 
     path = tmp_path / "sub.log"
     report = write_log(

@@ -79,6 +79,8 @@ def seat_cards(page, seat: int) -> list[str]:
     return page.locator(f'.seat[data-seat="{seat}"] .card').all_inner_texts()
 
 
+@pytest.mark.browser
+@pytest.mark.process
 def test_stepping_through_a_match_in_chromium(browser, tmp_path):
     path = tmp_path / "m.log"
     write_log(path, Game.SCOPA, 9)
@@ -119,6 +121,8 @@ def test_stepping_through_a_match_in_chromium(browser, tmp_path):
     assert (ARTIFACTS / "viewer.png").stat().st_size > 10_000
 
 
+@pytest.mark.browser
+@pytest.mark.process
 def test_one_seats_view_hides_the_other_hands(browser, tmp_path):
     path = tmp_path / "m.log"
     write_log(path, Game.SCOPONE, 4)
