@@ -251,7 +251,7 @@ def update_elo(
 
 
 @dataclass(frozen=True)
-class Game:
+class RatedGame:
     """One match for the batch fit: the players of each side (a team plays at
     its members' mean rating), side A's score, and whether side A dealt first."""
 
@@ -270,7 +270,7 @@ class Fit:
 
 
 def fit_ratings(
-    games: Sequence[Game],
+    games: Sequence[RatedGame],
     prior_sd: float | None = 400.0,
     with_dealer: bool = True,
     iterations: int = 50,
@@ -341,16 +341,16 @@ def _solve(a: list[list[float]], b: list[float]) -> list[float]:
 
 
 def fit_with_intervals(
-    games: Sequence[Game],
+    games: Sequence[RatedGame],
     resamples: int = 200,
     seed: int = 0,
     prior_sd: float | None = 400.0,
     progress: Callable[[int], None] | None = None,
 ) -> Fit:
     """The fit, and 95% intervals from a bootstrap that resamples whole
-    duplicate sets (``Game.group``), so luck shared within a set stays together."""
+    duplicate sets (``RatedGame.group``), so luck shared within a set stays together."""
     ratings, dealer = fit_ratings(games, prior_sd)
-    groups: dict[str, list[Game]] = {}
+    groups: dict[str, list[RatedGame]] = {}
     for g in games:
         groups.setdefault(g.group or str(id(g)), []).append(g)
     keys = list(groups)

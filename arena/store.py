@@ -8,15 +8,17 @@ schedule is found again, finished matches are kept, and the pending ones
 
 from __future__ import annotations
 
+import enum
 import json
 import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from arena.errors import ConfigError
-from arena.outcome import Fault, MatchResult
+from arena.outcome import Fault, MatchResult, Termination
 
 SCHEMA_VERSION = 1
 
@@ -51,6 +53,13 @@ CREATE TABLE IF NOT EXISTS suspensions (
 """
 
 
+class MatchStatus(enum.Enum):
+    """Whether a scheduled match has a stored result; the values are the stored strings."""
+
+    PENDING = "pending"  # not played yet, or in flight (played again after a crash)
+    DONE = "done"
+
+
 @dataclass(frozen=True)
 class ScheduledMatch:
     id: str
@@ -69,9 +78,23 @@ class StoredMatch:
     first_dealer: int
     winner_side: int | None
     scores: tuple[int, int]
-    termination: str
+    termination: Termination
     reason: str
     finish_order: int
+
+
+@dataclass(frozen=True)
+class MatchEntry:
+    """One match of the schedule as it stands: pending, or done with its result and log."""
+
+    id: str
+    seats: tuple[str, ...]
+    status: MatchStatus
+    scores: tuple[int, int] | None  # None while pending
+    winner_side: int | None
+    termination: Termination | None  # None while pending
+    reason: str
+    log_path: str | None  # None while pending, and for matches forfeited unplayed
 
 
 class Store:
@@ -143,13 +166,14 @@ class Store:
     def pending(self) -> list[ScheduledMatch]:
         rows = self.db.execute(
             "SELECT id, seq, set_id, seed, first_dealer, seats FROM matches "
-            "WHERE status = 'pending' ORDER BY seq"
+            "WHERE status = ? ORDER BY seq",
+            (MatchStatus.PENDING.value,),
         ).fetchall()
         return [ScheduledMatch(r[0], r[1], r[2], r[3], r[4], tuple(json.loads(r[5]))) for r in rows]
 
     def counts(self) -> tuple[int, int]:
         done, total = self.db.execute(
-            "SELECT SUM(status = 'done'), COUNT(*) FROM matches"
+            "SELECT SUM(status = ?), COUNT(*) FROM matches", (MatchStatus.DONE.value,)
         ).fetchone()
         return int(done or 0), int(total or 0)
 
@@ -160,10 +184,11 @@ class Store:
                 "SELECT COALESCE(MAX(finish_order), 0) + 1 FROM matches"
             ).fetchone()[0]
             self.db.execute(
-                "UPDATE matches SET status = 'done', winner_side = ?, score0 = ?, score1 = ?, "
+                "UPDATE matches SET status = ?, winner_side = ?, score0 = ?, score1 = ?, "
                 "termination = ?, reason = ?, deals = ?, log_path = ?, finished_at = ?, "
                 "finish_order = ? WHERE id = ?",
                 (
+                    MatchStatus.DONE.value,
                     result.winner,
                     result.final_scores[0],
                     result.final_scores[1],
@@ -194,14 +219,32 @@ class Store:
     def finished(self) -> list[StoredMatch]:
         rows = self.db.execute(
             "SELECT id, set_id, seats, first_dealer, winner_side, score0, score1, termination, "
-            "reason, finish_order FROM matches WHERE status = 'done' ORDER BY finish_order"
+            "reason, finish_order FROM matches WHERE status = ? ORDER BY finish_order",
+            (MatchStatus.DONE.value,),
         ).fetchall()
         return [
             StoredMatch(
-                r[0], r[1], tuple(json.loads(r[2])), r[3], r[4], (r[5], r[6]), r[7], r[8], r[9]
+                r[0],
+                r[1],
+                tuple(json.loads(r[2])),
+                r[3],
+                r[4],
+                (r[5], r[6]),
+                Termination(r[7]),
+                r[8],
+                r[9],
             )
             for r in rows
         ]
+
+    def matches(self) -> list[MatchEntry]:
+        """Every match of the schedule, in schedule order."""
+        rows = self.db.execute(f"{_SELECT_ENTRY} ORDER BY seq").fetchall()
+        return [_entry(r) for r in rows]
+
+    def match(self, match_id: str) -> MatchEntry | None:
+        row = self.db.execute(f"{_SELECT_ENTRY} WHERE id = ?", (match_id,)).fetchone()
+        return None if row is None else _entry(row)
 
     def faulty_engines(self) -> dict[str, set[str]]:
         """Per finished match, the engines that made a fault in it."""
@@ -221,6 +264,27 @@ class Store:
             "FROM engines ORDER BY name"
         ).fetchall()
         return [tuple(r) for r in rows]
+
+
+_SELECT_ENTRY = (
+    "SELECT id, seats, status, score0, score1, winner_side, termination, reason, log_path "
+    "FROM matches"
+)
+
+
+def _entry(row: tuple[Any, ...]) -> MatchEntry:
+    match_id, seats, status, score0, score1, winner_side, termination, reason, log_path = row
+    match_status = MatchStatus(status)
+    return MatchEntry(
+        id=match_id,
+        seats=tuple(json.loads(seats)),
+        status=match_status,
+        scores=(score0, score1) if match_status is MatchStatus.DONE else None,
+        winner_side=winner_side,
+        termination=None if termination is None else Termination(termination),
+        reason=reason or "",
+        log_path=log_path,
+    )
 
 
 def _fault_row(match: ScheduledMatch, f: Fault) -> tuple[object, ...]:

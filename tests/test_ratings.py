@@ -164,8 +164,8 @@ def test_batch_fit_three_player_vector():
     for a, b, share in (("A", "B", 0.75), ("B", "C", 0.75), ("A", "C", 0.90)):
         wins = round(share * 30 * 2) // 2  # whole wins
         half = round(share * 30 * 2) - 2 * wins  # one draw when the share needs a half point
-        games += [r.Game((a,), (b,), 1.0)] * wins + [r.Game((a,), (b,), 0.5)] * half
-        games += [r.Game((a,), (b,), 0.0)] * (30 - wins - half)
+        games += [r.RatedGame((a,), (b,), 1.0)] * wins + [r.RatedGame((a,), (b,), 0.5)] * half
+        games += [r.RatedGame((a,), (b,), 0.0)] * (30 - wins - half)
     ratings, _ = r.fit_ratings(games, prior_sd=None, with_dealer=False)
     assert ratings["A"] == pytest.approx(190.85, abs=0.05)
     assert ratings["B"] == pytest.approx(0.0, abs=0.05)
@@ -184,7 +184,7 @@ def test_batch_fit_teams_dealer_and_bootstrap_intervals():
         dealer_a = i % 2 == 0
         diff = (true[p[0]] + true[p[1]] - true[p[2]] - true[p[3]]) / 2 + (30 if dealer_a else -30)
         score = 1.0 if rng.random() < r.expected_score(diff) else 0.0
-        games.append(r.Game(side_a, side_b, score, dealer_a, group=str(i // 2)))
+        games.append(r.RatedGame(side_a, side_b, score, dealer_a, group=str(i // 2)))
     fit = r.fit_with_intervals(games, resamples=60, seed=2)
     assert fit.ratings["a"] > fit.ratings["b"] > fit.ratings["c"]
     assert fit.ratings["a"] == pytest.approx(200, abs=60) and fit.dealer_advantage == pytest.approx(

@@ -6,11 +6,9 @@ import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
-from arena.ratings import Estimate, Game, estimate, fit_with_intervals, update_elo
+from arena.ratings import Estimate, RatedGame, estimate, fit_with_intervals, update_elo
 from arena.store import Store, StoredMatch
 from arena.tournament.schedule import sides_of
-
-COUNTED = ("completed", "forfeit")  # void and aborted matches have no result
 
 
 @dataclass
@@ -103,7 +101,7 @@ def live_elo(matches: Sequence[StoredMatch], k: float = 16.0) -> dict[str, float
     """Incremental Elo in finishing order (a team at its members' mean), start 1500."""
     live: dict[str, float] = {}
     for m in matches:
-        if m.termination in COUNTED:
+        if m.termination.has_result:
             update_elo(live, side_players(m, 0), side_players(m, 1), match_score(m, 0), k=k)
     return live
 
@@ -112,9 +110,9 @@ def compute_standings(
     store: Store, resamples: int = 200, seed: int = 0, k: float = 16.0
 ) -> Standings:
     """The leaderboard; ``k`` is the live Elo's K (small: bot versions never change)."""
-    matches = [m for m in store.finished() if m.termination in COUNTED]
+    matches = [m for m in store.finished() if m.termination.has_result]
     games = [
-        Game(
+        RatedGame(
             side_players(m, 0),
             side_players(m, 1),
             match_score(m, 0),

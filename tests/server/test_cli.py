@@ -3,7 +3,11 @@
 import os
 import subprocess
 
+import pytest
+
 from .conftest import ARENA, ORGANISER
+
+pytestmark = [pytest.mark.process, pytest.mark.slow]
 
 
 def run(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:

@@ -15,6 +15,8 @@ from arena.wire.v1 import server_pb2 as spb
 
 from .conftest import ORGANISER, auth, register, wait_for
 
+pytestmark = pytest.mark.process
+
 CUP = """
 name = "cup"
 bots = ["alice-greedy", "bob-random"]
@@ -67,6 +69,7 @@ def test_a_competition_runs_to_the_end_through_the_service(server, bots, tmp_pat
     assert "scopa.v1.Arena" in services and "grpc.health.v1.Health" in services
 
 
+@pytest.mark.slow
 def test_a_server_killed_mid_competition_resumes_without_loss_or_repeat(server, bots):
     stub = server.stub()
     register(stub, "alice", "alice-greedy", bots["greedy"])
@@ -160,6 +163,7 @@ def test_every_mutating_call_needs_the_right_token(server, bots):
     ] == [True]
 
 
+@pytest.mark.slow
 def test_bad_requests_get_clear_codes(server, bots, tmp_path):
     stub = server.stub()
     alice = register(stub, "alice", "alice-greedy", bots["greedy"])
@@ -244,14 +248,22 @@ def test_a_spectator_sees_only_public_information(server, bots, tmp_path):
             hidden |= hand & ~(1 << step.move.card)
         shown = convert.mask_from_pb(event.table) | convert.mask_from_pb(event.play.move.captures)
         assert not shown & hidden, cards_of(shown & hidden)
+        # The public view repeats the table and holds no hand (it has no field for one).
+        view = convert.public_view_from_pb(event.view)
+        assert view.table == table_after and view.hands == (None,) * len(step.hands)
+        assert view.plays[-1].card == step.move.card
     fields = {f.name for f in spb.SpectatorEvent.DESCRIPTOR.fields}
     assert fields == {
         "deal_start",
         "play",
         "deal_end",
         "match_end",
+        "view",
         "table",
         "hand_sizes",
         "stock_count",
         "match_scores",
+    }
+    assert "hand" not in {
+        f.name for f in spb.SpectatorEvent.DESCRIPTOR.fields_by_name["view"].message_type.fields
     }

@@ -4,6 +4,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.process
+
 ARENA = str(Path(sys.executable).parent / "arena")
 
 SMALL = """
@@ -54,6 +58,7 @@ def test_tournament_errors_are_one_clear_line(tmp_path):
     assert missing.returncode == 2 and "cannot read" in missing.stderr
 
 
+@pytest.mark.slow
 def test_sprt_command_stops_with_a_verdict(tmp_path):
     out = run(
         "sprt",

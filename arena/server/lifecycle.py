@@ -1,0 +1,91 @@
+"""Starting and stopping the server: open its storage, settle the organiser
+token, serve the gRPC service (with health and reflection) on a thread pool,
+resume the competitions that were running, and stop on SIGTERM or Ctrl-C."""
+
+from __future__ import annotations
+
+import signal
+from concurrent import futures
+from pathlib import Path
+
+import grpc
+import trio
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from arena.errors import ConfigError
+from arena.server.auth import Access, settle_organiser_token
+from arena.server.broker import Broker
+from arena.server.competitions import CompetitionManager
+from arena.server.service import ArenaServicer
+from arena.server.storage import CompetitionStatus, ServerStorage
+from arena.wire.protocol import MAX_SERVER_REPLY_BYTES, MAX_SERVER_REQUEST_BYTES
+from arena.wire.v1 import server_pb2 as spb
+from arena.wire.v1 import server_pb2_grpc
+
+# grpcio's sync server serves as many calls at once as it has threads; a bot
+# check or a spectator holds one for its whole length.
+RPC_THREADS = 32
+
+
+async def serve(data: Path, listen: str, organiser_token: str | None) -> None:
+    """Run the server until SIGTERM or Ctrl-C; ``data`` holds everything it keeps."""
+    storage = ServerStorage(data / "server.sqlite")
+    try:
+        made = settle_organiser_token(storage, organiser_token)
+        if made is not None:
+            print(f"organiser token (shown once, stored hashed): {made}", flush=True)
+        broker = Broker()
+        async with trio.open_nursery() as nursery:
+            manager = CompetitionManager(nursery, storage, data, broker)
+            servicer = ArenaServicer(
+                storage,
+                Access(storage),
+                manager,
+                broker,
+                data,
+                trio.lowlevel.current_trio_token(),
+            )
+            server, health_servicer, port = _start_grpc(servicer, listen)
+            host = listen.rsplit(":", 1)[0]
+            print(f"LISTENING {host}:{port}", flush=True)
+            for comp_id in storage.competitions_with_status(CompetitionStatus.RUNNING):
+                print(f"resuming competition {comp_id}", flush=True)
+                manager.start(comp_id)
+            with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
+                async for _ in signals:
+                    break
+            print("stopping: matches in flight are replayed on the next start", flush=True)
+            health_servicer.enter_graceful_shutdown()
+            await trio.to_thread.run_sync(lambda: server.stop(grace=1).wait())
+            nursery.cancel_scope.cancel()
+    finally:
+        storage.close()
+
+
+def _start_grpc(
+    servicer: ArenaServicer, listen: str
+) -> tuple[grpc.Server, health.HealthServicer, int]:
+    """The started gRPC server, its health service (serving) and the port it listens on."""
+    server = grpc.server(
+        futures.ThreadPoolExecutor(max_workers=RPC_THREADS, thread_name_prefix="arena-rpc"),
+        options=[
+            ("grpc.max_receive_message_length", MAX_SERVER_REQUEST_BYTES),
+            ("grpc.max_send_message_length", MAX_SERVER_REPLY_BYTES),
+        ],
+    )
+    server_pb2_grpc.add_ArenaServicer_to_server(servicer, server)
+    health_servicer = health.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    names = (
+        spb.DESCRIPTOR.services_by_name["Arena"].full_name,
+        health.SERVICE_NAME,
+        reflection.SERVICE_NAME,
+    )
+    reflection.enable_server_reflection(names, server)
+    port = server.add_insecure_port(listen)
+    if port == 0:
+        raise ConfigError(f"cannot listen on {listen}")
+    server.start()
+    health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
+    return server, health_servicer, port

@@ -1,0 +1,326 @@
+"""The Arena gRPC service (proto/arena/wire/v1/server.proto): thin handlers.
+
+Each handler checks who calls (auth), asks the storage or the competitions,
+and answers with a message built by arena.wire.service. Handlers run on
+grpc's thread pool and reach the trio loop only through its token: bot checks
+and competition control run there.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import grpc
+import trio
+
+from arena.check import CheckReport, check_bot
+from arena.errors import ArenaError
+from arena.server.auth import Access, Role, new_token, token_hash
+from arena.server.broker import Broker
+from arena.server.competitions import (
+    CompetitionManager,
+    competition_config,
+    competition_dir,
+    competition_results,
+    new_competition_id,
+)
+from arena.server.status import abort
+from arena.server.storage import Bot, Competition, CompetitionStatus, ServerStorage
+from arena.store import MatchEntry, MatchStatus
+from arena.tournament.standings import compute_standings
+from arena.wire import service as wire
+from arena.wire.v1 import server_pb2 as spb
+from arena.wire.v1 import server_pb2_grpc
+
+NAME = re.compile(r"^[A-Za-z0-9_.+\-]{1,64}$")
+MAX_ADDRESS_CHARS = 300
+
+
+class ArenaServicer(server_pb2_grpc.ArenaServicer):
+    def __init__(
+        self,
+        storage: ServerStorage,
+        access: Access,
+        manager: CompetitionManager,
+        broker: Broker,
+        data: Path,
+        trio_token: trio.lowlevel.TrioToken,
+    ) -> None:
+        self._storage = storage
+        self._access = access
+        self._manager = manager
+        self._broker = broker
+        self._data = data
+        self._trio_token = trio_token
+
+    # Participants and bots -------------------------------------------------------
+
+    def RegisterParticipant(
+        self, request: spb.RegisterParticipantRequest, context: grpc.ServicerContext
+    ) -> spb.RegisterParticipantResponse:
+        if not NAME.match(request.name):
+            abort(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "a name uses 1-64 letters, digits or . _ + -",
+            )
+        token = new_token()
+        if not self._storage.add_participant(request.name, token_hash(token)):
+            abort(context, grpc.StatusCode.ALREADY_EXISTS, f"participant {request.name!r} exists")
+        return wire.participant_registered(request.name, token)
+
+    def RegisterBot(
+        self, request: spb.RegisterBotRequest, context: grpc.ServicerContext
+    ) -> spb.BotInfo:
+        owner = self._access.require(context, Role.PARTICIPANT, "register a bot")
+        if not NAME.match(request.name):
+            abort(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "a bot name uses 1-64 letters, digits or . _ + -",
+            )
+        if self._storage.bot(request.name) is not None:
+            abort(context, grpc.StatusCode.ALREADY_EXISTS, f"bot {request.name!r} exists")
+        report = self._passing_check(request.address, context)
+        added = self._storage.add_bot(
+            request.name, owner, request.address, report.engine_name, report.engine_version
+        )
+        if not added:
+            abort(context, grpc.StatusCode.ALREADY_EXISTS, f"bot {request.name!r} exists")
+        return self._bot_info(request.name, context)
+
+    def UpdateBot(
+        self, request: spb.UpdateBotRequest, context: grpc.ServicerContext
+    ) -> spb.BotInfo:
+        self._own_bot(request.name, context, "update a bot")
+        report = self._passing_check(request.address, context)
+        self._storage.update_bot(
+            request.name, request.address, report.engine_name, report.engine_version
+        )
+        return self._bot_info(request.name, context)
+
+    def WithdrawBot(self, request: spb.BotRef, context: grpc.ServicerContext) -> spb.BotInfo:
+        self._own_bot(request.name, context, "withdraw a bot")
+        self._storage.withdraw_bot(request.name)
+        return self._bot_info(request.name, context)
+
+    def ListBots(
+        self, request: spb.ListBotsRequest, context: grpc.ServicerContext
+    ) -> spb.ListBotsResponse:
+        return wire.bot_list(_bot_message(bot) for bot in self._storage.bots())
+
+    def CheckBot(
+        self, request: spb.CheckBotRequest, context: grpc.ServicerContext
+    ) -> spb.CheckReport:
+        if not request.address:
+            abort(context, grpc.StatusCode.INVALID_ARGUMENT, "give the bot's address")
+        report = self._check(request.address)
+        return wire.check_report(
+            report.passed, [(item.name, item.passed, item.detail) for item in report.items]
+        )
+
+    def _check(self, address: str) -> CheckReport:
+        """The conformance check, run on the server's trio loop."""
+        return trio.from_thread.run(check_bot, address, trio_token=self._trio_token)
+
+    def _passing_check(self, address: str, context: grpc.ServicerContext) -> CheckReport:
+        """The check of a bot being registered or updated; a failure ends the call."""
+        if not address or len(address) > MAX_ADDRESS_CHARS:
+            abort(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "give the bot's address: host:port or unix:/path",
+            )
+        report = self._check(address)
+        if not report.passed:
+            abort(context, grpc.StatusCode.FAILED_PRECONDITION, report.text())
+        return report
+
+    def _own_bot(self, name: str, context: grpc.ServicerContext, action: str) -> None:
+        """End the call unless the caller is the participant who owns bot ``name``."""
+        owner = self._access.require(context, Role.PARTICIPANT, action)
+        bot = self._storage.bot(name)
+        if bot is None:
+            abort(context, grpc.StatusCode.NOT_FOUND, f"no bot named {name!r}")
+        if bot.owner != owner:
+            abort(
+                context,
+                grpc.StatusCode.PERMISSION_DENIED,
+                f"bot {name!r} belongs to another participant",
+            )
+
+    def _bot_info(self, name: str, context: grpc.ServicerContext) -> spb.BotInfo:
+        bot = self._storage.bot(name)
+        if bot is None:
+            abort(context, grpc.StatusCode.NOT_FOUND, f"no bot named {name!r}")
+        return _bot_message(bot)
+
+    # Competitions -----------------------------------------------------------------
+
+    def CreateCompetition(
+        self, request: spb.CreateCompetitionRequest, context: grpc.ServicerContext
+    ) -> spb.CompetitionInfo:
+        self._access.require(context, Role.ORGANISER, "create a competition")
+        comp_id = new_competition_id()
+        try:
+            cfg, bots = competition_config(
+                request.config, self._storage, competition_dir(self._data, comp_id)
+            )
+        except ArenaError as e:
+            abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(e))
+        self._storage.add_competition(comp_id, cfg.name, request.config, bots)
+        return self._competition_info(comp_id, context)
+
+    def StartCompetition(
+        self, request: spb.CompetitionRef, context: grpc.ServicerContext
+    ) -> spb.CompetitionInfo:
+        self._access.require(context, Role.ORGANISER, "start a competition")
+        self._competition(request.id, context)
+        trio.from_thread.run_sync(self._manager.start, request.id, trio_token=self._trio_token)
+        return self._competition_info(request.id, context)
+
+    def ResumeCompetition(
+        self, request: spb.CompetitionRef, context: grpc.ServicerContext
+    ) -> spb.CompetitionInfo:
+        self._access.require(context, Role.ORGANISER, "resume a competition")
+        status = self._competition(request.id, context).status
+        if status in (CompetitionStatus.CREATED, CompetitionStatus.FINISHED):
+            abort(
+                context,
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"competition {request.id} is {status.value}: only a paused or running one resumes",
+            )
+        trio.from_thread.run_sync(self._manager.start, request.id, trio_token=self._trio_token)
+        return self._competition_info(request.id, context)
+
+    def PauseCompetition(
+        self, request: spb.CompetitionRef, context: grpc.ServicerContext
+    ) -> spb.CompetitionInfo:
+        self._access.require(context, Role.ORGANISER, "pause a competition")
+        self._competition(request.id, context)
+        trio.from_thread.run_sync(self._manager.pause, request.id, trio_token=self._trio_token)
+        return self._competition_info(request.id, context)
+
+    def GetCompetition(
+        self, request: spb.CompetitionRef, context: grpc.ServicerContext
+    ) -> spb.CompetitionInfo:
+        return self._competition_info(request.id, context)
+
+    def GetStandings(
+        self, request: spb.CompetitionRef, context: grpc.ServicerContext
+    ) -> spb.StandingsReply:
+        self._competition(request.id, context)
+        with competition_results(self._data, request.id) as store:
+            if store is None:
+                return wire.standings_reply("no match played yet")
+            standings = compute_standings(store, resamples=100)
+        return wire.standings_reply(
+            standings.table(),
+            [
+                wire.standings_row(
+                    rank=r.rank,
+                    bot=r.engine,
+                    elo=r.elo,
+                    elo_low=r.elo_low,
+                    elo_high=r.elo_high,
+                    played=r.played,
+                    wins=r.wins,
+                    losses=r.losses,
+                    draws=r.draws,
+                    faults=r.faults,
+                )
+                for r in standings.rows
+            ],
+        )
+
+    def ListMatches(
+        self, request: spb.CompetitionRef, context: grpc.ServicerContext
+    ) -> spb.MatchList:
+        self._competition(request.id, context)
+        with competition_results(self._data, request.id) as store:
+            if store is None:
+                return wire.match_list([])
+            running = trio.from_thread.run_sync(
+                self._manager.running_matches, trio_token=self._trio_token
+            )
+            entries = store.matches()
+        return wire.match_list(
+            _match_summary(f"{request.id}/{entry.id}", entry, running) for entry in entries
+        )
+
+    def GetMatchLog(self, request: spb.MatchRef, context: grpc.ServicerContext) -> spb.MatchLog:
+        comp_id, match_id = self._match_ref(request.id, context)
+        with competition_results(self._data, comp_id) as store:
+            entry = None if store is None else store.match(match_id)
+        if entry is None:
+            abort(context, grpc.StatusCode.NOT_FOUND, f"no match {request.id!r}")
+        if entry.status is not MatchStatus.DONE or not entry.log_path:
+            abort(
+                context,
+                grpc.StatusCode.FAILED_PRECONDITION,
+                "the log is published when the match has ended; watch it meanwhile",
+            )
+        return wire.match_log(Path(entry.log_path).read_bytes())
+
+    def WatchMatch(
+        self, request: spb.WatchRequest, context: grpc.ServicerContext
+    ) -> Iterator[spb.SpectatorEvent]:
+        self._match_ref(request.id, context)
+        yield from self._broker.watch(request.id, request.delay, context.is_active)
+
+    def _competition(self, comp_id: str, context: grpc.ServicerContext) -> Competition:
+        competition = self._storage.competition(comp_id)
+        if competition is None:
+            abort(context, grpc.StatusCode.NOT_FOUND, f"no competition {comp_id!r}")
+        return competition
+
+    def _competition_info(self, comp_id: str, context: grpc.ServicerContext) -> spb.CompetitionInfo:
+        competition = self._competition(comp_id, context)
+        with competition_results(self._data, comp_id) as store:
+            done, total = (0, 0) if store is None else store.counts()
+        return wire.competition_info(
+            id=competition.id,
+            name=competition.name,
+            status=competition.status.value,
+            bots=competition.bots,
+            matches_done=done,
+            matches_total=total,
+        )
+
+    def _match_ref(self, key: str, context: grpc.ServicerContext) -> tuple[str, str]:
+        """COMPETITION/MATCH split in two; the competition must exist."""
+        comp_id, _, match_id = key.partition("/")
+        if not match_id:
+            abort(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "a match id looks like COMPETITION/MATCH",
+            )
+        self._competition(comp_id, context)
+        return comp_id, match_id
+
+
+def _bot_message(bot: Bot) -> spb.BotInfo:
+    return wire.bot_info(
+        name=bot.name,
+        owner=bot.owner,
+        address=bot.address,
+        engine_name=bot.engine_name,
+        engine_version=bot.engine_version,
+        withdrawn=bot.withdrawn,
+    )
+
+
+def _match_summary(key: str, entry: MatchEntry, running: set[str]) -> spb.MatchSummary:
+    """A match as listed: its stored status, or "running" while it is played."""
+    return wire.match_summary(
+        id=key,
+        seats=entry.seats,
+        status="running" if key in running else entry.status.value,
+        termination="" if entry.termination is None else entry.termination.value,
+        reason=entry.reason,
+        final_scores=entry.scores or (),
+        winner_side=entry.winner_side,
+    )

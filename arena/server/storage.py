@@ -1,0 +1,188 @@
+"""The server's own SQLite file: participants (token hashes only), bots,
+competitions and the organiser's token hash. Every SQL statement of the server
+is here, behind a named method; one connection is shared under a lock, since
+the gRPC threads and the trio loop both use it."""
+
+from __future__ import annotations
+
+import enum
+import json
+import sqlite3
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from arena.errors import ConfigError
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS participants (name TEXT PRIMARY KEY, token_hash TEXT UNIQUE NOT NULL,
+    created_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS bots (name TEXT PRIMARY KEY, owner TEXT NOT NULL, address TEXT NOT NULL,
+    engine_name TEXT, engine_version TEXT, withdrawn INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS competitions (id TEXT PRIMARY KEY, name TEXT NOT NULL,
+    config TEXT NOT NULL, bots TEXT NOT NULL, status TEXT NOT NULL, created_at TEXT NOT NULL);
+"""
+
+
+class CompetitionStatus(enum.Enum):
+    """Where a competition stands; the values are the strings stored and sent."""
+
+    CREATED = "created"
+    RUNNING = "running"  # also after a server stop: the next start resumes it
+    PAUSED = "paused"
+    FINISHED = "finished"
+
+
+@dataclass(frozen=True)
+class Bot:
+    name: str
+    owner: str  # the participant who registered it
+    address: str
+    engine_name: str  # from its handshake at the last check
+    engine_version: str
+    withdrawn: bool
+
+
+@dataclass(frozen=True)
+class Competition:
+    id: str
+    name: str
+    config: str  # the competition file as the organiser sent it
+    bots: list[str]
+    status: CompetitionStatus
+
+
+class ServerStorage:
+    """The server's records, one method per question or change."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._db = sqlite3.connect(
+                path, isolation_level=None, check_same_thread=False, timeout=30
+            )
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.executescript(SCHEMA)
+        except sqlite3.DatabaseError as e:
+            raise ConfigError(f"{path}: not a usable server database ({e})") from None
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def _query(self, sql: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        with self._lock:
+            return self._db.execute(sql, args).fetchall()
+
+    def _execute(self, sql: str, args: tuple[Any, ...] = ()) -> None:
+        with self._lock, self._db:
+            self._db.execute(sql, args)
+
+    def _insert(self, sql: str, args: tuple[Any, ...]) -> bool:
+        """False when the row would repeat a unique key."""
+        try:
+            self._execute(sql, args)
+        except sqlite3.IntegrityError:
+            return False
+        return True
+
+    # The organiser ---------------------------------------------------------------
+
+    def organiser_hash(self) -> str | None:
+        rows = self._query("SELECT value FROM meta WHERE key = 'organiser'")
+        return str(rows[0][0]) if rows else None
+
+    def set_organiser_hash(self, value: str) -> None:
+        self._execute("INSERT OR REPLACE INTO meta VALUES ('organiser', ?)", (value,))
+
+    # Participants ----------------------------------------------------------------
+
+    def add_participant(self, name: str, token_hash: str) -> bool:
+        """False when the name is taken."""
+        return self._insert("INSERT INTO participants VALUES (?, ?, ?)", (name, token_hash, _now()))
+
+    def participant_with(self, token_hash: str) -> str | None:
+        """The name of the participant whose token has this hash."""
+        rows = self._query("SELECT name FROM participants WHERE token_hash = ?", (token_hash,))
+        return str(rows[0][0]) if rows else None
+
+    # Bots ------------------------------------------------------------------------
+
+    def add_bot(
+        self, name: str, owner: str, address: str, engine_name: str, engine_version: str
+    ) -> bool:
+        """False when the name is taken."""
+        return self._insert(
+            "INSERT INTO bots(name, owner, address, engine_name, engine_version) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (name, owner, address, engine_name, engine_version),
+        )
+
+    def update_bot(self, name: str, address: str, engine_name: str, engine_version: str) -> None:
+        self._execute(
+            "UPDATE bots SET address = ?, engine_name = ?, engine_version = ? WHERE name = ?",
+            (address, engine_name, engine_version, name),
+        )
+
+    def withdraw_bot(self, name: str) -> None:
+        self._execute("UPDATE bots SET withdrawn = 1 WHERE name = ?", (name,))
+
+    def bot(self, name: str) -> Bot | None:
+        rows = self._query(f"{_SELECT_BOT} WHERE name = ?", (name,))
+        return _bot(rows[0]) if rows else None
+
+    def bots(self) -> list[Bot]:
+        """Every bot, withdrawn ones too, by name."""
+        return [_bot(row) for row in self._query(f"{_SELECT_BOT} ORDER BY name")]
+
+    # Competitions ----------------------------------------------------------------
+
+    def add_competition(self, comp_id: str, name: str, config: str, bots: Sequence[str]) -> None:
+        self._execute(
+            "INSERT INTO competitions VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                comp_id,
+                name,
+                config,
+                json.dumps(list(bots)),
+                CompetitionStatus.CREATED.value,
+                _now(),
+            ),
+        )
+
+    def competition(self, comp_id: str) -> Competition | None:
+        rows = self._query(
+            "SELECT id, name, config, bots, status FROM competitions WHERE id = ?", (comp_id,)
+        )
+        if not rows:
+            return None
+        cid, name, config, bots, status = rows[0]
+        return Competition(cid, name, config, json.loads(bots), CompetitionStatus(status))
+
+    def set_competition_status(self, comp_id: str, status: CompetitionStatus) -> None:
+        self._execute("UPDATE competitions SET status = ? WHERE id = ?", (status.value, comp_id))
+
+    def competitions_with_status(self, status: CompetitionStatus) -> list[str]:
+        """The ids of the competitions that stand at ``status``."""
+        rows = self._query("SELECT id FROM competitions WHERE status = ?", (status.value,))
+        return [str(comp_id) for (comp_id,) in rows]
+
+
+_SELECT_BOT = (
+    "SELECT name, owner, address, COALESCE(engine_name, ''), COALESCE(engine_version, ''), "
+    "withdrawn FROM bots"
+)
+
+
+def _bot(row: tuple[Any, ...]) -> Bot:
+    name, owner, address, engine_name, engine_version, withdrawn = row
+    return Bot(name, owner, address, engine_name, engine_version, bool(withdrawn))
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
