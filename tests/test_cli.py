@@ -5,6 +5,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.process
+
 ARENA = [str(Path(sys.executable).parent / "arena")]
 
 
@@ -19,6 +23,7 @@ def test_help_lists_commands():
     assert out.returncode == 0 and "demo" in out.stdout and "play" in out.stdout
 
 
+@pytest.mark.slow
 def test_demo_plays_real_bots_over_grpc(tmp_path):
     out = run("demo", "--out", str(tmp_path))
     assert out.returncode == 0, out.stderr

@@ -1,0 +1,59 @@
+"""The `arena` command line: thin commands over the library, one module per group.
+
+    match.py       arena play, arena match, arena demo
+    tournament.py  arena tournament, arena ratings, arena sprt
+    replay.py      arena replay
+    serve.py       arena serve, arena check
+    remote.py      arena remote ... (the client of arena serve)
+    common.py      argument types and options several commands share
+    exits.py       exit statuses and how a failure is reported
+
+A command parses its arguments, calls the library and prints. Commands import
+what they run inside their function, so that `arena --help` and `arena play`
+start without loading trio, grpc or protobuf.
+
+Exit statuses: 0 success; 1 a check or verification failed (arena check,
+arena replay); 2 a usage or configuration error (argparse's own errors, any
+ArenaError, an OSError such as a file that cannot be written, a request the
+server refused); 3 an internal error (a bug: one line, the traceback with
+``arena --debug``); 130 interrupted; 141 the output was closed.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+from arena import __version__
+from arena.cli import exits, match, remote, replay, serve, tournament
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="arena",
+        description="Referee, tournaments and replays for Scopa and Scopone bots.",
+        epilog=exits.EXIT_STATUSES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"arena {__version__}")
+    parser.add_argument("--debug", action="store_true", help="on an error, print its traceback too")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    match.add_parsers(sub)
+    replay.add_parsers(sub)
+    serve.add_parsers(sub)
+    remote.add_parsers(sub)
+    tournament.add_parsers(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; return its exit status (see the module docstring)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return exits.USAGE
+    try:
+        return int(args.func(args))
+    except (Exception, KeyboardInterrupt, BaseExceptionGroup) as e:
+        return exits.report_failure(e, debug=args.debug)

@@ -1,0 +1,71 @@
+"""What several commands share: argument types, the variant options, engines.
+
+Argument types raise argparse.ArgumentTypeError, so a bad value is a usage
+error that names the option; everything else raises ArenaError.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from typing import TypeAlias
+
+from arena.errors import ConfigError
+from arena.rules import Game, Variant
+from arena.settings import EngineSpec, parse_duration
+
+Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
+
+
+def positive(text: str) -> int:
+    """A whole number of at least 1 (targets, rounds, strikes, deals)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} must be at least 1")
+    return value
+
+
+def duration(text: str) -> float:
+    """Seconds: ``1s``, ``250ms``, ``2m`` or a bare number, read by the one
+    duration parser so the command line and tournament files agree."""
+    try:
+        return parse_duration(text)
+    except ConfigError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def parse_engines(texts: Sequence[str] | None) -> list[EngineSpec]:
+    """Every ``--engine NAME=SPEC`` through the one engine-spec parser."""
+    return [EngineSpec.parse(text) for text in texts or []]
+
+
+def add_variant_options(p: argparse.ArgumentParser) -> None:
+    games = ", ".join(g.value for g in Game)
+    p.add_argument("--variant", default="scopa", help=f"game to play: {games} (default scopa)")
+    p.add_argument("--target", type=positive, default=11, help="points to win (default 11)")
+    p.add_argument(
+        "--deals", type=positive, default=None, help="end after this many deals at the latest"
+    )
+    p.add_argument(
+        "--fewest-cards",
+        action="store_true",
+        help="optional rule: a sum capture must use the fewest cards possible",
+    )
+    p.add_argument(
+        "--leftovers-to-last-player",
+        action="store_true",
+        help="optional rule: leftover table cards go to the last player, not the last capturer",
+    )
+
+
+def variant_from_args(args: argparse.Namespace) -> Variant:
+    return Variant(
+        game=Game.parse(args.variant),
+        target=args.target,
+        deal_limit=args.deals,
+        fewest_cards=args.fewest_cards,
+        leftovers_to_last_player=args.leftovers_to_last_player,
+    )

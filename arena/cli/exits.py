@@ -1,0 +1,80 @@
+"""Exit statuses of the `arena` command, and how a failure reaches the user.
+
+A failure is one line on stderr: the user can act on an ArenaError or an
+OSError (a path, a permission); anything else is a bug in the arena, shown
+with its type and, under ``--debug``, its traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import traceback
+from collections.abc import Iterator
+
+from arena.errors import ArenaError
+
+OK = 0
+FAILED = 1  # a check or a verification failed (arena check, arena replay)
+USAGE = 2  # a bad option, configuration or file; argparse uses it too
+INTERNAL = 3  # a bug in the arena
+INTERRUPTED = 130  # Ctrl-C, as shells report SIGINT
+OUTPUT_CLOSED = 141  # the reader went away (`arena ... | head`), as shells report SIGPIPE
+
+EXIT_STATUSES = f"""\
+exit status:
+  {OK:<4} success
+  {FAILED:<4} a check or verification failed (arena check, arena replay)
+  {USAGE:<4} usage or configuration error: a bad option or file, a refused request
+  {INTERNAL:<4} internal error: a bug in the arena (--debug shows the traceback)
+  {INTERRUPTED:<4} interrupted (Ctrl-C)
+  {OUTPUT_CLOSED:<4} the output was closed (arena ... | head)"""
+
+
+def report_failure(error: BaseException, debug: bool = False) -> int:
+    """Tell the user what went wrong in one line and return the exit status.
+
+    trio's nurseries wrap errors in exception groups: the leaves inside
+    decide what is reported.
+    """
+    leaves = list(_leaves(error))
+    if any(isinstance(x, BrokenPipeError) for x in leaves):
+        return _output_closed()
+    if debug:
+        traceback.print_exception(error)
+    if any(isinstance(x, KeyboardInterrupt) for x in leaves):
+        print("arena: interrupted", file=sys.stderr)
+        return INTERRUPTED
+    unexpected = [x for x in leaves if not isinstance(x, ArenaError | OSError)]
+    if unexpected:
+        bug = unexpected[0]
+        hint = "" if debug else " (run with --debug for the traceback)"
+        print(f"arena: internal error: {type(bug).__name__}: {bug}{hint}", file=sys.stderr)
+        return INTERNAL
+    for message in dict.fromkeys(_describe(x) for x in leaves):
+        print(f"arena: error: {message}", file=sys.stderr)
+    return USAGE
+
+
+def _output_closed() -> int:
+    """Stop quietly, like other tools; stdout points at /dev/null so that the
+    interpreter's last flush does not fail again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return OUTPUT_CLOSED
+
+
+def _describe(error: BaseException) -> str:
+    if isinstance(error, OSError) and error.filename is not None:
+        return f"{error.filename}: {error.strerror or error}"
+    if isinstance(error, OSError) and error.strerror:
+        return error.strerror
+    return str(error)
+
+
+def _leaves(error: BaseException) -> Iterator[BaseException]:
+    if isinstance(error, BaseExceptionGroup):
+        for inner in error.exceptions:
+            yield from _leaves(inner)
+    else:
+        yield error

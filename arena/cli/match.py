@@ -1,0 +1,245 @@
+"""`arena play`, `arena match` and `arena demo`: one match at a time."""
+
+from __future__ import annotations
+
+import argparse
+import random
+import shlex
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from arena.cli.common import (
+    Subparsers,
+    add_variant_options,
+    duration,
+    parse_engines,
+    positive,
+    variant_from_args,
+)
+from arena.errors import ConfigError
+from arena.rules import Game, Variant
+from arena.settings import ClockSettings, EngineSpec, FaultPolicy, MatchSettings, OnFault
+
+ROOT = Path(__file__).resolve().parents[2]  # the checkout: engines/ and examples/
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    from arena.report import match_summary
+    from arena.rules import Match, play_match
+    from arena.strategies import BUILT_IN
+
+    variant = variant_from_args(args)
+    names = args.seat or ["greedy", "random"]
+    if len(names) == 2 and variant.seats == 4:
+        names = names * 2  # each strategy plays both seats of its side
+    if len(names) != variant.seats:
+        raise ConfigError(f"{variant.game.value} needs {variant.seats} --seat options")
+    strategies = []
+    for i, name in enumerate(names):
+        if name not in BUILT_IN:
+            known = ", ".join(BUILT_IN)
+            raise ConfigError(f"unknown strategy {name!r} for seat {i}; known: {known}")
+        strategies.append(BUILT_IN[name](random.Random(f"{args.seed}/{i}")))
+    match = play_match(Match(variant, seed=args.seed), strategies)
+    print(match_summary(variant, names, match.finished, match.scores, match.winner))
+    return 0
+
+
+def match_settings(
+    variant: Variant,
+    seed: int,
+    *,
+    clock: ClockSettings | None = None,
+    policy: FaultPolicy | None = None,
+    match_id: str | None = None,
+    startup_timeout: float = 10.0,
+) -> MatchSettings:
+    """Settings of a match started from the command line: a bot gets its
+    start-up time again for the handshake."""
+    return MatchSettings(
+        variant,
+        seed=seed,
+        clock=clock or ClockSettings(),
+        policy=policy or FaultPolicy(),
+        match_id=match_id or f"match-{seed}",
+        startup_timeout=startup_timeout,
+        handshake_timeout=startup_timeout,
+    )
+
+
+def play_and_print(
+    engines: Sequence[EngineSpec],
+    settings: MatchSettings,
+    *,
+    log: Path | None = None,
+    bot_output: Path | None = None,
+    allow_shared_partners: bool = False,
+) -> None:
+    """Referee one match and print its summary; launched bots' output goes
+    beside the log unless told otherwise."""
+    from arena.play import run_match_sync
+
+    report = run_match_sync(
+        engines,
+        settings,
+        log=log,
+        bot_output=bot_output or (log.parent if log else None),
+        allow_shared_partners=allow_shared_partners,
+    )
+    print(report.summary())
+    if log:
+        print(f"log: {log}")
+
+
+def cmd_match(args: argparse.Namespace) -> int:
+    variant = variant_from_args(args)
+    specs = parse_engines(args.engine)
+    if len(specs) != variant.seats and not (variant.seats == 4 and len(specs) == 2):
+        raise ConfigError(
+            f"{variant.game.value} needs {variant.seats} --engine options"
+            + (" (or 2: each plays both seats of its side)" if variant.seats == 4 else "")
+        )
+    clock = ClockSettings(
+        move_time=args.move_time or None, bank=args.bank, increment=args.increment, grace=args.grace
+    )
+    policy = FaultPolicy(OnFault(args.on_fault), strikes=args.strikes, substitute=args.substitute)
+    settings = match_settings(
+        variant,
+        args.seed,
+        clock=clock,
+        policy=policy,
+        match_id=args.match_id,
+        startup_timeout=args.startup_timeout,
+    )
+    play_and_print(
+        specs,
+        settings,
+        log=Path(args.log) if args.log else None,
+        bot_output=Path(args.bot_output) if args.bot_output else None,
+        allow_shared_partners=args.allow_shared_partners,
+    )
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    """Two real matches over gRPC between launched bot processes (Python and
+    JavaScript), with their logs, as a first look at what the arena does."""
+    from arena.cli.tournament import DEFAULT_RESAMPLES, play_tournament
+    from arena.tournament.config import load_config
+
+    engines = ROOT / "engines"
+    out = Path(args.out)
+    greedy = shlex.join([sys.executable, str(engines / "greedy" / "bot.py")])
+    random_bot = shlex.join([sys.executable, str(engines / "random" / "bot.py")])
+    js = shlex.join(["node", str(engines / "js" / "bot.js")])
+    matches = [
+        (
+            "Scopa, greedy (Python) against random (Python)",
+            Game.SCOPA,
+            [f"greedy={greedy}", f"random={random_bot}"],
+        ),
+        (
+            "Scopone, greedy (Python) against capture-most (JavaScript), one process per seat",
+            Game.SCOPONE,
+            [f"greedy={greedy}", f"js={js}"],
+        ),
+    ]
+    for title, game, engine_texts in matches:
+        print(f"== {title}\n")
+        play_and_print(
+            parse_engines(engine_texts),
+            match_settings(Variant(game), args.seed, clock=ClockSettings(move_time=1.0)),
+            log=out / f"{game.value}-{args.seed}.log",
+        )
+        print()
+    print("== A short round robin: random, greedy and the JavaScript bot, 4 duplicate pairs each\n")
+    cfg = load_config(ROOT / "examples" / "demo.toml", {"output": str(out / "tournament")})
+    play_tournament(cfg, resamples=DEFAULT_RESAMPLES)
+    print(f"\nlogs and bot output in {out}/")
+    return 0
+
+
+def add_parsers(sub: Subparsers) -> None:
+    demo = sub.add_parser(
+        "demo", help="play two demonstration matches between launched bots over gRPC"
+    )
+    demo.add_argument("--seed", type=int, default=1, help="match seed (default 1)")
+    demo.add_argument("--out", default="out/demo", help="where logs go (default out/demo)")
+    demo.set_defaults(func=cmd_demo)
+
+    play = sub.add_parser(
+        "play",
+        help="play one match between built-in strategies, in-process",
+        description="Play one match between built-in strategies (random, greedy) in-process.",
+    )
+    add_variant_options(play)
+    play.add_argument(
+        "--seat",
+        action="append",
+        metavar="STRATEGY",
+        help="strategy of the next seat, in seat order (random or greedy); "
+        "two given for a 4-seat game play both seats of their side",
+    )
+    play.add_argument("--seed", type=int, default=1, help="match seed (default 1)")
+    play.set_defaults(func=cmd_play)
+
+    match = sub.add_parser(
+        "match",
+        help="referee one match between bots over gRPC",
+        description=(
+            "Referee one match between bots. Each --engine is NAME=SPEC, in seat order; "
+            "SPEC is an address (HOST:PORT or unix:/PATH) of a running bot, a command line "
+            "the arena launches (the bot prints LISTENING ADDRESS when ready), or "
+            "builtin:random / builtin:greedy (in-process). For 4-seat games give 4 engines, "
+            "or 2: each then plays both seats of its side, one instance per seat."
+        ),
+    )
+    add_variant_options(match)
+    match.add_argument(
+        "--engine", action="append", metavar="NAME=SPEC", help="a seat's engine, in seat order"
+    )
+    match.add_argument("--seed", type=int, default=1, help="match seed: decks and first dealer")
+    match.add_argument("--match-id", default=None, help="id sent to bots (default match-SEED)")
+    match.add_argument(
+        "--move-time",
+        type=duration,
+        default=1.0,
+        help="limit per decision, e.g. 1s or 250ms (0: none)",
+    )
+    match.add_argument("--bank", type=duration, default=None, help="time bank per seat, e.g. 60s")
+    match.add_argument(
+        "--increment", type=duration, default=0.0, help="added to the bank per decision"
+    )
+    match.add_argument(
+        "--grace", type=duration, default=0.05, help="network allowance per decision (default 50ms)"
+    )
+    match.add_argument(
+        "--on-fault",
+        choices=["lose", "substitute"],
+        default="lose",
+        help="lose: a faulting bot's side loses at once (default); "
+        "substitute: a legal move is played for it, and it forfeits after --strikes faults",
+    )
+    match.add_argument(
+        "--strikes", type=positive, default=3, help="faults before forfeit (substitute)"
+    )
+    match.add_argument(
+        "--substitute", choices=["random", "first"], default="random", help="the substitute move"
+    )
+    match.add_argument("--log", default=None, metavar="FILE", help="write the match log here")
+    match.add_argument(
+        "--bot-output",
+        default=None,
+        metavar="DIR",
+        help="where launched bots' stdout/stderr go (capped; default: beside the log)",
+    )
+    match.add_argument(
+        "--startup-timeout", type=duration, default=10.0, help="time for a bot to become ready"
+    )
+    match.add_argument(
+        "--allow-shared-partners",
+        action="store_true",
+        help="let one remote address serve two partner seats (it then sees both hands)",
+    )
+    match.set_defaults(func=cmd_match)

@@ -1,0 +1,152 @@
+"""`arena remote ...`: the organiser's and participants' client for `arena serve`.
+
+The token comes from --token or $ARENA_TOKEN; the server from --server or
+$ARENA_SERVER (default 127.0.0.1:50051). `watch` prints a match live in the
+notation of `arena replay`. A request the server refuses exits with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from arena.cli import exits
+from arena.cli.common import Subparsers
+from arena.errors import ConfigError
+
+if TYPE_CHECKING:
+    from arena.wire.client import ArenaClient
+    from arena.wire.v1 import server_pb2 as spb
+
+
+def cmd_remote(args: argparse.Namespace) -> int:
+    import grpc
+
+    from arena.wire.client import ArenaClient
+
+    cmd = args.remote_command
+    with ArenaClient(args.server, args.token) as arena:
+        try:
+            if cmd == "participant":
+                r = arena.register_participant(args.name)
+                print(f"participant {r.name}; token (shown once, keep it): {r.token}")
+            elif cmd == "register":
+                _print_bot(arena.register_bot(args.name, args.address))
+            elif cmd == "update":
+                _print_bot(arena.update_bot(args.name, args.address))
+            elif cmd == "withdraw":
+                _print_bot(arena.withdraw_bot(args.name))
+            elif cmd == "bots":
+                for bot in arena.bots():
+                    _print_bot(bot)
+            elif cmd == "check":
+                report = arena.check_bot(args.address)
+                for item in report.items:
+                    print(f"  {'PASS' if item.passed else 'FAIL'}  {item.name}: {item.detail}")
+                return exits.OK if report.passed else exits.FAILED
+            elif cmd == "create":
+                try:
+                    text = Path(args.config).read_text()
+                except OSError as e:
+                    raise ConfigError(f"{args.config}: cannot read: {e.strerror}") from None
+                _print_comp(arena.create_competition(text))
+            elif cmd == "start":
+                _print_comp(arena.start_competition(args.id))
+            elif cmd == "pause":
+                _print_comp(arena.pause_competition(args.id))
+            elif cmd == "resume":
+                _print_comp(arena.resume_competition(args.id))
+            elif cmd == "status":
+                _print_comp(arena.competition(args.id))
+            elif cmd == "standings":
+                print(arena.standings(args.id).text)
+            elif cmd == "matches":
+                for m in arena.matches(args.id):
+                    score = "-".join(map(str, m.final_scores)) if m.final_scores else ""
+                    print(
+                        f"{m.id:<40} {' '.join(m.seats):<40} {m.status:<8} {score} {m.termination}"
+                    )
+            elif cmd == "log":
+                data = arena.match_log(args.match)
+                Path(args.output).write_bytes(data)
+                print(
+                    f"wrote {args.output} ({len(data)} bytes); "
+                    f"check it with `arena replay {args.output}`"
+                )
+            elif cmd == "watch":
+                _watch(arena, args.match, args.delay)
+        except grpc.RpcError as e:
+            print(f"arena: server: {e.code().name}: {e.details()}", file=sys.stderr)
+            return exits.USAGE
+    return exits.OK
+
+
+def _print_bot(bot: spb.BotInfo) -> None:
+    state = " (withdrawn)" if bot.withdrawn else ""
+    print(
+        f"{bot.name:<20} {bot.owner:<14} {bot.address:<24} "
+        f"{bot.engine_name} {bot.engine_version}{state}"
+    )
+
+
+def _print_comp(c: spb.CompetitionInfo) -> None:
+    print(
+        f"competition {c.id} ({c.name}): {c.status}, {c.matches_done}/{c.matches_total} matches, "
+        f"bots {', '.join(c.bots)}"
+    )
+
+
+def _watch(arena: ArenaClient, match: str, delay: int) -> None:
+    """Print a match's public events as they come, in the notation of `arena replay`."""
+    from arena.render import event_text
+
+    for event in arena.watch(match, delay):
+        print(event_text(event), flush=True)
+
+
+def add_parsers(sub: Subparsers) -> None:
+    p = sub.add_parser(
+        "remote", help="talk to an arena server: register bots, run competitions, watch"
+    )
+    p.add_argument("--server", default=os.environ.get("ARENA_SERVER", "127.0.0.1:50051"))
+    p.add_argument("--token", default=os.environ.get("ARENA_TOKEN"), help="or $ARENA_TOKEN")
+    cmds = p.add_subparsers(dest="remote_command", metavar="COMMAND", required=True)
+    c = cmds.add_parser("participant", help="register a participant name; prints its token once")
+    c.add_argument("name")
+    c = cmds.add_parser("register", help="register a bot of yours (it is checked at once)")
+    c.add_argument("name")
+    c.add_argument("address")
+    c = cmds.add_parser("update", help="change the address of a bot of yours")
+    c.add_argument("name")
+    c.add_argument("address")
+    c = cmds.add_parser("withdraw", help="withdraw a bot of yours")
+    c.add_argument("name")
+    cmds.add_parser("bots", help="list the registered bots")
+    c = cmds.add_parser("check", help="run the conformance check on an address, from the server")
+    c.add_argument("address")
+    c = cmds.add_parser(
+        "create", help="create a competition from a file (bots = [...]) (organiser)"
+    )
+    c.add_argument("config")
+    for name, text in (
+        ("start", "start"),
+        ("pause", "pause"),
+        ("resume", "resume a paused"),
+        ("status", "show"),
+    ):
+        c = cmds.add_parser(name, help=f"{text} a competition")
+        c.add_argument("id")
+    c = cmds.add_parser("standings", help="a competition's leaderboard")
+    c.add_argument("id")
+    c = cmds.add_parser("matches", help="a competition's matches")
+    c.add_argument("id")
+    c = cmds.add_parser("log", help="download the log of a finished match")
+    c.add_argument("match", help="COMPETITION/MATCH, as `matches` lists them")
+    c.add_argument("-o", "--output", required=True)
+    c = cmds.add_parser("watch", help="follow a match live (public information only)")
+    c.add_argument("match")
+    c.add_argument("--delay", type=int, default=0, help="decisions behind the live match")
+    p.set_defaults(func=cmd_remote)

@@ -1,0 +1,71 @@
+"""`arena serve` and `arena check`: the competition server and the bot check."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+from arena.cli import exits
+from arena.cli.common import Subparsers
+from arena.errors import ConfigError
+
+
+def organiser_token(token_file: str | None) -> str | None:
+    """The organiser token from a file, else $ARENA_ORGANISER_TOKEN; None lets
+    the server generate one on its first start."""
+    if token_file:
+        try:
+            token = Path(token_file).read_text().strip()
+        except OSError as e:
+            raise ConfigError(f"{token_file}: cannot read: {e.strerror}") from None
+        if len(token) < 16:
+            raise ConfigError("the organiser token must be at least 16 characters")
+        return token
+    return os.environ.get("ARENA_ORGANISER_TOKEN") or None
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    import trio
+
+    from arena.server import serve
+
+    token = organiser_token(args.organiser_token_file)
+    trio.run(serve, Path(args.data), args.listen, token)
+    return exits.OK
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    import trio
+
+    from arena.check import check_bot
+
+    report = trio.run(check_bot, args.address)
+    print(report.text())
+    return exits.OK if report.passed else exits.FAILED
+
+
+def add_parsers(sub: Subparsers) -> None:
+    serve = sub.add_parser(
+        "serve",
+        help="run a competition server over gRPC (bots register, the organiser runs competitions)",
+        description=(
+            "Run the competition server (proto/arena/wire/v1/server.proto) until SIGTERM or "
+            "Ctrl-C. Running competitions resume when the server starts again. The organiser "
+            "token comes from --organiser-token-file, $ARENA_ORGANISER_TOKEN, or is generated "
+            "on the first start and printed once."
+        ),
+    )
+    serve.add_argument("--data", default="out/server", help="server data directory")
+    serve.add_argument("--listen", default="127.0.0.1:50051", help="address to listen on")
+    serve.add_argument(
+        "--organiser-token-file", default=None, help="file holding the organiser token"
+    )
+    serve.set_defaults(func=cmd_serve)
+
+    check = sub.add_parser(
+        "check",
+        help="check that a bot at an address conforms to the protocol (pass/fail per point)",
+    )
+    check.add_argument("address", help="HOST:PORT or unix:/PATH of a running bot")
+    check.set_defaults(func=cmd_check)

@@ -1,0 +1,244 @@
+"""`arena tournament`, `arena ratings` and `arena sprt`: many matches, one store."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from arena.cli.common import Subparsers, duration, positive
+from arena.errors import ConfigError
+from arena.settings import EngineSpec
+
+if TYPE_CHECKING:
+    from arena.tournament.config import TournamentConfig
+
+DEFAULT_RESAMPLES = 200
+
+
+def play_tournament(cfg: TournamentConfig, resamples: int = DEFAULT_RESAMPLES) -> None:
+    """Run (or resume) a tournament, printing progress and then the leaderboard."""
+    import trio
+
+    from arena.tournament.runner import open_tournament_store, run_tournament
+    from arena.tournament.standings import compute_standings, live_elo
+
+    if cfg.format == "sprt":
+        raise ConfigError("this configuration is an SPRT: run it with `arena sprt --config FILE`")
+    store, resuming = open_tournament_store(cfg)
+    try:
+        done, total = store.counts()
+        print(
+            f"{cfg.name}: {cfg.format}, {cfg.variant.describe()}, {len(cfg.engines)} engines, "
+            f"{'duplicate sets' if cfg.duplicate else 'single matches'}, {cfg.concurrency} at once"
+            + (f"; resuming ({done} of {total} matches done)" if resuming else "")
+        )
+
+        def leader() -> str:
+            live = live_elo(store.finished(), cfg.elo_k)
+            if not live:
+                return "-"
+            best = max(live, key=lambda n: live[n])
+            return f"{best} {live[best]:.0f}"
+
+        trio.run(run_tournament, cfg, store, leader)
+        print()
+        print(compute_standings(store, resamples=resamples, k=cfg.elo_k).table())
+        print(f"\nresults: {cfg.store_path}  logs: {cfg.output / 'logs'}")
+    finally:
+        store.close()
+
+
+def cmd_tournament(args: argparse.Namespace) -> int:
+    from arena.tournament.config import load_config
+
+    overrides: dict[str, Any] = {
+        "concurrency": args.concurrency,
+        "rounds": args.rounds,
+        "seed": args.seed,
+        "output": args.output,
+        "store": args.store,
+    }
+    if args.no_duplicate:
+        overrides["duplicate"] = False
+    if args.launch_per_match:
+        overrides["keep_warm"] = False
+    play_tournament(load_config(Path(args.config), overrides), resamples=args.resamples)
+    return 0
+
+
+def cmd_ratings(args: argparse.Namespace) -> int:
+    from arena.store import open_store
+    from arena.tournament.standings import compute_standings
+
+    path = Path(args.store)
+    if not path.exists():
+        raise ConfigError(f"{path}: no such results database")
+    store = open_store(path)
+    try:
+        standings = compute_standings(store, resamples=args.resamples, k=args.k)
+        print(standings.to_json() if args.json else standings.table())
+    finally:
+        store.close()
+    return 0
+
+
+def _engine_entry(text: str) -> dict[str, str]:
+    """An ``--engine NAME=SPEC`` as a tournament file's [[engine]] entry. It is
+    checked by the one engine-spec parser; SPEC stays as typed, so that the
+    configuration resolves script paths as it does for a file."""
+    spec = EngineSpec.parse(text)
+    return {"name": spec.name, "spec": text.partition("=")[2].strip()}
+
+
+def sprt_config(args: argparse.Namespace) -> TournamentConfig:
+    """The SPRT from --config FILE, or from two --engine options and the bounds."""
+    from arena.tournament.config import config_from_dict, load_config
+
+    if args.config:
+        cfg = load_config(
+            Path(args.config), {"concurrency": args.concurrency, "output": args.output}
+        )
+        if cfg.format != "sprt":
+            raise ConfigError(f"{args.config}: format must be sprt for `arena sprt`")
+        return cfg
+    engines = [_engine_entry(text) for text in args.engine or []]
+    if len(engines) != 2:
+        raise ConfigError(
+            "give --config FILE, or two --engine NAME=SPEC: the test engine, then the base"
+        )
+    test, base = engines
+    return config_from_dict(
+        {
+            "name": "sprt",
+            "format": "sprt",
+            "variant": args.variant,
+            "engine": engines,
+            "seed": args.seed,
+            "concurrency": args.concurrency or 8,
+            "output": args.output or "out/sprt",
+            "clock": {"move_time": args.move_time},
+            "sprt": {
+                "test": test["name"],
+                "base": base["name"],
+                "elo0": args.elo0,
+                "elo1": args.elo1,
+                "alpha": args.alpha,
+                "beta": args.beta,
+                "max_sets": args.max_sets,
+            },
+        },
+        "sprt",
+    )
+
+
+def cmd_sprt(args: argparse.Namespace) -> int:
+    import trio
+
+    from arena.tournament.runner import SprtStatus, open_tournament_store, run_sprt
+    from arena.tournament.standings import compute_standings
+
+    cfg = sprt_config(args)
+    assert cfg.sprt is not None
+    s = cfg.sprt
+    store, _ = open_tournament_store(cfg)
+    try:
+        print(
+            f"SPRT {s.test} vs {s.base}: normalized Elo [{s.elo0:g}, {s.elo1:g}], "
+            f"alpha {s.alpha:g}, beta {s.beta:g}, duplicate pairs, at most {s.max_sets} sets"
+        )
+
+        def report(status: SprtStatus) -> None:
+            print(
+                f"sets {status.sets:>5}  LLR {status.llr:+.3f}"
+                f"  bounds [{status.lower:.3f}, {status.upper:.3f}]",
+                flush=True,
+            )
+
+        status = trio.run(run_sprt, cfg, store, report)
+        standings = compute_standings(store, resamples=0)
+        for h in standings.head_to_head:
+            print(f"{h.side_a} vs {h.side_b}: {h.estimate.line()} (naive: stopped by the SPRT)")
+        if status.verdict == "H1":
+            print(f"H1 accepted: {s.test} is stronger (LLR {status.llr:.3f} >= {status.upper:.3f})")
+        elif status.verdict == "H0":
+            print(
+                f"H0 accepted: {s.test} is not stronger by {s.elo1:g} nElo (LLR {status.llr:.3f})"
+            )
+        else:
+            print(f"inconclusive after {status.sets} sets (LLR {status.llr:.3f})")
+    finally:
+        store.close()
+    return 0
+
+
+def add_parsers(sub: Subparsers) -> None:
+    tour = sub.add_parser(
+        "tournament",
+        help="run (or resume) a tournament described in a TOML file",
+        description=(
+            "Run a tournament from a TOML file (see examples/tournament.toml). Results go to "
+            "an SQLite store, each match committed as it finishes: run the same command again "
+            "after a crash and it resumes where it stopped. Options below override the file."
+        ),
+    )
+    tour.add_argument("config", help="the tournament file")
+    tour.add_argument("--concurrency", type=positive, default=None, help="matches at once")
+    tour.add_argument("--rounds", type=positive, default=None, help="duplicate sets per pairing")
+    tour.add_argument("--seed", type=int, default=None, help="tournament seed")
+    tour.add_argument("--output", default=None, help="output directory (logs, bot output, store)")
+    tour.add_argument(
+        "--store", default=None, help="results database (default OUTPUT/results.sqlite)"
+    )
+    tour.add_argument(
+        "--no-duplicate", action="store_true", help="single matches, not duplicate sets"
+    )
+    tour.add_argument(
+        "--launch-per-match", action="store_true", help="launch command engines for every match"
+    )
+    tour.add_argument(
+        "--resamples",
+        type=int,
+        default=DEFAULT_RESAMPLES,
+        help="bootstrap resamples for intervals",
+    )
+    tour.set_defaults(func=cmd_tournament)
+
+    ratings = sub.add_parser("ratings", help="print the leaderboard of a results database")
+    ratings.add_argument("store", help="the SQLite results file of a tournament")
+    ratings.add_argument("--json", action="store_true", help="JSON for machines")
+    ratings.add_argument(
+        "--resamples", type=int, default=DEFAULT_RESAMPLES, help="bootstrap resamples"
+    )
+    ratings.add_argument("--k", type=float, default=16.0, help="K of the live Elo (default 16)")
+    ratings.set_defaults(func=cmd_ratings)
+
+    sprt = sub.add_parser(
+        "sprt",
+        help="is engine A stronger than B? a sequential test that stops by itself",
+        description=(
+            "Play duplicate pairs of A against B until the normalized-Elo GSPRT crosses a bound "
+            "(H1: A is stronger by elo1; H0: not by more than elo0), printing the LLR as it goes."
+        ),
+    )
+    sprt.add_argument("--config", default=None, help='a TOML file with format = "sprt"')
+    sprt.add_argument(
+        "--engine", action="append", metavar="NAME=SPEC", help="test engine, then base"
+    )
+    sprt.add_argument("--variant", default="scopa")
+    sprt.add_argument(
+        "--elo0", type=float, default=0.0, help="H0 bound, normalized Elo (default 0)"
+    )
+    sprt.add_argument(
+        "--elo1", type=float, default=20.0, help="H1 bound, normalized Elo (default 20)"
+    )
+    sprt.add_argument("--alpha", type=float, default=0.05)
+    sprt.add_argument("--beta", type=float, default=0.05)
+    sprt.add_argument(
+        "--max-sets", type=positive, default=5000, help="give up after this many pairs"
+    )
+    sprt.add_argument("--seed", type=int, default=1)
+    sprt.add_argument("--move-time", type=duration, default=1.0)
+    sprt.add_argument("--concurrency", type=positive, default=None)
+    sprt.add_argument("--output", default=None)
+    sprt.set_defaults(func=cmd_sprt)

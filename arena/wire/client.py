@@ -1,0 +1,121 @@
+"""A client of the competition server (`arena serve`): one method per call.
+
+Every request message is built here, so callers (the `arena remote` command,
+scripts, tests) pass plain values. Answers are server.proto's messages, whose
+fields are documented there; spectator events come back as plain values
+(arena.outcome.MatchEvent), read by the conversion module. A refused call
+raises grpc.RpcError with the server's status and reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from types import TracebackType
+from typing import TypeVar
+
+import grpc
+from google.protobuf.message import Message
+
+from arena.outcome import MatchEvent
+from arena.wire import convert
+from arena.wire.v1 import server_pb2 as spb
+from arena.wire.v1 import server_pb2_grpc
+
+# Seconds a call may take: most are quick; a registration runs the conformance
+# check, standings fit ratings, a log can be large.
+QUICK = 10.0
+SLOW = 60.0
+
+Reply = TypeVar("Reply", bound=Message)
+
+
+class ArenaClient:
+    """``with ArenaClient("127.0.0.1:50051", token) as arena: arena.bots()``."""
+
+    def __init__(self, address: str, token: str | None = None) -> None:
+        self.channel = grpc.insecure_channel(address, options=[("grpc.enable_http_proxy", 0)])
+        self.stub = server_pb2_grpc.ArenaStub(self.channel)
+        self.metadata = [("authorization", f"Bearer {token}")] if token else []
+
+    def close(self) -> None:
+        self.channel.close()
+
+    def __enter__(self) -> ArenaClient:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _call(self, method: str, request: Message, reply: type[Reply], timeout: float) -> Reply:
+        answer = getattr(self.stub, method)(request, metadata=self.metadata, timeout=timeout)
+        assert isinstance(answer, reply)
+        return answer
+
+    # Participants and bots -------------------------------------------------------
+
+    def register_participant(self, name: str) -> spb.RegisterParticipantResponse:
+        request = spb.RegisterParticipantRequest(name=name)
+        return self._call("RegisterParticipant", request, spb.RegisterParticipantResponse, QUICK)
+
+    def register_bot(self, name: str, address: str) -> spb.BotInfo:
+        request = spb.RegisterBotRequest(name=name, address=address)
+        return self._call("RegisterBot", request, spb.BotInfo, SLOW)
+
+    def update_bot(self, name: str, address: str) -> spb.BotInfo:
+        request = spb.UpdateBotRequest(name=name, address=address)
+        return self._call("UpdateBot", request, spb.BotInfo, SLOW)
+
+    def withdraw_bot(self, name: str) -> spb.BotInfo:
+        return self._call("WithdrawBot", spb.BotRef(name=name), spb.BotInfo, QUICK)
+
+    def bots(self) -> list[spb.BotInfo]:
+        reply = self._call("ListBots", spb.ListBotsRequest(), spb.ListBotsResponse, QUICK)
+        return list(reply.bots)
+
+    def check_bot(self, address: str) -> spb.CheckReport:
+        request = spb.CheckBotRequest(address=address)
+        return self._call("CheckBot", request, spb.CheckReport, SLOW)
+
+    # Competitions -----------------------------------------------------------------
+
+    def create_competition(self, config: str) -> spb.CompetitionInfo:
+        request = spb.CreateCompetitionRequest(config=config)
+        return self._call("CreateCompetition", request, spb.CompetitionInfo, 30)
+
+    def start_competition(self, competition: str) -> spb.CompetitionInfo:
+        return self._competition_call("StartCompetition", competition)
+
+    def pause_competition(self, competition: str) -> spb.CompetitionInfo:
+        return self._competition_call("PauseCompetition", competition)
+
+    def resume_competition(self, competition: str) -> spb.CompetitionInfo:
+        return self._competition_call("ResumeCompetition", competition)
+
+    def competition(self, competition: str) -> spb.CompetitionInfo:
+        return self._competition_call("GetCompetition", competition)
+
+    def _competition_call(self, method: str, competition: str) -> spb.CompetitionInfo:
+        return self._call(method, spb.CompetitionRef(id=competition), spb.CompetitionInfo, 30)
+
+    def standings(self, competition: str) -> spb.StandingsReply:
+        request = spb.CompetitionRef(id=competition)
+        return self._call("GetStandings", request, spb.StandingsReply, SLOW)
+
+    def matches(self, competition: str) -> list[spb.MatchSummary]:
+        reply = self._call("ListMatches", spb.CompetitionRef(id=competition), spb.MatchList, 30)
+        return list(reply.matches)
+
+    def match_log(self, match: str) -> bytes:
+        """The log of a finished match (``COMPETITION/MATCH``), as bytes to save."""
+        return bytes(self._call("GetMatchLog", spb.MatchRef(id=match), spb.MatchLog, SLOW).data)
+
+    def watch(self, match: str, delay: int = 0) -> Iterator[MatchEvent]:
+        """A match's public events as they happen (from its start for a late
+        joiner), ``delay`` plays behind the live match, until it ends."""
+        for event in self.stub.WatchMatch(spb.WatchRequest(id=match, delay=delay)):
+            yield convert.spectator_event_from_pb(event)
