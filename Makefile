@@ -9,11 +9,12 @@ PROTOS := $(wildcard proto/arena/wire/v1/*.proto)
 # The JavaScript example bot's packages (engines/js), from its lock file.
 JS_STAMP := engines/js/node_modules/.installed
 
-.PHONY: help setup demo test lint proto proto-check bench clean
+.PHONY: help setup demo test test-fast lint proto proto-check bench clean
 
 help:
 	@echo "make demo         set up, then play a demonstration match"
 	@echo "make test         set up, then run the test suite"
+	@echo "make test-fast    set up, then run the tests that start no process (seconds)"
 	@echo "make lint         ruff and mypy over arena/"
 	@echo "make bench        print the speed figures"
 	@echo "make proto        regenerate arena/wire/v1 from proto/"
@@ -37,6 +38,10 @@ demo: $(STAMP) $(JS_STAMP)
 
 test: $(STAMP) $(JS_STAMP)
 	$(BIN)/python -m pytest -q
+
+# The pure tests: no bot, server, browser or other process, nothing slow.
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -m "not process and not browser and not slow"
 
 lint: $(STAMP)
 	$(BIN)/ruff check arena benchmarks engines tests

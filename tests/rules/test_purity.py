@@ -3,6 +3,10 @@
 import subprocess
 import sys
 
+import pytest
+
+pytestmark = pytest.mark.process
+
 
 def test_rules_import_loads_no_protobuf_grpc_or_trio():
     code = (
