@@ -26,6 +26,7 @@ from arena.rules.match import FinishedDeal, Match, seeded_deck, seeded_first_dea
 from arena.rules.moves import Move, check_move, legal_moves
 from arena.rules.observe import (
     Observation,
+    Public,
     Sight,
     Strategy,
     View,
@@ -54,6 +55,7 @@ __all__ = [
     "Move",
     "Observation",
     "Play",
+    "Public",
     "SideTally",
     "Sight",
     "Strategy",

@@ -43,15 +43,13 @@ def can_see(viewer: Viewer, seat: int) -> bool:
 
 
 @dataclass(frozen=True)
-class Observation:
-    """A seat's view of a match in progress, as a bot is sent it. Card sets are masks."""
+class Public:
+    """What every seat, and a spectator, may know at one point of a deal. Card sets are masks."""
 
     variant: Variant
-    seat: int
     deal_number: int
     dealer: int
     to_move: int | None
-    hand: int
     table: int
     hand_sizes: tuple[int, ...]
     stock_count: int
@@ -62,23 +60,21 @@ class Observation:
 
 
 @dataclass(frozen=True)
-class View:
+class Observation(Public):
+    """A seat's view of a match in progress, as a bot is sent it: the public
+    values and its own hand."""
+
+    seat: int
+    hand: int
+
+
+@dataclass(frozen=True)
+class View(Public):
     """What one viewer may know at one point of a deal (OpenSpiel's observer):
     the public values, and the hands it may see (None for a hidden hand)."""
 
     viewer: Viewer
-    variant: Variant
-    deal_number: int
-    dealer: int
-    to_move: int | None
-    table: int
     hands: tuple[int | None, ...]
-    hand_sizes: tuple[int, ...]
-    stock_count: int
-    plays: tuple[Play, ...]
-    captured_counts: tuple[int, ...]
-    scope: tuple[int, ...]
-    scores: tuple[int, ...]  # match scores before this deal
 
     def seen_by(self, viewer: Viewer) -> View:
         """The same moment as ``viewer`` sees it; a view can only hide more."""
@@ -98,11 +94,8 @@ class View:
             hand = self.hands[seat]
         if not isinstance(seat, int) or hand is None:
             raise RulesError(f"a view of {self.viewer} is not one seat's observation")
-        public = {f.name: getattr(self, f.name) for f in fields(Observation) if f.name in _PUBLIC}
+        public = {f.name: getattr(self, f.name) for f in fields(Public)}
         return Observation(seat=seat, hand=hand, **public)
-
-
-_PUBLIC = frozenset(f.name for f in fields(View)) - {"viewer", "hands"}
 
 
 def _public(state: Match | Deal) -> tuple[Deal, dict[str, Any]]:

@@ -9,7 +9,7 @@ and competition control run there.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import grpc
@@ -176,32 +176,38 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
     def StartCompetition(
         self, request: spb.CompetitionRef, context: grpc.ServicerContext
     ) -> spb.CompetitionInfo:
-        self._access.require(context, Role.ORGANISER, "start a competition")
-        self._competition(request.id, context)
-        trio.from_thread.run_sync(self._manager.start, request.id, trio_token=self._trio_token)
-        return self._competition_info(request.id, context)
+        return self._control(request.id, context, "start", self._manager.start)
 
     def ResumeCompetition(
         self, request: spb.CompetitionRef, context: grpc.ServicerContext
     ) -> spb.CompetitionInfo:
-        self._access.require(context, Role.ORGANISER, "resume a competition")
-        status = self._competition(request.id, context).status
-        if status in (CompetitionStatus.CREATED, CompetitionStatus.FINISHED):
-            abort(
-                context,
-                grpc.StatusCode.FAILED_PRECONDITION,
-                f"competition {request.id} is {status.value}: only a paused or running one resumes",
-            )
-        trio.from_thread.run_sync(self._manager.start, request.id, trio_token=self._trio_token)
-        return self._competition_info(request.id, context)
+        refused = (CompetitionStatus.CREATED, CompetitionStatus.FINISHED)
+        return self._control(request.id, context, "resume", self._manager.start, refused)
 
     def PauseCompetition(
         self, request: spb.CompetitionRef, context: grpc.ServicerContext
     ) -> spb.CompetitionInfo:
-        self._access.require(context, Role.ORGANISER, "pause a competition")
-        self._competition(request.id, context)
-        trio.from_thread.run_sync(self._manager.pause, request.id, trio_token=self._trio_token)
-        return self._competition_info(request.id, context)
+        return self._control(request.id, context, "pause", self._manager.pause)
+
+    def _control(
+        self,
+        comp_id: str,
+        context: grpc.ServicerContext,
+        verb: str,
+        act: Callable[[str], None],
+        refused: tuple[CompetitionStatus, ...] = (),
+    ) -> spb.CompetitionInfo:
+        """The organiser starts, pauses or resumes a competition, in the trio loop."""
+        self._access.require(context, Role.ORGANISER, f"{verb} a competition")
+        status = self._competition(comp_id, context).status
+        if status in refused:
+            abort(
+                context,
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"competition {comp_id} is {status.value}: only a paused or running one resumes",
+            )
+        trio.from_thread.run_sync(act, comp_id, trio_token=self._trio_token)
+        return self._competition_info(comp_id, context)
 
     def GetCompetition(
         self, request: spb.CompetitionRef, context: grpc.ServicerContext

@@ -39,6 +39,7 @@ from arena.rules import (
     Move,
     Observation,
     Play,
+    Public,
     SideTally,
     Sight,
     Variant,
@@ -318,7 +319,7 @@ def public_view_to_pb(view: View, msg: pb.PublicView | None = None) -> pb.Public
     return msg
 
 
-def _public_to_pb(v: Observation | View, msg: Any) -> None:
+def _public_to_pb(v: Public, msg: Any) -> None:
     """The fields Observation and PublicView share (same names, same numbers)."""
     msg.deal_number = v.deal_number
     msg.dealer = v.dealer
