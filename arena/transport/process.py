@@ -37,7 +37,9 @@ from arena.outcome import FaultKind
 from arena.transport.connection import GrpcConnection
 from arena.wire.protocol import LISTEN_ENV, LISTENING_PREFIX
 
-OUTPUT_CAP_BYTES = 1 << 20
+OUTPUT_CAP_BYTES = 1 << 20  # of a bot's stdout and stderr, kept per bot process
+READ_BYTES = 1 << 16  # read from a bot's pipes at a time
+MAX_LINE_BYTES = 1 << 16  # of a line before LISTENING: longer is output, not the address
 KILL_GRACE = 1.0
 _SETPRIV = shutil.which("setpriv") if sys.platform.startswith("linux") else None
 
@@ -157,7 +159,7 @@ async def _pump(
 ) -> None:
     try:
         with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
-            while data := await stream.receive_some(65536):
+            while data := await stream.receive_some(READ_BYTES):
                 sink.write(bytes(data))
     finally:
         if done is not None:
@@ -170,7 +172,7 @@ async def _read_address(
     """Read stdout until a LISTENING line; the lines before it go to the output file."""
     buffer = b""
     while True:
-        data = await stream.receive_some(65536)
+        data = await stream.receive_some(READ_BYTES)
         if not data:
             await process.wait()
             raise BotError(
@@ -186,7 +188,7 @@ async def _read_address(
                 sink.write(buffer)
                 return text.split(None, 1)[1]
             sink.write(line + b"\n")
-        if len(buffer) > 65536:
+        if len(buffer) > MAX_LINE_BYTES:
             sink.write(buffer)
             buffer = b""
 
