@@ -1,2 +1,5 @@
-"""The protobuf boundary: generated messages (v1/) and the one module that
-converts between them and rules values (convert.py)."""
+"""The protobuf boundary: generated messages (v1/) and the only modules that
+build or read them: convert.py (game values, the engine protocol, logs,
+spectator events), service.py (the competition server's answers), client.py
+(the competition server's requests). protocol.py names the limits both sides
+share and loads no protobuf."""
