@@ -28,7 +28,7 @@ from arena.record import LogWriter
 from arena.referee import Referee, Spectator
 from arena.settings import EngineSpec, MatchSettings
 from arena.transport.connection import EngineConnection
-from arena.transport.seats import WarmPool, greet, open_seats
+from arena.transport.seats import WarmPool, greet, open_seats, setup_error
 
 # An engine to seat: a spec ("NAME=SPEC" or parsed), or a bot the caller has
 # already connected to, with its name (the caller closes it).
@@ -80,7 +80,7 @@ async def run_match(
     seated = seat_engines(engines, settings.variant.seats)
     names = [e.name if isinstance(e, EngineSpec) else e[0] for e in seated]
     writer = open_log(Path(log)) if log is not None else None
-    started = False
+    report, problem = None, None
     try:
         async with open_seats(
             [e if isinstance(e, EngineSpec) else e[1] for e in seated],
@@ -90,12 +90,17 @@ async def run_match(
             allow_shared_partners=allow_shared_partners,
             warm=warm,
         ) as seats:
-            greeting = await greet(seats, names, settings)
-            started = True
-            return await Referee(settings, seats, greeting, writer, spectate).run()
+            problem = setup_error(seats)
+            if problem is None:
+                greeting = await greet(seats, names, settings)
+                report = await Referee(settings, seats, greeting, writer, spectate).run()
     finally:
-        if writer is not None and not started:
+        if writer is not None and report is None:
             writer.discard()
+    if problem is not None:
+        raise problem  # here, once the other seats are closed: not inside a nursery's group
+    assert report is not None
+    return report
 
 
 def open_log(path: Path) -> LogWriter:
@@ -107,7 +112,13 @@ def open_log(path: Path) -> LogWriter:
 
 
 def run_match_sync(
-    engines: Sequence[Engine], settings: MatchSettings | None = None, **options: object
+    engines: Sequence[Engine],
+    settings: MatchSettings | None = None,
+    *,
+    log: Path | str | None = None,
+    spectate: Spectator | None = None,
+    bot_output: Path | None = None,
+    allow_shared_partners: bool = False,
 ) -> MatchReport:
     """``run_match`` for scripts and notebooks: blocks until the match is over.
 
@@ -115,7 +126,15 @@ def run_match_sync(
     calling thread already runs an event loop (a Jupyter notebook's asyncio,
     or trio), the match runs in a thread of its own instead.
     """
-    call = functools.partial(run_match, engines, settings, **options)  # type: ignore[arg-type]
+    call = functools.partial(
+        run_match,
+        engines,
+        settings,
+        log=log,
+        spectate=spectate,
+        bot_output=bot_output,
+        allow_shared_partners=allow_shared_partners,
+    )
     try:
         sniffio.current_async_library()
     except sniffio.AsyncLibraryNotFoundError:

@@ -189,6 +189,11 @@ async def open_seats(
             conn.close()
 
 
+def setup_error(seats: Sequence[EngineConnection | Exception]) -> ConfigError | None:
+    """The first seat the arena could not set up through no fault of a bot."""
+    return next((s for s in seats if isinstance(s, ConfigError)), None)
+
+
 @dataclass
 class Greeting:
     """Who sat where, and the seats that failed before the first deal."""
@@ -201,11 +206,9 @@ async def greet(
     seats: Sequence[EngineConnection | Exception], names: Sequence[str], settings: MatchSettings
 ) -> Greeting:
     """Handshake with every seat at once. A seat that could not be opened, or
-    fails the handshake, gets a start-up fault; a ConfigError (the arena cannot
-    even try, e.g. a command that does not exist) is raised instead."""
-    for conn in seats:
-        if isinstance(conn, ConfigError):
-            raise conn
+    fails the handshake, gets a start-up fault. A seat holding a ConfigError
+    (the arena could not even try, e.g. a command that does not exist) is not a
+    bot's fault: see ``setup_error``, which the caller checks first."""
     engines = [EngineInfo(seat=i, name=n) for i, n in enumerate(names)]
     faults: list[Fault] = []
     request = convert.handshake_request()
