@@ -76,6 +76,7 @@ class EngineInfo:
     engine_name: str = ""
     engine_version: str = ""
     author: str = ""
+    confinement: str = ""  # how it ran: its sandbox and limits, remote, in-process
 
 
 @dataclass(frozen=True)

@@ -89,6 +89,7 @@ async def run_match(
             startup_timeout=settings.startup_timeout,
             allow_shared_partners=allow_shared_partners,
             warm=warm,
+            sandbox=settings.sandbox,
         ) as seats:
             problem = setup_error(seats)
             if problem is None:

@@ -93,6 +93,39 @@ class FaultPolicy:
             raise ConfigError(f"substitute must be random or first, not {self.substitute!r}")
 
 
+class SandboxMode(enum.Enum):
+    """Whether launched bots run in a sandbox (bubblewrap)."""
+
+    AUTO = "auto"  # when bubblewrap is usable here; otherwise unconfined, with a warning
+    ON = "on"  # always: refuse to launch a bot without it
+    OFF = "off"  # never (a bot you trust, or a machine without user namespaces)
+
+
+@dataclass(frozen=True)
+class SandboxSettings:
+    """How a launched bot is confined: the mode and the limits it runs under.
+    Address (remote) and built-in engines are not launched, so not sandboxed."""
+
+    mode: SandboxMode = SandboxMode.AUTO
+    memory_mib: int = 1024  # data memory of each process (RLIMIT_DATA)
+    processes: int = 64  # processes and threads together (RLIMIT_NPROC)
+    disk_mib: int = 64  # each of the private /tmp and HOME, and the largest file
+
+    def __post_init__(self) -> None:
+        for name in ("memory_mib", "processes", "disk_mib"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(f"sandbox {name} must be a whole number of at least 1")
+        if self.memory_mib < 64 or self.processes < 4:
+            raise ConfigError("a bot needs a memory limit of 64 MiB and 4 processes at least")
+
+    def describe(self) -> str:
+        return (
+            f"{self.memory_mib} MiB memory, {self.processes} processes, "
+            f"{self.disk_mib} MiB /tmp and HOME"
+        )
+
+
 @dataclass(frozen=True)
 class MatchSettings:
     """Everything that decides how one match is played, except who plays it."""
@@ -108,6 +141,8 @@ class MatchSettings:
     notify_timeout: float = 1.0
     # Explicit deck orders (deal index, attempt) -> deck; None: drawn from the seed.
     decks: DeckSource | None = None
+    # How launched engines run (an engine's own setting, if any, wins).
+    sandbox: SandboxSettings = field(default_factory=SandboxSettings)
 
 
 @dataclass(frozen=True)
@@ -124,6 +159,7 @@ class EngineSpec:
     address: str = ""
     command: tuple[str, ...] = ()
     builtin: str = ""
+    sandbox: SandboxSettings | None = None  # this engine's own; None: the match's
 
     @classmethod
     def parse(cls, text: str) -> EngineSpec:

@@ -33,6 +33,7 @@ class EngineConnection:
 
     label: str = "bot"
     death: str | None = None  # why the bot is known to be gone
+    confinement: str = ""  # how the bot runs: a sandbox and its limits, remote, in-process
 
     async def handshake(
         self, request: epb.HandshakeRequest, timeout: float
@@ -88,6 +89,7 @@ class GrpcConnection(EngineConnection):
     def __init__(self, address: str, label: str | None = None) -> None:
         self.address = address
         self.label = label or address
+        self.confinement = "a bot the arena does not run"
         self.channel = grpc.insecure_channel(address, options=channel_options())
         self.stub = engine_pb2_grpc.EngineStub(self.channel)
         self.waiters: set[trio.Event] = set()
@@ -209,6 +211,7 @@ class InProcessConnection(EngineConnection):
         self.strategy = strategy
         self.info = convert.handshake_response(name, version, author)
         self.label = label or f"{name} (in-process)"
+        self.confinement = "in-process strategy"
         self.death = None
 
     def _decide(self, request: epb.DecisionRequest) -> epb.DecisionResponse:

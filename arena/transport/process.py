@@ -19,6 +19,7 @@ fork handlers may abort: never fork once channels exist.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import queue
 import shutil
@@ -34,7 +35,9 @@ import trio
 
 from arena.errors import BotError, ConfigError
 from arena.outcome import FaultKind
+from arena.settings import SandboxSettings
 from arena.transport.connection import GrpcConnection
+from arena.transport.sandbox import INSIDE_LISTEN, Sandbox, confinement
 from arena.wire.protocol import LISTEN_ENV, LISTENING_PREFIX
 
 OUTPUT_CAP_BYTES = 1 << 20  # of a bot's stdout and stderr, kept per bot process
@@ -99,6 +102,9 @@ class BotProcess:
     def __init__(self, popen: subprocess.Popen[bytes]) -> None:
         self.popen = popen
         self.pid = popen.pid
+        # A sandboxed bot: a pidfd of the first process inside its PID namespace
+        # (when it ends, the kernel ends every process of the sandbox).
+        self.sandbox_pidfd: int | None = None
 
     @property
     def returncode(self) -> int | None:
@@ -166,6 +172,22 @@ async def _pump(
             done.set()
 
 
+async def _read_all(stream: trio.abc.ReceiveStream, limit: int = 4096) -> bytes:
+    data = b""
+    while len(data) < limit and (chunk := await stream.receive_some(limit)):
+        data += bytes(chunk)
+    return data
+
+
+def _sandbox_pidfd(info: bytes) -> int | None:
+    """A pidfd of the sandbox's first process, from bubblewrap's --info-fd JSON."""
+    try:
+        pid = int(json.loads(info)["child-pid"])
+        return os.pidfd_open(pid)
+    except (ValueError, KeyError, TypeError, OSError):
+        return None  # bubblewrap failed before it made the sandbox: the bot's exit says why
+
+
 async def _read_address(
     stream: trio.abc.ReceiveStream, sink: CappedOutput, process: BotProcess
 ) -> str:
@@ -193,9 +215,37 @@ async def _read_address(
             buffer = b""
 
 
+# What a process that could not allocate memory says as it dies: Python, C++,
+# V8, Go, Java, glibc.
+_MEMORY_WORDS = (
+    b"MemoryError",
+    b"std::bad_alloc",
+    b"heap out of memory",
+    b"out of memory",
+    b"OutOfMemoryError",
+    b"Cannot allocate memory",
+)
+
+
+def _out_of_memory(tail: bytes) -> bool:
+    return any(word in tail for word in _MEMORY_WORDS)
+
+
 async def terminate(process: BotProcess, grace: float = KILL_GRACE) -> None:
-    """SIGTERM the process group, wait ``grace``, SIGKILL the group, reap. Shielded."""
+    """A sandboxed bot: SIGKILL its sandbox and wait until every process in it
+    is gone. Then, and for a bot without sandbox: SIGTERM the process group,
+    wait ``grace``, SIGKILL the group, reap. Shielded."""
     with trio.CancelScope(shield=True):
+        pidfd = process.sandbox_pidfd
+        if pidfd is not None:
+            with contextlib.suppress(ProcessLookupError):
+                signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+            # Readable once the namespace's first process has exited, which the
+            # kernel lets happen only after every other process in it is gone.
+            with trio.move_on_after(10):
+                await trio.lowlevel.wait_readable(pidfd)
+            os.close(pidfd)
+            process.sandbox_pidfd = None
         if process.returncode is None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(process.pid, signal.SIGTERM)
@@ -214,24 +264,30 @@ async def launch(
     label: str,
     output: Path | None = None,
     startup_timeout: float = 10.0,
-    env: dict[str, str] | None = None,
+    sandbox: SandboxSettings | None = None,
 ) -> AsyncIterator[GrpcConnection]:
-    """Start a bot process and yield a ready connection to it; kill it on exit.
+    """Start a bot process, in a sandbox unless ``sandbox`` says otherwise (see
+    arena.transport.sandbox; default: sandboxed when bubblewrap is usable), and
+    yield a ready connection to it; kill it on exit, whatever happens.
 
     Raises BotError: CRASH if it exits before it is ready, STALL if it is not
     ready (LISTENING line and a connected channel) within ``startup_timeout``.
-    ConfigError if the command cannot be run at all.
+    ConfigError if the command cannot be run at all, or needs a sandbox there
+    is none of.
     """
     if not command:
         raise ConfigError(f"cannot start {label}: empty command")
     if shutil.which(command[0]) is None:
         raise ConfigError(f"cannot start {label}: {' '.join(command)}: No such file or directory")
-    full_env = dict(os.environ)
-    full_env.setdefault(LISTEN_ENV, "127.0.0.1:0")
-    full_env.update(env or {})
-    argv = [_SETPRIV, "--pdeathsig", "KILL", "--", *command] if _SETPRIV else list(command)
+    confined = confinement(sandbox or SandboxSettings())
+    box = Sandbox(confined.settings, command) if confined.sandboxed else None
+    env = dict(os.environ)
+    env.setdefault(LISTEN_ENV, "127.0.0.1:0")  # a sandbox sets its own, and nothing else
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
+    info_r, info_w = os.pipe()  # where bubblewrap says the pid of the sandbox
+    inner = box.argv(info_fd=info_w) if box is not None else list(command)
+    argv = [_SETPRIV, "--pdeathsig", "KILL", "--", *inner] if _SETPRIV else inner
     try:
         popen = await _get_spawner().run(
             lambda: subprocess.Popen(
@@ -240,17 +296,26 @@ async def launch(
                 stdout=out_w,
                 stderr=err_w,
                 start_new_session=True,
-                env=full_env,
+                env=env,
+                pass_fds=(info_w,) if box is not None else (),
             )
         )
     except OSError as e:
-        os.close(out_r)
-        os.close(err_r)
+        for fd in (out_r, err_r, info_r):
+            os.close(fd)
+        if box is not None:
+            box.close()
         raise ConfigError(f"cannot start {label}: {' '.join(command)}: {e.strerror}") from None
     finally:
-        os.close(out_w)
-        os.close(err_w)
+        for fd in (out_w, err_w, info_w):
+            os.close(fd)
     process = BotProcess(popen)
+    info = trio.lowlevel.FdStream(info_r)
+    if box is not None:
+        # Shielded: once the process exists, knowing its sandbox is what lets us end it.
+        with trio.CancelScope(shield=True), trio.move_on_after(startup_timeout):
+            process.sandbox_pidfd = _sandbox_pidfd(await _read_all(info))
+    await info.aclose()
     stdout, stderr = trio.lowlevel.FdStream(out_r), trio.lowlevel.FdStream(err_r)
     sink = CappedOutput(output)
     connection: GrpcConnection | None = None
@@ -268,7 +333,16 @@ async def launch(
             except BotError as e:
                 raise BotError(e.kind, f"{label}: {e.message}") from None
             nursery.start_soon(_pump, stdout, sink)
+            if box is not None:
+                if address != INSIDE_LISTEN:
+                    raise BotError(
+                        FaultKind.STALL,
+                        f"{label}: in its sandbox a bot listens where ${LISTEN_ENV} says "
+                        f"({INSIDE_LISTEN}); it printed LISTENING {address}",
+                    )
+                address = box.host_address
             connection = GrpcConnection(address, label=f"{label} (pid {process.pid})")
+            connection.confinement = confined.describe()
             connection.exited = trio.Event()
 
             async def watch_exit(conn: GrpcConnection) -> None:
@@ -276,6 +350,8 @@ async def launch(
                 with trio.move_on_after(0.5):  # its last words may still be in the pipe
                     await stderr_done.wait()
                 why = f"killed by signal {-code}" if code < 0 else f"exited with code {code}"
+                if box is not None and _out_of_memory(sink.tail):
+                    why = f"memory limit ({box.settings.memory_mib} MiB): {why}"
                 last = sink.last_line()
                 conn.death = why + (f": {last}" if last else "")
                 assert conn.exited is not None
@@ -295,3 +371,5 @@ async def launch(
             await stdout.aclose()
             await stderr.aclose()
         sink.close()
+        if box is not None:
+            box.close()

@@ -24,7 +24,7 @@ import trio
 
 from arena.errors import BotError, ConfigError
 from arena.outcome import EngineInfo, Fault, FaultKind
-from arena.settings import EngineSpec, MatchSettings
+from arena.settings import EngineSpec, MatchSettings, SandboxSettings
 from arena.strategies import BUILT_IN
 from arena.transport.connection import EngineConnection, GrpcConnection, InProcessConnection
 from arena.transport.process import launch
@@ -74,10 +74,17 @@ def builtin_connection(spec: EngineSpec, seed: str, label: str) -> InProcessConn
 class WarmPool:
     """Long-lived bot processes, one per (engine, slot), relaunched when dead."""
 
-    def __init__(self, nursery: trio.Nursery, output: Path | None, startup_timeout: float) -> None:
+    def __init__(
+        self,
+        nursery: trio.Nursery,
+        output: Path | None,
+        startup_timeout: float,
+        sandbox: SandboxSettings | None = None,
+    ) -> None:
         self.nursery = nursery
         self.output = output
         self.startup_timeout = startup_timeout
+        self.sandbox = sandbox or SandboxSettings()
         self.connections: dict[tuple[str, int], GrpcConnection] = {}
         self.locks: dict[tuple[str, int], trio.Lock] = {}
         self.launches = 0
@@ -100,7 +107,11 @@ class WarmPool:
         )
         label = f"{spec.name} (warm, slot {slot})"
         async with launch(
-            spec.command, label=label, output=output, startup_timeout=self.startup_timeout
+            spec.command,
+            label=label,
+            output=output,
+            startup_timeout=self.startup_timeout,
+            sandbox=spec.sandbox or self.sandbox,
         ) as conn:
             task_status.started(conn)
             await trio.sleep_forever()
@@ -108,11 +119,13 @@ class WarmPool:
 
 @contextlib.asynccontextmanager
 async def open_warm_pool(
-    output: Path | None = None, startup_timeout: float = 10.0
+    output: Path | None = None,
+    startup_timeout: float = 10.0,
+    sandbox: SandboxSettings | None = None,
 ) -> AsyncIterator[WarmPool]:
     """A warm pool whose processes are all stopped when the block ends."""
     async with trio.open_nursery() as nursery:
-        yield WarmPool(nursery, output, startup_timeout)
+        yield WarmPool(nursery, output, startup_timeout, sandbox)
         nursery.cancel_scope.cancel()
 
 
@@ -125,9 +138,11 @@ async def open_seats(
     startup_timeout: float = 10.0,
     allow_shared_partners: bool = False,
     warm: WarmPool | None = None,
+    sandbox: SandboxSettings | None = None,
 ) -> AsyncIterator[list[EngineConnection | Exception]]:
     """One connection per seat, opened at once, closed (processes killed) on exit.
     A connection given instead of a spec is used as it is (its owner closes it).
+    Launched engines run under their own sandbox settings, else ``sandbox``.
 
     A seat whose bot cannot be started gets the exception instead of a
     connection (a BotError for a bot that crashed or stalled at start-up), so
@@ -148,7 +163,11 @@ async def open_seats(
         output = output_dir / f"{safe_id}.seat{seat}.{spec.name}.log" if output_dir else None
         label = f"{spec.name} (seat {seat})"
         async with launch(
-            spec.command, label=label, output=output, startup_timeout=startup_timeout
+            spec.command,
+            label=label,
+            output=output,
+            startup_timeout=startup_timeout,
+            sandbox=spec.sandbox or sandbox,
         ) as conn:
             task_status.started(conn)
             await trio.sleep_forever()
@@ -220,6 +239,8 @@ async def greet(
 
     async def greet_one(seat: int) -> None:
         conn = seats[seat]
+        if isinstance(conn, EngineConnection):
+            engines[seat] = EngineInfo(seat, names[seat], confinement=conn.confinement)
         if isinstance(conn, BotError):
             return fail(seat, conn.kind, conn.message)
         if isinstance(conn, Exception):
@@ -231,7 +252,7 @@ async def greet(
             return fail(seat, FaultKind.STALL, f"{conn.label}: no handshake within {timeout:g}s")
         except BotError as e:
             return fail(seat, e.kind, e.message)
-        engines[seat] = convert.engine_info_from_pb(seat, names[seat], info)
+        engines[seat] = convert.engine_info_from_pb(seat, names[seat], info, conn.confinement)
         if info.protocol_version != PROTOCOL_VERSION:
             message = f"speaks protocol version {info.protocol_version}, not {PROTOCOL_VERSION}"
             fail(seat, FaultKind.MALFORMED, message)

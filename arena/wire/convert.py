@@ -500,8 +500,10 @@ def ack() -> epb.Ack:
     return epb.Ack()
 
 
-def engine_info_from_pb(seat: int, name: str, info: epb.HandshakeResponse) -> EngineInfo:
-    return EngineInfo(seat, name, info.name, info.version, info.author)
+def engine_info_from_pb(
+    seat: int, name: str, info: epb.HandshakeResponse, confinement: str = ""
+) -> EngineInfo:
+    return EngineInfo(seat, name, info.name, info.version, info.author, confinement)
 
 
 def match_start(
@@ -555,6 +557,7 @@ def log_header(
                 engine_name=e.engine_name,
                 engine_version=e.engine_version,
                 author=e.author,
+                confinement=e.confinement,
             )
             for e in engines
         ],
@@ -649,7 +652,8 @@ def _header_from_pb(h: log_pb2.LogHeader) -> MatchHeader:
         match_id=h.match_id,
         variant=variant_from_pb(h.variant),
         engines=tuple(
-            EngineInfo(e.seat, e.name, e.engine_name, e.engine_version, e.author) for e in engines
+            EngineInfo(e.seat, e.name, e.engine_name, e.engine_version, e.author, e.confinement)
+            for e in engines
         ),
         clock=clock,
         seed=h.seed,

@@ -12,7 +12,7 @@ import pytest
 
 from arena.outcome import MatchReport
 from arena.play import run_match_sync
-from arena.settings import MatchSettings
+from arena.settings import MatchSettings, SandboxMode, SandboxSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 PY = sys.executable
@@ -27,6 +27,11 @@ def bot(name: str, *extra: str) -> str:
         "spy": ROOT / "tests/bots/spy.py",
     }
     return " ".join([PY, str(paths[name]), *extra])
+
+
+# The spy bot writes what it receives to a file of the test's, which a sandboxed
+# bot cannot reach: it runs unconfined.
+UNCONFINED = SandboxSettings(SandboxMode.OFF)
 
 
 def live_pids(tag: str) -> list[int]:

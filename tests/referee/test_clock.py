@@ -9,7 +9,7 @@ from arena.rules import Game, Variant
 from arena.settings import ClockSettings, MatchSettings
 from arena.wire.v1 import engine_pb2
 
-from .conftest import bot, play, recorded
+from .conftest import UNCONFINED, bot, play, recorded
 
 pytestmark = pytest.mark.process
 
@@ -45,7 +45,11 @@ def test_bank_and_increment_are_sent_and_charged(tag, tmp_path):
     clock = ClockSettings(move_time=1.0, bank=2.0, increment=0.5, grace=0.05)
     play(
         MatchSettings(
-            Variant(Game.SCOPA, deal_limit=1, target=None), seed=4, clock=clock, match_id="bank"
+            Variant(Game.SCOPA, deal_limit=1, target=None),
+            seed=4,
+            clock=clock,
+            match_id="bank",
+            sandbox=UNCONFINED,
         ),
         [f"spy={bot('spy', '--record', str(record), tag)}", "r=builtin:random"],
     )

@@ -12,7 +12,7 @@ from arena.wire.convert import clock_to_pb, decision_request
 from tests.rules.helpers import random_position
 from tests.rules.test_information import shuffle_hidden
 
-from .conftest import bot, play, recorded
+from .conftest import UNCONFINED, bot, play, recorded
 
 
 @settings(max_examples=80, deadline=None)
@@ -42,6 +42,7 @@ def first_request(own: list[int], rest: list[int], record, tag) -> bytes:
             first_dealer=3,
             match_id="hidden",
             decks=lambda i, attempt: deck,
+            sandbox=UNCONFINED,
         ),
         [
             f"spy={bot('spy', '--record', str(record), tag)}",

@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from arena.wire.v1 import scopa_pb2 as arena_dot_wire_dot_v1_dot_scopa__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17\x61rena/wire/v1/log.proto\x12\x08scopa.v1\x1a\x19\x61rena/wire/v1/scopa.proto\"g\n\x0c\x45ngineRecord\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x13\n\x0b\x65ngine_name\x18\x03 \x01(\t\x12\x16\n\x0e\x65ngine_version\x18\x04 \x01(\t\x12\x0e\n\x06\x61uthor\x18\x05 \x01(\t\"^\n\rClockSettings\x12\x14\n\x0cmove_time_ms\x18\x01 \x01(\r\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\x04\x12\x14\n\x0cincrement_ms\x18\x03 \x01(\r\x12\x10\n\x08grace_ms\x18\x04 \x01(\r\"\xf9\x01\n\tLogHeader\x12\x16\n\x0e\x66ormat_version\x18\x01 \x01(\r\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12\"\n\x07variant\x18\x03 \x01(\x0b\x32\x11.scopa.v1.Variant\x12\'\n\x07\x65ngines\x18\x04 \x03(\x0b\x32\x16.scopa.v1.EngineRecord\x12&\n\x05\x63lock\x18\x05 \x01(\x0b\x32\x17.scopa.v1.ClockSettings\x12\x0c\n\x04seed\x18\x06 \x01(\x04\x12\x14\n\x0c\x66irst_dealer\x18\x07 \x01(\r\x12\x12\n\nstarted_at\x18\x08 \x01(\t\x12\x15\n\rarena_version\x18\t \x01(\t\"t\n\x0b\x44\x65\x61lStarted\x12\x13\n\x0b\x64\x65\x61l_number\x18\x01 \x01(\r\x12\x0e\n\x06\x64\x65\x61ler\x18\x02 \x01(\r\x12\x1c\n\x04\x64\x65\x63k\x18\x03 \x03(\x0b\x32\x0e.scopa.v1.Card\x12\"\n\nvoid_decks\x18\x04 \x03(\x0b\x32\x0e.scopa.v1.Deck\"%\n\x04\x44\x65\x63k\x12\x1d\n\x05\x63\x61rds\x18\x01 \x03(\x0b\x32\x0e.scopa.v1.Card\"\xb4\x01\n\x08\x44\x65\x63ision\x12\x13\n\x0b\x64\x65\x61l_number\x18\x01 \x01(\r\x12\x10\n\x08\x64\x65\x63ision\x18\x02 \x01(\r\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\x1c\n\x04move\x18\x04 \x01(\x0b\x32\x0e.scopa.v1.Move\x12\x15\n\rthink_time_us\x18\x05 \x01(\x04\x12\x1e\n\x05\x66\x61ult\x18\x06 \x01(\x0b\x32\x0f.scopa.v1.Fault\x12\r\n\x05scopa\x18\x07 \x01(\x08\x12\x0f\n\x07\x63omment\x18\x08 \x01(\t\"1\n\tDealEnded\x12$\n\x06result\x18\x01 \x01(\x0b\x32\x14.scopa.v1.DealResult\"H\n\nMatchEnded\x12%\n\x06result\x18\x01 \x01(\x0b\x32\x15.scopa.v1.MatchResult\x12\x13\n\x0b\x66inished_at\x18\x02 \x01(\t\"\xeb\x01\n\tLogRecord\x12%\n\x06header\x18\x01 \x01(\x0b\x32\x13.scopa.v1.LogHeaderH\x00\x12-\n\x0c\x64\x65\x61l_started\x18\x02 \x01(\x0b\x32\x15.scopa.v1.DealStartedH\x00\x12&\n\x08\x64\x65\x63ision\x18\x03 \x01(\x0b\x32\x12.scopa.v1.DecisionH\x00\x12)\n\ndeal_ended\x18\x04 \x01(\x0b\x32\x13.scopa.v1.DealEndedH\x00\x12+\n\x0bmatch_ended\x18\x05 \x01(\x0b\x32\x14.scopa.v1.MatchEndedH\x00\x42\x08\n\x06recordB-\n\x17org.scopaarena.scopa.v1P\x01Z\x10scopa/v1;scopav1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17\x61rena/wire/v1/log.proto\x12\x08scopa.v1\x1a\x19\x61rena/wire/v1/scopa.proto\"|\n\x0c\x45ngineRecord\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x13\n\x0b\x65ngine_name\x18\x03 \x01(\t\x12\x16\n\x0e\x65ngine_version\x18\x04 \x01(\t\x12\x0e\n\x06\x61uthor\x18\x05 \x01(\t\x12\x13\n\x0b\x63onfinement\x18\x06 \x01(\t\"^\n\rClockSettings\x12\x14\n\x0cmove_time_ms\x18\x01 \x01(\r\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\x04\x12\x14\n\x0cincrement_ms\x18\x03 \x01(\r\x12\x10\n\x08grace_ms\x18\x04 \x01(\r\"\xf9\x01\n\tLogHeader\x12\x16\n\x0e\x66ormat_version\x18\x01 \x01(\r\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12\"\n\x07variant\x18\x03 \x01(\x0b\x32\x11.scopa.v1.Variant\x12\'\n\x07\x65ngines\x18\x04 \x03(\x0b\x32\x16.scopa.v1.EngineRecord\x12&\n\x05\x63lock\x18\x05 \x01(\x0b\x32\x17.scopa.v1.ClockSettings\x12\x0c\n\x04seed\x18\x06 \x01(\x04\x12\x14\n\x0c\x66irst_dealer\x18\x07 \x01(\r\x12\x12\n\nstarted_at\x18\x08 \x01(\t\x12\x15\n\rarena_version\x18\t \x01(\t\"t\n\x0b\x44\x65\x61lStarted\x12\x13\n\x0b\x64\x65\x61l_number\x18\x01 \x01(\r\x12\x0e\n\x06\x64\x65\x61ler\x18\x02 \x01(\r\x12\x1c\n\x04\x64\x65\x63k\x18\x03 \x03(\x0b\x32\x0e.scopa.v1.Card\x12\"\n\nvoid_decks\x18\x04 \x03(\x0b\x32\x0e.scopa.v1.Deck\"%\n\x04\x44\x65\x63k\x12\x1d\n\x05\x63\x61rds\x18\x01 \x03(\x0b\x32\x0e.scopa.v1.Card\"\xb4\x01\n\x08\x44\x65\x63ision\x12\x13\n\x0b\x64\x65\x61l_number\x18\x01 \x01(\r\x12\x10\n\x08\x64\x65\x63ision\x18\x02 \x01(\r\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\x1c\n\x04move\x18\x04 \x01(\x0b\x32\x0e.scopa.v1.Move\x12\x15\n\rthink_time_us\x18\x05 \x01(\x04\x12\x1e\n\x05\x66\x61ult\x18\x06 \x01(\x0b\x32\x0f.scopa.v1.Fault\x12\r\n\x05scopa\x18\x07 \x01(\x08\x12\x0f\n\x07\x63omment\x18\x08 \x01(\t\"1\n\tDealEnded\x12$\n\x06result\x18\x01 \x01(\x0b\x32\x14.scopa.v1.DealResult\"H\n\nMatchEnded\x12%\n\x06result\x18\x01 \x01(\x0b\x32\x15.scopa.v1.MatchResult\x12\x13\n\x0b\x66inished_at\x18\x02 \x01(\t\"\xeb\x01\n\tLogRecord\x12%\n\x06header\x18\x01 \x01(\x0b\x32\x13.scopa.v1.LogHeaderH\x00\x12-\n\x0c\x64\x65\x61l_started\x18\x02 \x01(\x0b\x32\x15.scopa.v1.DealStartedH\x00\x12&\n\x08\x64\x65\x63ision\x18\x03 \x01(\x0b\x32\x12.scopa.v1.DecisionH\x00\x12)\n\ndeal_ended\x18\x04 \x01(\x0b\x32\x13.scopa.v1.DealEndedH\x00\x12+\n\x0bmatch_ended\x18\x05 \x01(\x0b\x32\x14.scopa.v1.MatchEndedH\x00\x42\x08\n\x06recordB-\n\x17org.scopaarena.scopa.v1P\x01Z\x10scopa/v1;scopav1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,21 +34,21 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'\n\027org.scopaarena.scopa.v1P\001Z\020scopa/v1;scopav1'
   _globals['_ENGINERECORD']._serialized_start=64
-  _globals['_ENGINERECORD']._serialized_end=167
-  _globals['_CLOCKSETTINGS']._serialized_start=169
-  _globals['_CLOCKSETTINGS']._serialized_end=263
-  _globals['_LOGHEADER']._serialized_start=266
-  _globals['_LOGHEADER']._serialized_end=515
-  _globals['_DEALSTARTED']._serialized_start=517
-  _globals['_DEALSTARTED']._serialized_end=633
-  _globals['_DECK']._serialized_start=635
-  _globals['_DECK']._serialized_end=672
-  _globals['_DECISION']._serialized_start=675
-  _globals['_DECISION']._serialized_end=855
-  _globals['_DEALENDED']._serialized_start=857
-  _globals['_DEALENDED']._serialized_end=906
-  _globals['_MATCHENDED']._serialized_start=908
-  _globals['_MATCHENDED']._serialized_end=980
-  _globals['_LOGRECORD']._serialized_start=983
-  _globals['_LOGRECORD']._serialized_end=1218
+  _globals['_ENGINERECORD']._serialized_end=188
+  _globals['_CLOCKSETTINGS']._serialized_start=190
+  _globals['_CLOCKSETTINGS']._serialized_end=284
+  _globals['_LOGHEADER']._serialized_start=287
+  _globals['_LOGHEADER']._serialized_end=536
+  _globals['_DEALSTARTED']._serialized_start=538
+  _globals['_DEALSTARTED']._serialized_end=654
+  _globals['_DECK']._serialized_start=656
+  _globals['_DECK']._serialized_end=693
+  _globals['_DECISION']._serialized_start=696
+  _globals['_DECISION']._serialized_end=876
+  _globals['_DEALENDED']._serialized_start=878
+  _globals['_DEALENDED']._serialized_end=927
+  _globals['_MATCHENDED']._serialized_start=929
+  _globals['_MATCHENDED']._serialized_end=1001
+  _globals['_LOGRECORD']._serialized_start=1004
+  _globals['_LOGRECORD']._serialized_end=1239
 # @@protoc_insertion_point(module_scope)

@@ -8,18 +8,20 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class EngineRecord(_message.Message):
-    __slots__ = ("seat", "name", "engine_name", "engine_version", "author")
+    __slots__ = ("seat", "name", "engine_name", "engine_version", "author", "confinement")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     ENGINE_NAME_FIELD_NUMBER: _ClassVar[int]
     ENGINE_VERSION_FIELD_NUMBER: _ClassVar[int]
     AUTHOR_FIELD_NUMBER: _ClassVar[int]
+    CONFINEMENT_FIELD_NUMBER: _ClassVar[int]
     seat: int
     name: str
     engine_name: str
     engine_version: str
     author: str
-    def __init__(self, seat: _Optional[int] = ..., name: _Optional[str] = ..., engine_name: _Optional[str] = ..., engine_version: _Optional[str] = ..., author: _Optional[str] = ...) -> None: ...
+    confinement: str
+    def __init__(self, seat: _Optional[int] = ..., name: _Optional[str] = ..., engine_name: _Optional[str] = ..., engine_version: _Optional[str] = ..., author: _Optional[str] = ..., confinement: _Optional[str] = ...) -> None: ...
 
 class ClockSettings(_message.Message):
     __slots__ = ("move_time_ms", "bank_ms", "increment_ms", "grace_ms")
