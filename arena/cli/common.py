@@ -12,7 +12,7 @@ from typing import TypeAlias
 
 from arena.errors import ConfigError
 from arena.rules import Game, Variant
-from arena.settings import EngineSpec, parse_duration
+from arena.settings import EngineSpec, SandboxMode, SandboxSettings, parse_duration
 
 Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
@@ -69,3 +69,49 @@ def variant_from_args(args: argparse.Namespace) -> Variant:
         fewest_cards=args.fewest_cards,
         leftovers_to_last_player=args.leftovers_to_last_player,
     )
+
+
+def add_sandbox_options(p: argparse.ArgumentParser) -> None:
+    """How launched bots are confined (docs/writing-a-bot.md, "Your bot's sandbox")."""
+    modes = [m.value for m in SandboxMode]
+    p.add_argument(
+        "--sandbox",
+        choices=modes,
+        default=None,
+        help="run launched bots in a bubblewrap sandbox: auto (default: when it is usable "
+        "here, else unconfined with a warning), on (refuse without it), off",
+    )
+    p.add_argument(
+        "--memory-limit", type=positive, default=None, metavar="MIB", help="per bot (default 1024)"
+    )
+    p.add_argument(
+        "--process-limit",
+        type=positive,
+        default=None,
+        metavar="N",
+        help="processes and threads per bot (default 64)",
+    )
+    p.add_argument(
+        "--disk-limit",
+        type=positive,
+        default=None,
+        metavar="MIB",
+        help="each of a bot's private /tmp and HOME (default 64)",
+    )
+
+
+def sandbox_overrides(args: argparse.Namespace) -> dict[str, object]:
+    """The sandbox options given, as a tournament file's [sandbox] table."""
+    given = {
+        "mode": args.sandbox,
+        "memory_mib": args.memory_limit,
+        "processes": args.process_limit,
+        "disk_mib": args.disk_limit,
+    }
+    return {key: value for key, value in given.items() if value is not None}
+
+
+def sandbox_from_args(args: argparse.Namespace) -> SandboxSettings:
+    from arena.tournament.config import sandbox_settings
+
+    return sandbox_settings(sandbox_overrides(args), "command line", SandboxSettings())

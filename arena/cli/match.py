@@ -11,15 +11,25 @@ from pathlib import Path
 
 from arena.cli.common import (
     Subparsers,
+    add_sandbox_options,
     add_variant_options,
     duration,
     parse_engines,
     positive,
+    sandbox_from_args,
+    sandbox_overrides,
     variant_from_args,
 )
 from arena.errors import ConfigError
 from arena.rules import Game, Variant
-from arena.settings import ClockSettings, EngineSpec, FaultPolicy, MatchSettings, OnFault
+from arena.settings import (
+    ClockSettings,
+    EngineSpec,
+    FaultPolicy,
+    MatchSettings,
+    OnFault,
+    SandboxSettings,
+)
 
 ROOT = Path(__file__).resolve().parents[2]  # the checkout: engines/ and examples/
 
@@ -54,6 +64,7 @@ def match_settings(
     policy: FaultPolicy | None = None,
     match_id: str | None = None,
     startup_timeout: float = 10.0,
+    sandbox: SandboxSettings | None = None,
 ) -> MatchSettings:
     """Settings of a match started from the command line: a bot gets its
     start-up time again for the handshake."""
@@ -65,6 +76,7 @@ def match_settings(
         match_id=match_id or f"match-{seed}",
         startup_timeout=startup_timeout,
         handshake_timeout=startup_timeout,
+        sandbox=sandbox or SandboxSettings(),
     )
 
 
@@ -111,6 +123,7 @@ def cmd_match(args: argparse.Namespace) -> int:
         policy=policy,
         match_id=args.match_id,
         startup_timeout=args.startup_timeout,
+        sandbox=sandbox_from_args(args),
     )
     play_and_print(
         specs,
@@ -149,12 +162,18 @@ def cmd_demo(args: argparse.Namespace) -> int:
         print(f"== {title}\n")
         play_and_print(
             parse_engines(engine_texts),
-            match_settings(Variant(game), args.seed, clock=ClockSettings(move_time=1.0)),
+            match_settings(
+                Variant(game),
+                args.seed,
+                clock=ClockSettings(move_time=1.0),
+                sandbox=sandbox_from_args(args),
+            ),
             log=out / f"{game.value}-{args.seed}.log",
         )
         print()
     print("== A short round robin: random, greedy and the JavaScript bot, 4 duplicate pairs each\n")
-    cfg = load_config(ROOT / "examples" / "demo.toml", {"output": str(out / "tournament")})
+    overrides = {"output": str(out / "tournament"), "sandbox": sandbox_overrides(args)}
+    cfg = load_config(ROOT / "examples" / "demo.toml", overrides)
     play_tournament(cfg, resamples=DEFAULT_RESAMPLES)
     print(f"\nlogs and bot output in {out}/")
     return 0
@@ -166,6 +185,7 @@ def add_parsers(sub: Subparsers) -> None:
     )
     demo.add_argument("--seed", type=int, default=1, help="match seed (default 1)")
     demo.add_argument("--out", default="out/demo", help="where logs go (default out/demo)")
+    add_sandbox_options(demo)
     demo.set_defaults(func=cmd_demo)
 
     play = sub.add_parser(
@@ -242,4 +262,5 @@ def add_parsers(sub: Subparsers) -> None:
         action="store_true",
         help="let one remote address serve two partner seats (it then sees both hands)",
     )
+    add_sandbox_options(match)
     match.set_defaults(func=cmd_match)

@@ -6,7 +6,13 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from arena.cli.common import Subparsers, duration, positive
+from arena.cli.common import (
+    Subparsers,
+    add_sandbox_options,
+    duration,
+    positive,
+    sandbox_overrides,
+)
 from arena.errors import ConfigError
 from arena.settings import EngineSpec
 
@@ -58,6 +64,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         "seed": args.seed,
         "output": args.output,
         "store": args.store,
+        "sandbox": sandbox_overrides(args),
     }
     if args.no_duplicate:
         overrides["duplicate"] = False
@@ -97,7 +104,12 @@ def sprt_config(args: argparse.Namespace) -> TournamentConfig:
 
     if args.config:
         cfg = load_config(
-            Path(args.config), {"concurrency": args.concurrency, "output": args.output}
+            Path(args.config),
+            {
+                "concurrency": args.concurrency,
+                "output": args.output,
+                "sandbox": sandbox_overrides(args),
+            },
         )
         if cfg.format != "sprt":
             raise ConfigError(f"{args.config}: format must be sprt for `arena sprt`")
@@ -118,6 +130,7 @@ def sprt_config(args: argparse.Namespace) -> TournamentConfig:
             "concurrency": args.concurrency or 8,
             "output": args.output or "out/sprt",
             "clock": {"move_time": args.move_time},
+            "sandbox": sandbox_overrides(args),
             "sprt": {
                 "test": test["name"],
                 "base": base["name"],
@@ -202,6 +215,7 @@ def add_parsers(sub: Subparsers) -> None:
         default=DEFAULT_RESAMPLES,
         help="bootstrap resamples for intervals",
     )
+    add_sandbox_options(tour)
     tour.set_defaults(func=cmd_tournament)
 
     ratings = sub.add_parser("ratings", help="print the leaderboard of a results database")
@@ -241,4 +255,5 @@ def add_parsers(sub: Subparsers) -> None:
     sprt.add_argument("--move-time", type=duration, default=1.0)
     sprt.add_argument("--concurrency", type=positive, default=None)
     sprt.add_argument("--output", default=None)
+    add_sandbox_options(sprt)
     sprt.set_defaults(func=cmd_sprt)

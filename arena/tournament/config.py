@@ -7,6 +7,7 @@ See examples/tournament.toml for a commented example.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import hashlib
 import json
@@ -17,7 +18,14 @@ from typing import Any
 
 from arena.errors import ConfigError, RulesError
 from arena.rules import Game, Variant
-from arena.settings import ClockSettings, EngineSpec, FaultPolicy, OnFault
+from arena.settings import (
+    ClockSettings,
+    EngineSpec,
+    FaultPolicy,
+    OnFault,
+    SandboxMode,
+    SandboxSettings,
+)
 from arena.settings import parse_duration as settings_duration
 
 FORMATS = ("round-robin", "gauntlet", "teams", "partnership", "sprt")
@@ -53,6 +61,7 @@ class TournamentConfig:
     suspend_after: int | None = None
     startup_timeout: float = 10.0
     sprt: SprtSettings | None = None
+    sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     elo_k: float = 16.0  # K of the live Elo: small, since a bot version never changes
 
     @property
@@ -138,7 +147,9 @@ TOP_KEYS = {
     "policy",
     "engine",
     "sprt",
+    "sandbox",
 }
+SANDBOX_KEYS = {"mode", "memory_mib", "processes", "disk_mib"}
 
 
 def load_config(path: Path, overrides: dict[str, Any] | None = None) -> TournamentConfig:
@@ -149,7 +160,11 @@ def load_config(path: Path, overrides: dict[str, Any] | None = None) -> Tourname
         raise ConfigError(f"{path}: cannot read: {e.strerror}") from None
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"{path}: not valid TOML: {e}") from None
-    raw.update({k: v for k, v in (overrides or {}).items() if v is not None})
+    for key, value in (overrides or {}).items():
+        if isinstance(value, dict) and isinstance(raw.get(key), dict):
+            raw[key] = {**raw[key], **value}  # e.g. [sandbox] limits given on the command line
+        elif value is not None:
+            raw[key] = value
     return config_from_dict(raw, str(path), base=Path(path).parent)
 
 
@@ -157,6 +172,7 @@ def config_from_dict(
     raw: dict[str, Any], where: str = "config", base: Path = Path(".")
 ) -> TournamentConfig:
     _check_keys(raw, TOP_KEYS, where)
+    sandbox = sandbox_settings(raw.get("sandbox", {}), f"{where}: [sandbox]", SandboxSettings())
     try:
         variant = Variant(
             game=Game.parse(_get(raw, "variant", str, where, "scopa")),
@@ -178,10 +194,14 @@ def config_from_dict(
         here = f"{where}: engine {i + 1}"
         if not isinstance(entry, dict):
             raise ConfigError(f"{here}: must be a table with name and spec")
-        _check_keys(entry, {"name", "spec"}, here)
+        _check_keys(entry, {"name", "spec", "sandbox"}, here)
         if "name" not in entry or "spec" not in entry:
             raise ConfigError(f"{here}: needs both name and spec")
-        engines.append(EngineSpec.parse(f"{entry['name']}={_resolve(str(entry['spec']), base)}"))
+        engine = EngineSpec.parse(f"{entry['name']}={_resolve(str(entry['spec']), base)}")
+        if "sandbox" in entry:
+            own = sandbox_settings(entry["sandbox"], f"{here}: sandbox", sandbox)
+            engine = dataclasses.replace(engine, sandbox=own)
+        engines.append(engine)
     names = [e.name for e in engines]
     if len(set(names)) != len(names):
         raise ConfigError(f"{where}: engine names must be unique ({', '.join(names)})")
@@ -263,8 +283,32 @@ def config_from_dict(
         suspend_after=suspend_after,
         startup_timeout=parse_duration(raw.get("startup_timeout", "10s"), "startup_timeout"),
         sprt=sprt,
+        sandbox=sandbox,
         elo_k=_elo_k(raw, where),
     )
+
+
+def sandbox_settings(value: Any, where: str, base: SandboxSettings) -> SandboxSettings:
+    """Sandbox settings from a mode ("auto", "on", "off") or a table of mode and
+    limits; what is not given comes from ``base`` (the file's [sandbox])."""
+    if isinstance(value, str):
+        value = {"mode": value}
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}: must be a mode (auto, on, off) or a table")
+    _check_keys(value, SANDBOX_KEYS, where)
+    fields: dict[str, Any] = {}
+    if "mode" in value:
+        try:
+            fields["mode"] = SandboxMode(value["mode"])
+        except ValueError:
+            raise ConfigError(f"{where}: mode must be auto, on or off") from None
+    for key in SANDBOX_KEYS - {"mode"}:
+        if key in value:
+            fields[key] = _get(value, key, int, where, None)
+    try:
+        return dataclasses.replace(base, **fields)
+    except ConfigError as e:
+        raise ConfigError(f"{where}: {e}") from None
 
 
 def _elo_k(raw: dict[str, Any], where: str) -> float:

@@ -128,6 +128,7 @@ class Runner:
                 match_id=match.id,
                 startup_timeout=cfg.startup_timeout,
                 handshake_timeout=cfg.startup_timeout,
+                sandbox=cfg.sandbox,
             )
             spectate = None
             if self.spectate is not None:
@@ -198,7 +199,7 @@ async def maybe_pool(cfg: TournamentConfig) -> AsyncIterator[WarmPool | None]:
     if not cfg.keep_warm:
         yield None
         return
-    async with open_warm_pool(cfg.output / "bots", cfg.startup_timeout) as pool:
+    async with open_warm_pool(cfg.output / "bots", cfg.startup_timeout, cfg.sandbox) as pool:
         yield pool
 
 
