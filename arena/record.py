@@ -15,6 +15,7 @@ from typing import IO
 from google.protobuf.message import DecodeError
 
 from arena.errors import RecordError
+from arena.files import open_private
 from arena.outcome import DecisionRecord, EngineInfo, MatchResult
 from arena.rules import FinishedDeal
 from arena.settings import MatchSettings
@@ -46,8 +47,7 @@ class LogWriter:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._file: IO[bytes] | None = open(path, "wb")  # noqa: SIM115 - closed in close()
+        self._file: IO[bytes] | None = open_private(path)
 
     def write(self, record: log_pb2.LogRecord) -> None:
         if self._file is None:

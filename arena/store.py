@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ConfigError
+from arena.files import create_private
 from arena.outcome import Fault, MatchResult, Termination
 
 SCHEMA_VERSION = 1
@@ -100,7 +101,7 @@ class MatchEntry:
 class Store:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        create_private(self.path)  # SQLite gives its -wal and -shm files the same mode
         try:
             self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
             self.db.execute("PRAGMA journal_mode=WAL")

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ConfigError
+from arena.files import create_private
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -60,7 +61,7 @@ class ServerStorage:
     """The server's records, one method per question or change."""
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        create_private(path)
         try:
             self._db = sqlite3.connect(
                 path, isolation_level=None, check_same_thread=False, timeout=30

@@ -34,6 +34,7 @@ from typing import IO, Any
 import trio
 
 from arena.errors import BotError, ConfigError
+from arena.files import open_private
 from arena.outcome import FaultKind
 from arena.settings import SandboxSettings
 from arena.transport.connection import GrpcConnection
@@ -132,8 +133,7 @@ class CappedOutput:
     def __init__(self, path: Path | None, cap: int = OUTPUT_CAP_BYTES) -> None:
         self.file: IO[bytes] | None = None
         if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self.file = open(path, "wb")  # noqa: SIM115 - closed in close()
+            self.file = open_private(path)
         self.cap = cap
         self.written = 0
         self.dropped = 0

@@ -6,6 +6,7 @@ that these tests can fail."""
 import os
 import signal
 import socket
+import stat
 import subprocess
 import sys
 import time
@@ -65,8 +66,13 @@ def attack(spec: str, tag: str, sandbox: SandboxSettings = ON, **kw) -> tuple[st
 
 
 def test_a_sandboxed_bot_runs_as_an_unprivileged_user_and_the_log_says_how(tag, tmp_path):
-    log = tmp_path / "m.log"
-    _, report = attack(attacker("--attack", "proc", "--pid", "1", tag=tag), tag, log=log)
+    log, output = tmp_path / "m.log", tmp_path / "bots"
+    _, report = attack(
+        attacker("--attack", "proc", "--pid", "1", tag=tag), tag, log=log, bot_output=output
+    )
+    (written,) = output.iterdir()  # the bot's output: private, like the log
+    assert stat.S_IMODE(written.stat().st_mode) == 0o600
+    assert stat.S_IMODE(output.stat().st_mode) == 0o700
     assert report.result.termination is Termination.COMPLETED and not report.result.faults
     assert report.engines[0].confinement.startswith("bubblewrap sandbox: 1024 MiB memory")
     header = read_log(log).records[0].header
