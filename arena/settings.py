@@ -20,8 +20,11 @@ from arena.rules import Game, Variant
 from arena.rules.match import DeckSource
 from arena.strategies import BUILT_IN
 
-# A bot someone else runs: HOST:PORT, [IPV6]:PORT or unix:/PATH.
-_ADDRESS = re.compile(r"^(unix:.+|[A-Za-z0-9_.\-]+:\d{1,5}|\[[0-9a-fA-F:]+\]:\d{1,5})$")
+# A bot someone else runs: HOST:PORT, [IPV6]:PORT or unix:/PATH, with gRPC's
+# optional scheme (ipv4:, ipv6:, dns:, dns:///).
+_ADDRESS = re.compile(
+    r"^(unix:.+|(ipv4:|ipv6:|dns:(//[^/]*/)?)?([A-Za-z0-9_.\-]+|\[[0-9a-fA-F:]+\]):\d{1,5})$"
+)
 _NAME = re.compile(r"^[A-Za-z0-9_.+\-]{1,64}$")
 
 

@@ -14,7 +14,10 @@ the match is forfeited before the first deal.
 from __future__ import annotations
 
 import contextlib
+import ipaddress
+import os
 import random
+import socket
 import warnings
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
@@ -43,16 +46,49 @@ def unwrap(error: Exception) -> Exception:
     return error
 
 
+def endpoint(address: str) -> str:
+    """A bot's address reduced to what it reaches, so that two spellings of one
+    bot compare equal: gRPC's scheme dropped, names resolved, every loopback
+    address one host, Unix socket paths made absolute."""
+    if address.startswith("unix:"):
+        path = address[len("unix:") :]
+        return "unix:" + os.path.realpath(path[2:] if path.startswith("//") else path)
+    for scheme in ("ipv4:", "ipv6:", "dns:"):
+        if address.startswith(scheme):
+            address = address[len(scheme) :]
+    address = address.rsplit("/", 1)[-1]  # dns://resolver/host:port
+    host, _, port = address.rpartition(":")
+    host = host.strip("[]")
+    try:
+        infos = socket.getaddrinfo(host, None)
+    except (socket.gaierror, UnicodeError):
+        return f"{host}:{port}"
+    addresses = {ipaddress.ip_address(str(info[4][0]).split("%")[0]) for info in infos}
+    if all(a.is_loopback for a in addresses):
+        return f"loopback:{port}"
+    return f"{sorted(str(a) for a in addresses)[0]}:{port}"
+
+
+def _same_endpoint(a: str, b: str) -> bool:
+    if a == b or a.startswith("unix:") or b.startswith("unix:"):
+        return endpoint(a) == endpoint(b)
+    # Resolve names only when the ports agree: the usual case costs no lookup.
+    return a.rsplit(":", 1)[-1] == b.rsplit(":", 1)[-1] and endpoint(a) == endpoint(b)
+
+
 def check_partners(engines: Sequence[EngineSpec | EngineConnection], allow_shared: bool) -> None:
     """Refuse (or warn about) one remote bot serving two partner seats: the same
-    address, or the same connection given twice."""
+    endpoint however it is spelled, or the same connection given twice."""
     if len(engines) != 4:
         return
     for a, b in ((0, 2), (1, 3)):
         first, second = engines[a], engines[b]
         if isinstance(first, EngineSpec) and isinstance(second, EngineSpec):
-            shared = first.kind == "address" and first.address == second.address
-            where = first.address
+            shared = first.kind == second.kind == "address" and _same_endpoint(
+                first.address, second.address
+            )
+            same_text = first.address == second.address
+            where = first.address if same_text else f"{first.address} and {second.address}"
         else:
             shared, where = first is second, getattr(first, "label", "")
         if shared:
@@ -61,7 +97,10 @@ def check_partners(engines: Sequence[EngineSpec | EngineConnection], allow_share
                 f"({where}): it sees both hands and the arena cannot prevent collusion"
             )
             if not allow_shared:
-                raise ConfigError(message + "; allow it explicitly to go on")
+                raise ConfigError(
+                    message + "; allow it explicitly with --allow-shared-partners "
+                    "(allow_shared_partners=True in Python)"
+                )
             warnings.warn(message, CollusionWarning, stacklevel=2)
 
 
