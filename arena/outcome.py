@@ -152,6 +152,7 @@ class MatchHeader:
     first_dealer: int
     started_at: str  # RFC 3339, UTC
     arena_version: str
+    schedule_id: str = ""
 
 
 @dataclass(frozen=True)

@@ -138,7 +138,8 @@ class MatchSettings:
     first_dealer: int | None = None
     clock: ClockSettings = field(default_factory=ClockSettings)
     policy: FaultPolicy = field(default_factory=FaultPolicy)
-    match_id: str = "match"
+    match_id: str = "match"  # what the bots are told
+    schedule_id: str = ""  # the match in its tournament's schedule (only in the log)
     startup_timeout: float = 10.0  # a launched bot: from start to ready
     handshake_timeout: float = 5.0
     notify_timeout: float = 1.0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +32,8 @@ def play_tournament(cfg: TournamentConfig, resamples: int = DEFAULT_RESAMPLES) -
 
     if cfg.format == "sprt":
         raise ConfigError("this configuration is an SPRT: run it with `arena sprt --config FILE`")
+    for caution in cfg.cautions():
+        print(f"arena: warning: {caution}", file=sys.stderr)
     store, resuming = open_tournament_store(cfg)
     try:
         done, total = store.counts()
@@ -70,6 +73,8 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         overrides["duplicate"] = False
     if args.launch_per_match:
         overrides["keep_warm"] = False
+    if args.keep_warm:
+        overrides["keep_warm"] = True
     play_tournament(load_config(Path(args.config), overrides), resamples=args.resamples)
     return 0
 
@@ -207,7 +212,15 @@ def add_parsers(sub: Subparsers) -> None:
         "--no-duplicate", action="store_true", help="single matches, not duplicate sets"
     )
     tour.add_argument(
-        "--launch-per-match", action="store_true", help="launch command engines for every match"
+        "--launch-per-match",
+        action="store_true",
+        help="launch command engines afresh for every match (the default)",
+    )
+    tour.add_argument(
+        "--keep-warm",
+        action="store_true",
+        help="keep one process per command engine and slot serving every match (faster; "
+        "with duplicate deals a process may remember a deal when its twin comes)",
     )
     tour.add_argument(
         "--resamples",

@@ -49,6 +49,9 @@ def competition_config(
     raw.pop("store", None)
     raw["engine"] = engines
     raw["output"] = str(output)
+    # Registered bots are remote: they could recognise a duplicate deal's twin, so
+    # single deals unless the organiser asks for duplicates (and acknowledges that).
+    raw.setdefault("duplicate", False)
     return config_from_dict(raw, "competition"), list(bots)
 
 

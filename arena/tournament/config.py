@@ -54,7 +54,7 @@ class TournamentConfig:
     concurrency: int = 1
     output: Path = Path("out/tournament")
     store: Path | None = None  # default: output / results.sqlite
-    keep_warm: bool = True
+    keep_warm: bool = False  # True: one process per engine and slot serves every match
     challenger: str | None = None
     clock: ClockSettings = field(default_factory=ClockSettings)
     policy: FaultPolicy = field(default_factory=FaultPolicy)
@@ -62,11 +62,24 @@ class TournamentConfig:
     startup_timeout: float = 10.0
     sprt: SprtSettings | None = None
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
+    # Duplicate deals with remote bots: a remote bot can remember a deal and
+    # recognise its twin later; the organiser must say that this is accepted.
+    acknowledge_remote_twins: bool = False
     elo_k: float = 16.0  # K of the live Elo: small, since a bot version never changes
 
     @property
     def store_path(self) -> Path:
         return self.store or self.output / "results.sqlite"
+
+    def cautions(self) -> list[str]:
+        """What the organiser should know before this runs (printed, not refused)."""
+        if self.duplicate and self.keep_warm and any(e.kind == "command" for e in self.engines):
+            return [
+                "keep_warm with duplicate deals: a warm bot process plays both matches of a "
+                "duplicate set (never at once) and can remember the first deal's cards when its "
+                "twin comes; launch per match (the default) to rule that out"
+            ]
+        return []
 
     def engine(self, name: str) -> EngineSpec:
         for e in self.engines:
@@ -148,6 +161,7 @@ TOP_KEYS = {
     "engine",
     "sprt",
     "sandbox",
+    "acknowledge_remote_twins",
 }
 SANDBOX_KEYS = {"mode", "memory_mib", "processes", "disk_mib"}
 
@@ -265,18 +279,30 @@ def config_from_dict(
     if rounds < 1 or concurrency < 1:
         raise ConfigError(f"{where}: rounds and concurrency must be at least 1")
     suspend_after = _get(raw, "suspend_after", int, where, None)
+    duplicate = _get(raw, "duplicate", bool, where, True)
+    acknowledged = _get(raw, "acknowledge_remote_twins", bool, where, False)
+    remote = [e.name for e in engines if e.kind == "address"]
+    if duplicate and remote and not acknowledged:
+        what = "is a remote bot" if len(remote) == 1 else "are remote bots"
+        raise ConfigError(
+            f"{where}: {', '.join(remote)} {what}: with duplicate deals a remote bot can "
+            "remember a deal and recognise its twin later (its first hand and the table "
+            "give it away), which no schedule prevents; "
+            "set duplicate = false, or acknowledge_remote_twins = true to accept it"
+        )
     return TournamentConfig(
         name=_get(raw, "name", str, where, "tournament"),
         variant=variant,
         format=fmt,
         engines=tuple(engines),
         rounds=rounds,
-        duplicate=_get(raw, "duplicate", bool, where, True),
+        duplicate=duplicate,
+        acknowledge_remote_twins=acknowledged,
         seed=_get(raw, "seed", int, where, 1),
         concurrency=concurrency,
         output=output,
         store=Path(store) if store else None,
-        keep_warm=_get(raw, "keep_warm", bool, where, True),
+        keep_warm=_get(raw, "keep_warm", bool, where, False),
         challenger=challenger,
         clock=clock,
         policy=policy,

@@ -23,7 +23,13 @@ from arena.ratings import llr_normalized, sprt, sprt_bounds
 from arena.settings import MatchSettings
 from arena.store import ScheduledMatch, Store, open_store
 from arena.tournament.config import TournamentConfig
-from arena.tournament.schedule import build_schedule, sides_of, sprt_set
+from arena.tournament.schedule import (
+    bot_match_id,
+    build_schedule,
+    sides_of,
+    spread_twins,
+    sprt_set,
+)
 from arena.transport.seats import WarmPool, open_warm_pool
 
 
@@ -125,7 +131,8 @@ class Runner:
                 first_dealer=match.first_dealer,
                 clock=cfg.clock,
                 policy=cfg.policy,
-                match_id=match.id,
+                match_id=bot_match_id(cfg.seed, match.id),
+                schedule_id=match.id,
                 startup_timeout=cfg.startup_timeout,
                 handshake_timeout=cfg.startup_timeout,
                 sandbox=cfg.sandbox,
@@ -178,16 +185,28 @@ class Runner:
                 self.store.suspend(name, f"{limit} matches in a row with a fault")
 
     async def run(self, matches: list[ScheduledMatch], pool: WarmPool | None) -> None:
-        send, receive = trio.open_memory_channel[ScheduledMatch](math.inf)
-        for m in matches:
-            send.send_nowait(m)
-        send.close()
+        """Play ``matches`` in schedule order, ``concurrency`` at once, never two
+        of one duplicate set at the same time (a bot instance, warm or remote,
+        must not hold a deal's twin while it plays it)."""
+        waiting = list(matches)
+        busy: set[str] = set()  # duplicate sets with a match in flight
+        freed = trio.Event()
 
         async def worker() -> None:
-            async for match in receive:
-                if self.should_stop():
-                    return
-                await self.play(match, pool)
+            nonlocal freed
+            while waiting and not self.should_stop():
+                match = next((m for m in waiting if m.set_id not in busy), None)
+                if match is None:
+                    await freed.wait()
+                    continue
+                waiting.remove(match)
+                busy.add(match.set_id)
+                try:
+                    await self.play(match, pool)
+                finally:
+                    busy.discard(match.set_id)
+                    freed.set()
+                    freed = trio.Event()
 
         async with trio.open_nursery() as nursery:
             for _ in range(self.cfg.concurrency):
@@ -278,6 +297,7 @@ async def run_sprt(
             for _ in range(min(in_flight, cfg.sprt.max_sets - next_set)):
                 batch += sprt_set(cfg, next_set)
                 next_set += 1
+            batch = spread_twins(batch)
             store.schedule(batch)
             await runner.run(batch, pool)
             status = sprt_status(cfg, store)

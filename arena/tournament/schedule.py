@@ -15,12 +15,22 @@ function of the configuration (which is what makes resume exact).
 from __future__ import annotations
 
 import hashlib
+import hmac
 import itertools
 from collections.abc import Sequence
+from dataclasses import replace
 
 from arena.rules import seeded_first_dealer
 from arena.store import ScheduledMatch
 from arena.tournament.config import TournamentConfig
+
+
+def bot_match_id(tournament_seed: int, match_id: str) -> str:
+    """The id a bot is told for a match: opaque, so that it names neither the
+    duplicate set nor the twin (the log maps it to the schedule's id). Keyed by
+    the tournament seed, so a resumed run tells bots the same ids."""
+    key = f"scopa-arena/match-id/{tournament_seed}".encode()
+    return "m" + hmac.new(key, match_id.encode(), hashlib.sha256).hexdigest()[:16]
 
 
 def set_seed(tournament_seed: int, set_id: str) -> int:
@@ -74,7 +84,7 @@ def build_schedule(cfg: TournamentConfig) -> list[ScheduledMatch]:
                         k,
                         len(out),
                     )
-        return out
+        return spread_twins(out)
     for x, y in pairings(cfg):
         base: tuple[str, ...] = (x, y, x, y) if four else (x, y)
         for r in range(cfg.rounds):
@@ -84,7 +94,21 @@ def build_schedule(cfg: TournamentConfig) -> list[ScheduledMatch]:
             else:
                 single = base if r % 2 == 0 else rotations(base, 2)[1]
                 out += make_set(cfg, set_id, single, 1, len(out))
-    return out
+    return spread_twins(out)
+
+
+def spread_twins(matches: Sequence[ScheduledMatch]) -> list[ScheduledMatch]:
+    """The schedule with the matches of each duplicate set far apart: every
+    set's first match, then every set's second, and so on. A bot that sees a
+    deal a second time has then played many others in between (and the runner
+    never plays two matches of one set at once)."""
+
+    def twin(m: ScheduledMatch) -> int:
+        return int(m.id.rsplit("/", 1)[1])
+
+    ordered = sorted(matches, key=lambda m: (twin(m), m.seq))
+    seqs = sorted(m.seq for m in matches)  # the same places in the schedule, reordered
+    return [replace(m, seq=q) for m, q in zip(ordered, seqs, strict=True)]
 
 
 def sprt_set(cfg: TournamentConfig, index: int) -> list[ScheduledMatch]:

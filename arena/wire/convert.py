@@ -571,6 +571,7 @@ def log_header(
         first_dealer=first_dealer,
         started_at=_now(),
         arena_version=__version__,
+        schedule_id=settings.schedule_id,
     )
     return log_pb2.LogRecord(header=header)
 
@@ -660,6 +661,7 @@ def _header_from_pb(h: log_pb2.LogHeader) -> MatchHeader:
         first_dealer=h.first_dealer,
         started_at=h.started_at,
         arena_version=h.arena_version,
+        schedule_id=h.schedule_id,
     )
 
 

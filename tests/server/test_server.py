@@ -22,6 +22,8 @@ name = "cup"
 bots = ["alice-greedy", "bob-random"]
 rounds = {rounds}
 concurrency = 2
+duplicate = true
+acknowledge_remote_twins = true
 [clock]
 move_time = "1s"
 """

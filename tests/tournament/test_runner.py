@@ -37,6 +37,7 @@ def test_round_robin_with_warm_bots_stores_everything(tmp_path, tag):
             "rounds": 2,
             "concurrency": 4,
             "output": str(tmp_path),
+            "keep_warm": True,
         }
     )
     store = run(cfg)

@@ -36,7 +36,7 @@ class ClockSettings(_message.Message):
     def __init__(self, move_time_ms: _Optional[int] = ..., bank_ms: _Optional[int] = ..., increment_ms: _Optional[int] = ..., grace_ms: _Optional[int] = ...) -> None: ...
 
 class LogHeader(_message.Message):
-    __slots__ = ("format_version", "match_id", "variant", "engines", "clock", "seed", "first_dealer", "started_at", "arena_version")
+    __slots__ = ("format_version", "match_id", "variant", "engines", "clock", "seed", "first_dealer", "started_at", "arena_version", "schedule_id")
     FORMAT_VERSION_FIELD_NUMBER: _ClassVar[int]
     MATCH_ID_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
@@ -46,6 +46,7 @@ class LogHeader(_message.Message):
     FIRST_DEALER_FIELD_NUMBER: _ClassVar[int]
     STARTED_AT_FIELD_NUMBER: _ClassVar[int]
     ARENA_VERSION_FIELD_NUMBER: _ClassVar[int]
+    SCHEDULE_ID_FIELD_NUMBER: _ClassVar[int]
     format_version: int
     match_id: str
     variant: _scopa_pb2.Variant
@@ -55,7 +56,8 @@ class LogHeader(_message.Message):
     first_dealer: int
     started_at: str
     arena_version: str
-    def __init__(self, format_version: _Optional[int] = ..., match_id: _Optional[str] = ..., variant: _Optional[_Union[_scopa_pb2.Variant, _Mapping]] = ..., engines: _Optional[_Iterable[_Union[EngineRecord, _Mapping]]] = ..., clock: _Optional[_Union[ClockSettings, _Mapping]] = ..., seed: _Optional[int] = ..., first_dealer: _Optional[int] = ..., started_at: _Optional[str] = ..., arena_version: _Optional[str] = ...) -> None: ...
+    schedule_id: str
+    def __init__(self, format_version: _Optional[int] = ..., match_id: _Optional[str] = ..., variant: _Optional[_Union[_scopa_pb2.Variant, _Mapping]] = ..., engines: _Optional[_Iterable[_Union[EngineRecord, _Mapping]]] = ..., clock: _Optional[_Union[ClockSettings, _Mapping]] = ..., seed: _Optional[int] = ..., first_dealer: _Optional[int] = ..., started_at: _Optional[str] = ..., arena_version: _Optional[str] = ..., schedule_id: _Optional[str] = ...) -> None: ...
 
 class DealStarted(_message.Message):
     __slots__ = ("deal_number", "dealer", "deck", "void_decks")
