@@ -42,6 +42,12 @@ def open_tournament_store(cfg: TournamentConfig) -> tuple[Store, bool]:
     return store, resuming
 
 
+# The runner samples its event loop's lag every LAG_SAMPLE seconds; three samples
+# in a row over LAG_LIMIT lower the concurrency by a quarter.
+LAG_SAMPLE = 0.5
+LAG_LIMIT = 0.25
+
+
 @dataclass
 class Progress:
     """Matches done/total, rate, ETA and the leader: one updating line on a
@@ -103,6 +109,7 @@ class Runner:
         *,
         should_stop: Callable[[], bool] = lambda: False,
         spectate: Callable[[str, MatchEvent], None] | None = None,
+        notice: Callable[[str], None] | None = None,
     ) -> None:
         """``should_stop``: checked before each new match (a paused competition
         lets the matches in flight finish). ``spectate(match_id, event)``: the
@@ -112,6 +119,7 @@ class Runner:
         self.on_result = on_result or (lambda: "")
         self.should_stop = should_stop
         self.spectate = spectate
+        self.notice = notice or (lambda text: print(f"arena: {text}", file=sys.stderr, flush=True))
         self.running: set[str] = set()
         self.consecutive_faults = consecutive_faults(store)
         self.progress: Progress | None = None
@@ -187,30 +195,56 @@ class Runner:
     async def run(self, matches: list[ScheduledMatch], pool: WarmPool | None) -> None:
         """Play ``matches`` in schedule order, ``concurrency`` at once, never two
         of one duplicate set at the same time (a bot instance, warm or remote,
-        must not hold a deal's twin while it plays it)."""
+        must not hold a deal's twin while it plays it). When the machine cannot
+        keep up, fewer at once, and say so."""
         waiting = list(matches)
         busy: set[str] = set()  # duplicate sets with a match in flight
         freed = trio.Event()
+        slots = trio.CapacityLimiter(self.cfg.concurrency)
 
         async def worker() -> None:
             nonlocal freed
             while waiting and not self.should_stop():
-                match = next((m for m in waiting if m.set_id not in busy), None)
-                if match is None:
-                    await freed.wait()
-                    continue
-                waiting.remove(match)
-                busy.add(match.set_id)
-                try:
-                    await self.play(match, pool)
-                finally:
-                    busy.discard(match.set_id)
-                    freed.set()
-                    freed = trio.Event()
+                async with slots:  # fewer at once when the governor lowers the total
+                    if self.should_stop():
+                        return
+                    match = next((m for m in waiting if m.set_id not in busy), None)
+                    if match is None:
+                        await freed.wait()
+                        continue
+                    waiting.remove(match)
+                    busy.add(match.set_id)
+                    try:
+                        await self.play(match, pool)
+                    finally:
+                        busy.discard(match.set_id)
+                        freed.set()
+                        freed = trio.Event()
 
         async with trio.open_nursery() as nursery:
-            for _ in range(self.cfg.concurrency):
-                nursery.start_soon(worker)
+            nursery.start_soon(self._govern, slots)
+            async with trio.open_nursery() as players:
+                for _ in range(self.cfg.concurrency):
+                    players.start_soon(worker)
+            nursery.cancel_scope.cancel()
+
+    async def _govern(self, slots: trio.CapacityLimiter) -> None:
+        """Lower the concurrency while the event loop runs late: a loop that
+        cannot keep its own timers would end up charging its lag to bots."""
+        late = 0
+        while True:
+            before = trio.current_time()
+            await trio.sleep(LAG_SAMPLE)
+            lag = trio.current_time() - before - LAG_SAMPLE
+            late = late + 1 if lag > LAG_LIMIT else 0
+            if late >= 3 and slots.total_tokens > 1:
+                was = int(slots.total_tokens)
+                slots.total_tokens = max(1, was * 3 // 4)
+                self.notice(
+                    f"this machine cannot keep {was} matches at once (its event loop ran "
+                    f"{lag * 1000:.0f} ms late): now {slots.total_tokens} at once"
+                )
+                late = 0
 
 
 @contextlib.asynccontextmanager

@@ -10,6 +10,8 @@ also tells the bot its deadline.
 from __future__ import annotations
 
 import contextlib
+import math
+import time
 from typing import Any
 
 import grpc
@@ -42,6 +44,13 @@ class EngineConnection:
 
     async def decide(self, request: epb.DecisionRequest, timeout: float) -> epb.DecisionResponse:
         raise NotImplementedError
+
+    async def decide_timed(
+        self, request: epb.DecisionRequest, timeout: float
+    ) -> tuple[epb.DecisionResponse, float | None]:
+        """The answer, and the time the bot took when it can be measured where
+        it ran (in-process); None for a bot the referee times from outside."""
+        return await self.decide(request, timeout), None
 
     async def notify(self, method: str, request: Any, timeout: float) -> None:
         """Best effort: a notification that fails is not a fault."""
@@ -193,6 +202,21 @@ class GrpcConnection(EngineConnection):
         self.channel.close()
 
 
+_IN_PROCESS_THREADS: trio.lowlevel.RunVar[trio.CapacityLimiter] = trio.lowlevel.RunVar(
+    "arena_in_process_threads"
+)
+
+
+def _in_process_threads() -> trio.CapacityLimiter:
+    """The threads in-process strategies think in: one per waiting decision."""
+    try:
+        return _IN_PROCESS_THREADS.get()
+    except LookupError:
+        limiter = trio.CapacityLimiter(math.inf)
+        _IN_PROCESS_THREADS.set(limiter)
+        return limiter
+
+
 class InProcessConnection(EngineConnection):
     """A strategy running inside the arena (Observation, legal moves -> move),
     reached through the same protobuf messages as a bot over the wire, and
@@ -214,9 +238,11 @@ class InProcessConnection(EngineConnection):
         self.confinement = "in-process strategy"
         self.death = None
 
-    def _decide(self, request: epb.DecisionRequest) -> epb.DecisionResponse:
+    def _decide(self, request: epb.DecisionRequest) -> tuple[epb.DecisionResponse, float]:
         observation, legal = convert.decision_from_pb(request)
-        return convert.decision_response(self.strategy(observation, legal))
+        start = time.perf_counter()
+        move = self.strategy(observation, legal)
+        return convert.decision_response(move), time.perf_counter() - start
 
     async def handshake(
         self, request: epb.HandshakeRequest, timeout: float
@@ -224,8 +250,18 @@ class InProcessConnection(EngineConnection):
         return self.info
 
     async def decide(self, request: epb.DecisionRequest, timeout: float) -> epb.DecisionResponse:
+        return (await self.decide_timed(request, timeout))[0]
+
+    async def decide_timed(
+        self, request: epb.DecisionRequest, timeout: float
+    ) -> tuple[epb.DecisionResponse, float]:
+        """Run in a thread of the in-process pool (never queued behind trio's
+        default limit of 40 threads) and timed inside it, so that a busy event
+        loop is never charged to the strategy."""
         try:
-            response = await trio.to_thread.run_sync(self._decide, request, abandon_on_cancel=True)
+            response, think = await trio.to_thread.run_sync(
+                self._decide, request, abandon_on_cancel=True, limiter=_in_process_threads()
+            )
         except WireError as e:
             raise BotError(FaultKind.MALFORMED, f"{self.label}: {e}") from None
         except Exception as e:  # the strategy's own code failed: its fault, not the arena's
@@ -234,7 +270,7 @@ class InProcessConnection(EngineConnection):
             ) from None
         if response.ByteSize() > MAX_ANSWER_BYTES:
             raise BotError(FaultKind.MALFORMED, f"{self.label}: answer over the size limit")
-        return response
+        return response, think
 
     async def notify(self, method: str, request: Any, timeout: float) -> None:
         return None

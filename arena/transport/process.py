@@ -172,6 +172,21 @@ async def _pump(
             done.set()
 
 
+_LAUNCH_SLOTS: trio.lowlevel.RunVar[trio.CapacityLimiter] = trio.lowlevel.RunVar(
+    "arena_launch_slots"
+)
+
+
+def _launch_slots() -> trio.CapacityLimiter:
+    """How many bots may be starting at once in this run: two per core."""
+    try:
+        return _LAUNCH_SLOTS.get()
+    except LookupError:
+        limiter = trio.CapacityLimiter(2 * (os.cpu_count() or 1))
+        _LAUNCH_SLOTS.set(limiter)
+        return limiter
+
+
 async def _read_all(stream: trio.abc.ReceiveStream, limit: int = 4096) -> bytes:
     data = b""
     while len(data) < limit and (chunk := await stream.receive_some(limit)):
@@ -280,96 +295,108 @@ async def launch(
     if shutil.which(command[0]) is None:
         raise ConfigError(f"cannot start {label}: {' '.join(command)}: No such file or directory")
     confined = confinement(sandbox or SandboxSettings())
-    box = Sandbox(confined.settings, command) if confined.sandboxed else None
-    env = dict(os.environ)
-    env.setdefault(LISTEN_ENV, "127.0.0.1:0")  # a sandbox sets its own, and nothing else
-    out_r, out_w = os.pipe()
-    err_r, err_w = os.pipe()
-    info_r, info_w = os.pipe()  # where bubblewrap says the pid of the sandbox
-    inner = box.argv(info_fd=info_w) if box is not None else list(command)
-    argv = [_SETPRIV, "--pdeathsig", "KILL", "--", *inner] if _SETPRIV else inner
     try:
-        popen = await _get_spawner().run(
-            lambda: subprocess.Popen(
-                argv,
-                stdin=subprocess.DEVNULL,
-                stdout=out_w,
-                stderr=err_w,
-                start_new_session=True,
-                env=env,
-                pass_fds=(info_w,) if box is not None else (),
-            )
-        )
+        sink = CappedOutput(output)
     except OSError as e:
-        for fd in (out_r, err_r, info_r):
-            os.close(fd)
-        if box is not None:
-            box.close()
-        raise ConfigError(f"cannot start {label}: {' '.join(command)}: {e.strerror}") from None
-    finally:
-        for fd in (out_w, err_w, info_w):
-            os.close(fd)
-    process = BotProcess(popen)
-    info = trio.lowlevel.FdStream(info_r)
-    if box is not None:
-        # Shielded: once the process exists, knowing its sandbox is what lets us end it.
-        with trio.CancelScope(shield=True), trio.move_on_after(startup_timeout):
-            process.sandbox_pidfd = _sandbox_pidfd(await _read_all(info))
-    await info.aclose()
-    stdout, stderr = trio.lowlevel.FdStream(out_r), trio.lowlevel.FdStream(err_r)
-    sink = CappedOutput(output)
-    connection: GrpcConnection | None = None
+        raise ConfigError(f"{output}: cannot write {label}'s output: {e.strerror}") from None
+    # Start-ups take their turn (a few at a time), before any clock starts: a
+    # burst of launches must not starve the bots already playing.
+    slots = _launch_slots()
+    await slots.acquire()
+    launching = True
+    box = Sandbox(confined.settings, command) if confined.sandboxed else None
     try:
-        async with trio.open_nursery() as nursery:
-            stderr_done = trio.Event()
-            nursery.start_soon(_pump, stderr, sink, stderr_done)
-            try:
-                with trio.fail_after(startup_timeout):
-                    address = await _read_address(stdout, sink, process)
-            except trio.TooSlowError:
-                raise BotError(
-                    FaultKind.STALL, f"{label}: not ready within {startup_timeout:g}s"
-                ) from None
-            except BotError as e:
-                raise BotError(e.kind, f"{label}: {e.message}") from None
-            nursery.start_soon(_pump, stdout, sink)
-            if box is not None:
-                if address != INSIDE_LISTEN:
+        env = dict(os.environ)
+        env.setdefault(LISTEN_ENV, "127.0.0.1:0")  # a sandbox sets its own, and nothing else
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        info_r, info_w = os.pipe()  # where bubblewrap says the pid of the sandbox
+        inner = box.argv(info_fd=info_w) if box is not None else list(command)
+        argv = [_SETPRIV, "--pdeathsig", "KILL", "--", *inner] if _SETPRIV else inner
+        try:
+            popen = await _get_spawner().run(
+                lambda: subprocess.Popen(
+                    argv,
+                    stdin=subprocess.DEVNULL,
+                    stdout=out_w,
+                    stderr=err_w,
+                    start_new_session=True,
+                    env=env,
+                    pass_fds=(info_w,) if box is not None else (),
+                )
+            )
+        except OSError as e:
+            for fd in (out_r, err_r, info_r):
+                os.close(fd)
+            raise ConfigError(f"cannot start {label}: {' '.join(command)}: {e.strerror}") from None
+        finally:
+            for fd in (out_w, err_w, info_w):
+                os.close(fd)
+        process = BotProcess(popen)
+        info = trio.lowlevel.FdStream(info_r)
+        if box is not None:
+            # Shielded: once the process exists, knowing its sandbox is what lets us end it.
+            with trio.CancelScope(shield=True), trio.move_on_after(startup_timeout):
+                process.sandbox_pidfd = _sandbox_pidfd(await _read_all(info))
+        await info.aclose()
+        stdout, stderr = trio.lowlevel.FdStream(out_r), trio.lowlevel.FdStream(err_r)
+        connection: GrpcConnection | None = None
+        try:
+            async with trio.open_nursery() as nursery:
+                stderr_done = trio.Event()
+                nursery.start_soon(_pump, stderr, sink, stderr_done)
+                try:
+                    with trio.fail_after(startup_timeout):
+                        address = await _read_address(stdout, sink, process)
+                except trio.TooSlowError:
                     raise BotError(
-                        FaultKind.STALL,
-                        f"{label}: in its sandbox a bot listens where ${LISTEN_ENV} says "
-                        f"({INSIDE_LISTEN}); it printed LISTENING {address}",
-                    )
-                address = box.host_address
-            connection = GrpcConnection(address, label=f"{label} (pid {process.pid})")
-            connection.confinement = confined.describe()
-            connection.exited = trio.Event()
+                        FaultKind.STALL, f"{label}: not ready within {startup_timeout:g}s"
+                    ) from None
+                except BotError as e:
+                    raise BotError(e.kind, f"{label}: {e.message}") from None
+                nursery.start_soon(_pump, stdout, sink)
+                if box is not None:
+                    if address != INSIDE_LISTEN:
+                        raise BotError(
+                            FaultKind.STALL,
+                            f"{label}: in its sandbox a bot listens where ${LISTEN_ENV} says "
+                            f"({INSIDE_LISTEN}); it printed LISTENING {address}",
+                        )
+                    address = box.host_address
+                connection = GrpcConnection(address, label=f"{label} (pid {process.pid})")
+                connection.confinement = confined.describe()
+                connection.exited = trio.Event()
 
-            async def watch_exit(conn: GrpcConnection) -> None:
-                code = await process.wait()
-                with trio.move_on_after(0.5):  # its last words may still be in the pipe
-                    await stderr_done.wait()
-                why = f"killed by signal {-code}" if code < 0 else f"exited with code {code}"
-                if box is not None and _out_of_memory(sink.tail):
-                    why = f"memory limit ({box.settings.memory_mib} MiB): {why}"
-                last = sink.last_line()
-                conn.death = why + (f": {last}" if last else "")
-                assert conn.exited is not None
-                conn.exited.set()
-                conn.mark_dead(conn.death)
+                async def watch_exit(conn: GrpcConnection) -> None:
+                    code = await process.wait()
+                    with trio.move_on_after(0.5):  # its last words may still be in the pipe
+                        await stderr_done.wait()
+                    why = f"killed by signal {-code}" if code < 0 else f"exited with code {code}"
+                    if box is not None and _out_of_memory(sink.tail):
+                        why = f"memory limit ({box.settings.memory_mib} MiB): {why}"
+                    last = sink.last_line()
+                    conn.death = why + (f": {last}" if last else "")
+                    assert conn.exited is not None
+                    conn.exited.set()
+                    conn.mark_dead(conn.death)
 
-            nursery.start_soon(watch_exit, connection)
-            await connection.wait_ready(startup_timeout)
-            connection.watch_health()
-            yield connection
-            nursery.cancel_scope.cancel()
+                nursery.start_soon(watch_exit, connection)
+                await connection.wait_ready(startup_timeout)
+                connection.watch_health()
+                slots.release()
+                launching = False
+                yield connection
+                nursery.cancel_scope.cancel()
+        finally:
+            if connection is not None:
+                connection.close()
+            await terminate(process)
+            with trio.CancelScope(shield=True):
+                await stdout.aclose()
+                await stderr.aclose()
     finally:
-        if connection is not None:
-            connection.close()
-        await terminate(process)
-        with trio.CancelScope(shield=True):
-            await stdout.aclose()
-            await stderr.aclose()
+        if launching:
+            slots.release()
         sink.close()
         if box is not None:
             box.close()
