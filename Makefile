@@ -67,6 +67,8 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_referee
 	@echo
 	$(BIN)/python -m benchmarks.bench_tournament
+	@echo
+	$(BIN)/python -m benchmarks.bench_sandbox
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis engines/js/node_modules

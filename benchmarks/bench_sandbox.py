@@ -1,0 +1,121 @@
+"""What the sandbox costs, and whether it ever costs a bot a timeout.
+
+    python -m benchmarks.bench_sandbox [--quick]
+
+1. Start-up: from launch to a ready connection, the greedy bot sandboxed
+   (bubblewrap, Unix socket) and unconfined (TCP); median and p95.
+2. Per decision: the same request to a ready bot through the arena's bridge,
+   over the sandbox's Unix socket and over TCP; median of rounds.
+3. A tournament at 64 matches at once, a fresh sandbox per match, greedy
+   against random with a 1 s move time: matches per minute and TIMEOUT faults
+   (every one of them would be the arena's lag charged to a bot).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import statistics
+import sys
+import tempfile
+import time
+
+import trio
+
+from arena.settings import SandboxMode, SandboxSettings
+from arena.transport.process import launch
+from arena.transport.sandbox import unavailable
+from arena.wire.v1 import engine_pb2 as epb
+from benchmarks.bench_referee import ROOT, sample_request
+
+GREEDY = [sys.executable, str(ROOT / "engines/greedy/bot.py")]
+ON = SandboxSettings(SandboxMode.ON)
+OFF = SandboxSettings(SandboxMode.OFF)
+
+
+async def startup_ms(sandbox: SandboxSettings, n: int) -> list[float]:
+    times = []
+    for _ in range(n):
+        start = time.perf_counter()
+        async with launch(GREEDY, label="greedy", sandbox=sandbox):
+            times.append((time.perf_counter() - start) * 1000)
+    return times
+
+
+async def decision_ms(sandbox: SandboxSettings, n: int, rounds: int) -> float:
+    request = epb.DecisionRequest.FromString(sample_request())
+    medians = []
+    async with launch(GREEDY, label="greedy", sandbox=sandbox) as conn:
+        for _ in range(50):
+            await conn.decide(request, 5)
+        for _ in range(rounds):
+            start = time.perf_counter()
+            for _ in range(n):
+                await conn.decide(request, 5)
+            medians.append((time.perf_counter() - start) / n * 1000)
+    return statistics.median(medians)
+
+
+def tournament(concurrency: int, rounds: int) -> tuple[int, float, int, int]:
+    """(matches, matches per minute, TIMEOUT faults, all faults)."""
+    from arena.tournament.config import config_from_dict
+    from arena.tournament.runner import open_tournament_store, run_tournament
+
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg = config_from_dict(
+            {
+                "engine": [
+                    {"name": "greedy", "spec": f"python {ROOT / 'engines/greedy/bot.py'}"},
+                    {"name": "random", "spec": f"python {ROOT / 'engines/random/bot.py'}"},
+                ],
+                "rounds": rounds,
+                "concurrency": concurrency,
+                "output": tmp,
+                "clock": {"move_time": "1s"},
+                "sandbox": {"mode": "on"},
+            }
+        )
+        store, _ = open_tournament_store(cfg)
+        start = time.perf_counter()
+        with contextlib.redirect_stdout(io.StringIO()):
+            trio.run(run_tournament, cfg, store, lambda: "")
+        elapsed = time.perf_counter() - start
+        done, _ = store.counts()
+        kinds = store.db.execute("SELECT kind FROM faults").fetchall()
+        store.close()
+    timeouts = sum(1 for (kind,) in kinds if kind == "timeout")
+    return done, done / elapsed * 60, timeouts, len(kinds)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="fewer rounds, for a smoke run")
+    args = ap.parse_args()
+    why = unavailable()
+    if why is not None:
+        print(f"sandbox: not measured ({why})")
+        return
+    n = 5 if args.quick else 20
+    print(f"bot start-up, launch to ready connection, greedy bot, {n} starts each")
+    for name, sandbox in (("unconfined (TCP)", OFF), ("sandboxed (Unix socket)", ON)):
+        times = sorted(trio.run(startup_ms, sandbox, n))
+        p95 = times[min(len(times) - 1, round(0.95 * (len(times) - 1)))]
+        print(f"  {name:<24} median {statistics.median(times):6.1f} ms   p95 {p95:6.1f} ms")
+    rounds = 3 if args.quick else 5
+    print(f"\nper decision through the trio bridge, median of {rounds} rounds of 400")
+    tcp = trio.run(decision_ms, OFF, 400, rounds)
+    unix = trio.run(decision_ms, ON, 400, rounds)
+    print(f"  TCP (unconfined)         {tcp:.3f} ms")
+    print(f"  Unix socket (sandboxed)  {unix:.3f} ms   ({unix / tcp:.2f}x)")
+    sets = 32 if args.quick else 64
+    print(f"\n64 matches at once, a fresh sandbox per match, 1 s move time, {2 * sets} matches")
+    done, per_minute, timeouts, faults = tournament(64, sets)
+    print(
+        f"  {done} matches, {per_minute:.0f} matches/min, "
+        f"{timeouts} TIMEOUT faults, {faults} faults in all"
+    )
+
+
+if __name__ == "__main__":
+    main()
