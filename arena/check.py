@@ -9,14 +9,18 @@ service, and legal answers within 1 s to sample positions of several games.
 from __future__ import annotations
 
 import random
+import shlex
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import trio
 
 from arena.errors import BotError
 from arena.rules import Game, Match, Variant
-from arena.settings import ClockSettings
+from arena.settings import ClockSettings, SandboxSettings
 from arena.transport.connection import GrpcConnection
+from arena.transport.process import launch
+from arena.transport.seats import unwrap
 from arena.wire import convert
 from arena.wire.protocol import PROTOCOL_VERSION
 
@@ -67,64 +71,88 @@ def sample_positions() -> list[tuple[str, Match, int]]:
 
 
 async def check_bot(address: str, timeout: float = 5.0) -> CheckReport:
+    """Check the bot someone runs at ``address``."""
     report = CheckReport(address)
-    add = report.items.append
     conn = GrpcConnection(address, label=address)
     try:
         try:
             await conn.wait_ready(timeout)
         except BotError as e:
-            add(CheckItem("connection", False, f"cannot connect: {e.message}"))
+            report.items.append(CheckItem("connection", False, f"cannot connect: {e.message}"))
             return report
-        add(CheckItem("connection", True, "connected"))
-        request = convert.handshake_request()
-        try:
-            with trio.fail_after(timeout):
-                info = await conn.handshake(request, timeout)
-        except trio.TooSlowError:
-            add(CheckItem("handshake", False, f"no answer within {timeout:g}s"))
-            return report
-        except BotError as e:
-            add(CheckItem("handshake", False, e.message))
-            return report
-        report.engine_name, report.engine_version = info.name, info.version
-        add(CheckItem("handshake", bool(info.name), f"{info.name or '(no name)'} {info.version}"))
-        add(
-            CheckItem(
-                "protocol version",
-                info.protocol_version == PROTOCOL_VERSION,
-                f"speaks version {info.protocol_version} (the arena speaks {PROTOCOL_VERSION})",
-            )
-        )
-        games = [
-            g.value for g in Game if not info.games or convert.variant_to_pb_game(g) in info.games
-        ]
-        add(CheckItem("games", bool(games), "plays " + ", ".join(games)))
-        add(await _health(conn, timeout))
-        clock = convert.clock_to_pb(ClockSettings(move_time=1.0), None)
-        for label, match, seat in sample_positions():
-            if convert.variant_to_pb_game(match.variant.game) not in info.games and info.games:
-                continue
-            deal = match.deal
-            assert deal is not None
-            legal = deal.legal_moves()
-            req = convert.decision_request(match, seat, legal, clock, "conformance-check", 0)
-            try:
-                with trio.fail_after(1.05):
-                    answer = await conn.decide(req, 1.05)
-                move = convert.move_from_pb(answer.move)
-                ok = move in legal
-                detail = "a legal move" if ok else f"{move} is not legal there"
-            except trio.TooSlowError:
-                ok, detail = False, "no answer within 1s"
-            except BotError as e:
-                ok, detail = False, e.message
-            except Exception as e:  # an unreadable answer
-                ok, detail = False, f"unreadable answer: {e}"
-            add(CheckItem(f"decision ({label})", ok, detail))
-        return report
+        report.items.append(CheckItem("connection", True, "connected"))
+        return await _check_connected(conn, report, timeout)
     finally:
         conn.close()
+
+
+async def check_launched(
+    command: Sequence[str], sandbox: SandboxSettings | None = None, timeout: float = 5.0
+) -> CheckReport:
+    """Launch ``command`` as the arena launches a bot (in its sandbox, unless
+    told otherwise), then check it: what a bot author runs before submitting."""
+    report = CheckReport(shlex.join(command))
+    try:
+        async with launch(command, label="the bot", sandbox=sandbox, startup_timeout=10) as conn:
+            detail = f"ready on {conn.address}; {conn.confinement}"
+            report.items.append(CheckItem("launch", True, detail))
+            return await _check_connected(conn, report, timeout)
+    except Exception as e:  # the launcher's nursery wraps the bot's failure in a group
+        error = unwrap(e)
+        if not isinstance(error, BotError):
+            raise error from None
+        report.items.append(CheckItem("launch", False, error.message))
+        return report
+
+
+async def _check_connected(
+    conn: GrpcConnection, report: CheckReport, timeout: float
+) -> CheckReport:
+    add = report.items.append
+    request = convert.handshake_request()
+    try:
+        with trio.fail_after(timeout):
+            info = await conn.handshake(request, timeout)
+    except trio.TooSlowError:
+        add(CheckItem("handshake", False, f"no answer within {timeout:g}s"))
+        return report
+    except BotError as e:
+        add(CheckItem("handshake", False, e.message))
+        return report
+    report.engine_name, report.engine_version = info.name, info.version
+    add(CheckItem("handshake", bool(info.name), f"{info.name or '(no name)'} {info.version}"))
+    add(
+        CheckItem(
+            "protocol version",
+            info.protocol_version == PROTOCOL_VERSION,
+            f"speaks version {info.protocol_version} (the arena speaks {PROTOCOL_VERSION})",
+        )
+    )
+    games = [g.value for g in Game if not info.games or convert.variant_to_pb_game(g) in info.games]
+    add(CheckItem("games", bool(games), "plays " + ", ".join(games)))
+    add(await _health(conn, timeout))
+    clock = convert.clock_to_pb(ClockSettings(move_time=1.0), None)
+    for label, match, seat in sample_positions():
+        if convert.variant_to_pb_game(match.variant.game) not in info.games and info.games:
+            continue
+        deal = match.deal
+        assert deal is not None
+        legal = deal.legal_moves()
+        req = convert.decision_request(match, seat, legal, clock, "conformance-check", 0)
+        try:
+            with trio.fail_after(1.05):
+                answer = await conn.decide(req, 1.05)
+            move = convert.move_from_pb(answer.move)
+            ok = move in legal
+            detail = "a legal move" if ok else f"{move} is not legal there"
+        except trio.TooSlowError:
+            ok, detail = False, "no answer within 1s"
+        except BotError as e:
+            ok, detail = False, e.message
+        except Exception as e:  # an unreadable answer
+            ok, detail = False, f"unreadable answer: {e}"
+        add(CheckItem(f"decision ({label})", ok, detail))
+    return report
 
 
 async def _health(conn: GrpcConnection, timeout: float) -> CheckItem:

@@ -7,8 +7,9 @@ import os
 from pathlib import Path
 
 from arena.cli import exits
-from arena.cli.common import Subparsers
+from arena.cli.common import Subparsers, add_sandbox_options, sandbox_from_args
 from arena.errors import ConfigError
+from arena.settings import EngineSpec
 
 
 def organiser_token(token_file: str | None) -> str | None:
@@ -38,9 +39,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def cmd_check(args: argparse.Namespace) -> int:
     import trio
 
-    from arena.check import check_bot
+    from arena.check import check_bot, check_launched
 
-    report = trio.run(check_bot, args.address)
+    if (args.address is None) == (args.launch is None):
+        raise ConfigError("give the address of a running bot, or --launch COMMAND, not both")
+    if args.launch is not None:
+        spec = EngineSpec.parse(f"bot={args.launch}")
+        if spec.kind != "command":
+            raise ConfigError(f"--launch takes a command line, not {spec.describe()!r}")
+        report = trio.run(check_launched, spec.command, sandbox_from_args(args))
+    else:
+        report = trio.run(check_bot, args.address)
     print(report.text())
     return exits.OK if report.passed else exits.FAILED
 
@@ -65,7 +74,20 @@ def add_parsers(sub: Subparsers) -> None:
 
     check = sub.add_parser(
         "check",
-        help="check that a bot at an address conforms to the protocol (pass/fail per point)",
+        help="check that a bot conforms to the protocol (pass/fail per point)",
+        description=(
+            "Check a bot someone runs at an address, or launch a command as the arena "
+            "launches bots (in its sandbox, as in a match) and check that."
+        ),
     )
-    check.add_argument("address", help="HOST:PORT or unix:/PATH of a running bot")
+    check.add_argument(
+        "address", nargs="?", default=None, help="HOST:PORT or unix:/PATH of a running bot"
+    )
+    check.add_argument(
+        "--launch",
+        metavar="COMMAND",
+        default=None,
+        help='launch this bot and check it, e.g. --launch "python my_bot.py"',
+    )
+    add_sandbox_options(check)
     check.set_defaults(func=cmd_check)

@@ -350,7 +350,10 @@ async def launch(
                         address = await _read_address(stdout, sink, process)
                 except trio.TooSlowError:
                     raise BotError(
-                        FaultKind.STALL, f"{label}: not ready within {startup_timeout:g}s"
+                        FaultKind.STALL,
+                        f"{label}: not ready within {startup_timeout:g}s: it printed no "
+                        f"'{LISTENING_PREFIX}ADDRESS' line on stdout (print it once serving, "
+                        "then flush)",
                     ) from None
                 except BotError as e:
                     raise BotError(e.kind, f"{label}: {e.message}") from None

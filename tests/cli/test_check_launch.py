@@ -1,0 +1,39 @@
+"""`arena check --launch`: a bot author checks a command as the arena launches it."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.transport.sandbox import unavailable
+
+pytestmark = pytest.mark.process
+
+ROOT = Path(__file__).resolve().parents[2]
+ARENA = str(Path(sys.executable).parent / "arena")
+
+
+def check(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [ARENA, "check", *args], capture_output=True, text=True, timeout=120, cwd=ROOT
+    )
+
+
+@pytest.mark.skipif(unavailable() is not None, reason=f"no sandbox here: {unavailable()}")
+def test_a_bot_passes_inside_the_sandbox():
+    out = check("--launch", "python engines/greedy/bot.py", "--sandbox", "on")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "PASS  launch: ready on unix:" in out.stdout and "bubblewrap sandbox" in out.stdout
+    assert "all checks passed" in out.stdout
+
+
+def test_a_bot_that_never_says_it_is_ready_is_told_why():
+    out = check("--launch", "python tests/bots/misbehave.py --mode never-ready")
+    assert out.returncode == 1
+    assert "FAIL  launch" in out.stdout and "printed no 'LISTENING ADDRESS' line" in out.stdout
+
+
+def test_an_address_or_a_command_not_both():
+    out = check("127.0.0.1:1", "--launch", "python engines/greedy/bot.py")
+    assert out.returncode == 2 and "not both" in out.stderr
