@@ -46,6 +46,10 @@ from arena.wire.protocol import MAX_COMMENT_CHARS
 
 Spectator = Callable[[MatchEvent], None]
 
+# How long past its deadline the referee waits for an in-process strategy whose
+# own time is measured (see EngineConnection.times_itself).
+IN_PROCESS_SLACK = 10.0
+
 
 class _Forfeit(Exception):
     def __init__(self, fault: Fault) -> None:
@@ -166,10 +170,13 @@ class Referee:
         allowed = deadline + clock.grace
         start = time.perf_counter()
         measured: float | None = None
+        conn = self.seats[seat]
+        assert isinstance(conn, EngineConnection)
+        # A bot timed where it runs is judged by that time; the event loop's cut-off
+        # only stops one that never returns, so a late loop is never its timeout.
+        cutoff = allowed + IN_PROCESS_SLACK if conn.times_itself else allowed
         try:
-            with trio.fail_after(allowed):
-                conn = self.seats[seat]
-                assert isinstance(conn, EngineConnection)
+            with trio.fail_after(cutoff):
                 response, measured = await conn.decide_timed(request, timeout=allowed)
         except trio.TooSlowError:
             problem = (FaultKind.TIMEOUT, f"no answer within {deadline:g}s")

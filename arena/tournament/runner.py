@@ -206,7 +206,7 @@ class Runner:
             nonlocal freed
             while waiting and not self.should_stop():
                 async with slots:  # fewer at once when the governor lowers the total
-                    if self.should_stop():
+                    if self.should_stop() or not waiting:
                         return
                     match = next((m for m in waiting if m.set_id not in busy), None)
                     if match is None:

@@ -36,6 +36,9 @@ class EngineConnection:
     label: str = "bot"
     death: str | None = None  # why the bot is known to be gone
     confinement: str = ""  # how the bot runs: a sandbox and its limits, remote, in-process
+    # True when decide_timed measures the bot where it runs (in-process): its
+    # time, not the event loop's, decides a timeout.
+    times_itself: bool = False
 
     async def handshake(
         self, request: epb.HandshakeRequest, timeout: float
@@ -236,6 +239,7 @@ class InProcessConnection(EngineConnection):
         self.info = convert.handshake_response(name, version, author)
         self.label = label or f"{name} (in-process)"
         self.confinement = "in-process strategy"
+        self.times_itself = True
         self.death = None
 
     def _decide(self, request: epb.DecisionRequest) -> tuple[epb.DecisionResponse, float]:
