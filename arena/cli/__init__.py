@@ -22,7 +22,10 @@ server refused); 3 an internal error (a bug: one line, the traceback with
 from __future__ import annotations
 
 import argparse
+import sys
+import warnings
 from collections.abc import Sequence
+from typing import TextIO
 
 from arena import __version__
 from arena.cli import exits, match, remote, replay, serve, tournament
@@ -46,8 +49,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _show_warning(
+    message: Warning | str,
+    category: type[Warning],
+    filename: str,
+    lineno: int,
+    file: TextIO | None = None,
+    line: str | None = None,
+) -> None:
+    """The library's warnings (a sandbox that cannot be used, partners sharing a
+    bot) as one line for the user, not as Python's source-line report."""
+    print(f"arena: warning: {message}", file=file or sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; return its exit status (see the module docstring)."""
+    warnings.showwarning = _show_warning
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
