@@ -137,8 +137,12 @@ def server_options() -> list[tuple[str, int]]:
     ]
 
 
-async def serve_async(servicer: engine_pb2_grpc.EngineServicer, listen: str) -> None:
-    """Serve until SIGTERM/SIGINT; print LISTENING once ready."""
+async def serve_async(
+    servicer: engine_pb2_grpc.EngineServicer,
+    listen: str,
+    stop_signals: Sequence[signal.Signals] = (signal.SIGTERM, signal.SIGINT),
+) -> None:
+    """Serve until one of ``stop_signals``; print LISTENING once ready."""
     server = grpc.aio.server(options=server_options())
     engine_pb2_grpc.add_EngineServicer_to_server(servicer, server)
     health_servicer = health.aio.HealthServicer()
@@ -152,7 +156,7 @@ async def serve_async(servicer: engine_pb2_grpc.EngineServicer, listen: str) -> 
     print(f"{LISTENING_PREFIX}{address}", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
+    for sig in stop_signals:
         loop.add_signal_handler(sig, stop.set)
     await stop.wait()
     await health_servicer.enter_graceful_shutdown()

@@ -58,15 +58,11 @@ import time
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-import grpc
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-
 from arena.rules.cards import cards_text
-from arena.sdk import Decision, EngineServicer, server_options
+from arena.sdk import Decision, EngineServicer, serve_async
 from arena.wire import convert
-from arena.wire.protocol import LISTEN_ENV, LISTENING_PREFIX
+from arena.wire.protocol import LISTEN_ENV
 from arena.wire.v1 import engine_pb2 as epb
-from arena.wire.v1 import engine_pb2_grpc
 
 MIB = 1 << 20
 PAGE = 4096
@@ -542,28 +538,6 @@ class AttackServicer(EngineServicer):
         return convert.decision_response(decision.legal_moves[0], comment=comment)
 
 
-async def serve_bot(servicer: EngineServicer, listen: str, stop_on_sigterm: bool) -> None:
-    """The SDK's serve_async, except that SIGTERM may be left ignored."""
-    server = grpc.aio.server(options=server_options())
-    engine_pb2_grpc.add_EngineServicer_to_server(servicer, server)
-    health_servicer = health.aio.HealthServicer()
-    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    port = server.add_insecure_port(listen)
-    if port == 0:
-        raise SystemExit(f"cannot listen on {listen}")
-    await server.start()
-    await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
-    address = listen if listen.startswith("unix:") else f"{listen.rsplit(':', 1)[0]}:{port}"
-    print(f"{LISTENING_PREFIX}{address}", flush=True)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    loop.add_signal_handler(signal.SIGINT, stop.set)
-    if stop_on_sigterm:
-        loop.add_signal_handler(signal.SIGTERM, stop.set)
-    await stop.wait()
-    await server.stop(grace=0.5)
-
-
 def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description="A Scopa bot that attacks its host (see the module docstring).",
@@ -597,7 +571,10 @@ def main() -> None:
     start_up(args)
     servicer = AttackServicer(Attacker(args))
     with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(serve_bot(servicer, args.listen, stop_on_sigterm=args.attack != "grandchild"))
+        # The grandchild attack also ignores SIGTERM: only SIGKILL (or the end of its
+        # sandbox) stops it.
+        stop = (signal.SIGINT,) if args.attack == "grandchild" else (signal.SIGTERM, signal.SIGINT)
+        asyncio.run(serve_async(servicer, args.listen, stop_signals=stop))
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)  # do not join decision threads
