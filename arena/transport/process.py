@@ -46,6 +46,18 @@ READ_BYTES = 1 << 16  # read from a bot's pipes at a time
 MAX_LINE_BYTES = 1 << 16  # of a line before LISTENING: longer is output, not the address
 KILL_GRACE = 1.0
 _SETPRIV = shutil.which("setpriv") if sys.platform.startswith("linux") else None
+_SH = shutil.which("sh")
+# Run after the parent-death signal is set: if the arena died before that (a
+# kill -9 in the middle of a launch), nothing would ever signal this process.
+_PARENT_CHECK = 'test "$PPID" = "$1" || exit 0; shift; exec "$@"'
+
+
+def _dies_with_arena(argv: list[str]) -> list[str]:
+    """``argv`` started so that it gets SIGKILL when the arena dies, however it dies."""
+    if _SETPRIV is None:
+        return argv
+    guard = [_SH, "-c", _PARENT_CHECK, "sh", str(os.getpid())] if _SH else []
+    return [_SETPRIV, "--pdeathsig", "KILL", "--", *guard, *argv]
 
 Job = Callable[[], Any]
 Done = Callable[[Any, BaseException | None], None]
@@ -312,7 +324,7 @@ async def launch(
         err_r, err_w = os.pipe()
         info_r, info_w = os.pipe()  # where bubblewrap says the pid of the sandbox
         inner = box.argv(info_fd=info_w) if box is not None else list(command)
-        argv = [_SETPRIV, "--pdeathsig", "KILL", "--", *inner] if _SETPRIV else inner
+        argv = _dies_with_arena(inner)
         try:
             popen = await _get_spawner().run(
                 lambda: subprocess.Popen(
