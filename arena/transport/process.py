@@ -59,6 +59,7 @@ def _dies_with_arena(argv: list[str]) -> list[str]:
     guard = [_SH, "-c", _PARENT_CHECK, "sh", str(os.getpid())] if _SH else []
     return [_SETPRIV, "--pdeathsig", "KILL", "--", *guard, *argv]
 
+
 Job = Callable[[], Any]
 Done = Callable[[Any, BaseException | None], None]
 
