@@ -27,7 +27,7 @@ from arena.server.competitions import (
     new_competition_id,
 )
 from arena.server.status import abort
-from arena.server.storage import Bot, Competition, CompetitionStatus, ServerStorage
+from arena.server.storage import Competition, CompetitionStatus, ServerStorage
 from arena.store import MatchEntry, MatchStatus
 from arena.tournament.standings import compute_standings
 from arena.wire import service as wire
@@ -109,7 +109,7 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
     def ListBots(
         self, request: spb.ListBotsRequest, context: grpc.ServicerContext
     ) -> spb.ListBotsResponse:
-        return wire.bot_list(_bot_message(bot) for bot in self._storage.bots())
+        return wire.bot_list(wire.bot_info(bot) for bot in self._storage.bots())
 
     def CheckBot(
         self, request: spb.CheckBotRequest, context: grpc.ServicerContext
@@ -155,7 +155,7 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
         bot = self._storage.bot(name)
         if bot is None:
             abort(context, grpc.StatusCode.NOT_FOUND, f"no bot named {name!r}")
-        return _bot_message(bot)
+        return wire.bot_info(bot)
 
     # Competitions -----------------------------------------------------------------
 
@@ -222,24 +222,7 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
             if store is None:
                 return wire.standings_reply("no match played yet")
             standings = compute_standings(store, resamples=100)
-        return wire.standings_reply(
-            standings.table(),
-            [
-                wire.standings_row(
-                    rank=r.rank,
-                    bot=r.engine,
-                    elo=r.elo,
-                    elo_low=r.elo_low,
-                    elo_high=r.elo_high,
-                    played=r.played,
-                    wins=r.wins,
-                    losses=r.losses,
-                    draws=r.draws,
-                    faults=r.faults,
-                )
-                for r in standings.rows
-            ],
-        )
+        return wire.standings_reply(standings.table(), standings.rows)
 
     def ListMatches(
         self, request: spb.CompetitionRef, context: grpc.ServicerContext
@@ -306,17 +289,6 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
             )
         self._competition(comp_id, context)
         return comp_id, match_id
-
-
-def _bot_message(bot: Bot) -> spb.BotInfo:
-    return wire.bot_info(
-        name=bot.name,
-        owner=bot.owner,
-        address=bot.address,
-        engine_name=bot.engine_name,
-        engine_version=bot.engine_version,
-        withdrawn=bot.withdrawn,
-    )
 
 
 def _match_summary(key: str, entry: MatchEntry, running: set[str]) -> spb.MatchSummary:

@@ -8,6 +8,7 @@ converted in the sibling module arena.wire.convert.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Protocol
 
 from arena.wire.v1 import server_pb2 as spb
 
@@ -16,22 +17,31 @@ def participant_registered(name: str, token: str) -> spb.RegisterParticipantResp
     return spb.RegisterParticipantResponse(name=name, token=token)
 
 
-def bot_info(
-    *,
-    name: str,
-    owner: str,
-    address: str,
-    engine_name: str,
-    engine_version: str,
-    withdrawn: bool,
-) -> spb.BotInfo:
+class BotRecord(Protocol):
+    """A registered bot as the server keeps it (arena.server.storage.Bot)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def owner(self) -> str: ...
+    @property
+    def address(self) -> str: ...
+    @property
+    def engine_name(self) -> str: ...
+    @property
+    def engine_version(self) -> str: ...
+    @property
+    def withdrawn(self) -> bool: ...
+
+
+def bot_info(bot: BotRecord) -> spb.BotInfo:
     return spb.BotInfo(
-        name=name,
-        owner=owner,
-        address=address,
-        engine_name=engine_name,
-        engine_version=engine_version,
-        withdrawn=withdrawn,
+        name=bot.name,
+        owner=bot.owner,
+        address=bot.address,
+        engine_name=bot.engine_name,
+        engine_version=bot.engine_version,
+        withdrawn=bot.withdrawn,
     )
 
 
@@ -66,35 +76,50 @@ def competition_info(
     )
 
 
-def standings_row(
-    *,
-    rank: int,
-    bot: str,
-    elo: float,
-    elo_low: float,
-    elo_high: float,
-    played: int,
-    wins: int,
-    losses: int,
-    draws: int,
-    faults: int,
-) -> spb.StandingsRow:
-    return spb.StandingsRow(
-        rank=rank,
-        bot=bot,
-        elo=elo,
-        elo_low=elo_low,
-        elo_high=elo_high,
-        played=played,
-        wins=wins,
-        losses=losses,
-        draws=draws,
-        faults=faults,
+class StandingsLine(Protocol):
+    """A leaderboard row (arena.tournament.standings.Row)."""
+
+    @property
+    def rank(self) -> int: ...
+    @property
+    def engine(self) -> str: ...
+    @property
+    def elo(self) -> float: ...
+    @property
+    def elo_low(self) -> float: ...
+    @property
+    def elo_high(self) -> float: ...
+    @property
+    def played(self) -> int: ...
+    @property
+    def wins(self) -> int: ...
+    @property
+    def losses(self) -> int: ...
+    @property
+    def draws(self) -> int: ...
+    @property
+    def faults(self) -> int: ...
+
+
+def standings_reply(text: str, rows: Iterable[StandingsLine] = ()) -> spb.StandingsReply:
+    return spb.StandingsReply(
+        text=text,
+        rows=[
+            spb.StandingsRow(
+                rank=r.rank,
+                bot=r.engine,
+                elo=r.elo,
+                elo_low=r.elo_low,
+                elo_high=r.elo_high,
+                played=r.played,
+                wins=r.wins,
+                losses=r.losses,
+                draws=r.draws,
+                faults=r.faults,
+            )
+            for r in rows
+        ],
     )
-
-
-def standings_reply(text: str, rows: Iterable[spb.StandingsRow] = ()) -> spb.StandingsReply:
-    return spb.StandingsReply(text=text, rows=list(rows))
 
 
 def match_summary(
