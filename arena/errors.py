@@ -61,3 +61,8 @@ class WireError(ArenaError, ValueError):
 
 class RecordError(ArenaError):
     """A match log that cannot be read or does not verify."""
+
+
+class StoreError(ArenaError):
+    """A results store that cannot be used: damaged, foreign, held by another
+    writer, or bound to another configuration. Nothing was written to it."""

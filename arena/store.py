@@ -1,25 +1,40 @@
 """Tournament results in SQLite: the single source for standings and ratings.
 
 The whole schedule is written first (every match 'pending'); each finished
-match is committed in one transaction as it finishes. After a crash the same
-schedule is found again, finished matches are kept, and the pending ones
-(including those that were in flight) are played again from their start.
+match is committed in one transaction with its bookkeeping (faults, the
+engines' handshake details, suspensions) as it finishes. After a crash the
+same schedule is found again, finished matches are kept, and the pending
+ones (including those that were in flight) are played again from their start.
+
+One process writes a store at a time: a writer holds an advisory lock on a
+file beside it (``results.sqlite.lock``, released by the kernel when the
+process dies, even by ``kill -9``), and a second writer is refused at once,
+told which process holds it. Readers (standings, the server's pages) need
+no lock. A file that is not one of our stores, or is damaged, is refused in
+one line and never written to.
 """
 
 from __future__ import annotations
 
+import contextlib
 import enum
+import fcntl
+import functools
 import json
+import os
+import socket
 import sqlite3
-from collections.abc import Iterable, Sequence
+import stat
+import sys
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, ParamSpec, TypeVar
 
-from arena.errors import ConfigError
-from arena.files import create_private
-from arena.outcome import Fault, MatchResult, Termination
+from arena.errors import StoreError
+from arena.files import FILE_MODE, create_private, private_dir
+from arena.outcome import EngineInfo, Fault, MatchResult, Termination
 
 SCHEMA_VERSION = 1
 
@@ -98,28 +113,111 @@ class MatchEntry:
     log_path: str | None  # None while pending, and for matches forfeited unplayed
 
 
-class Store:
-    def __init__(self, path: Path) -> None:
-        self.path = Path(path)
-        create_private(self.path)  # SQLite gives its -wal and -shm files the same mode
+class NoStoreYet(StoreError):
+    """A reader found no store, or one whose writer has not created it yet."""
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _guarded(method: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Any SQLite failure of a store method (a damaged page, a full disk) is
+    one StoreError naming the file, never a traceback."""
+
+    @functools.wraps(method)
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         try:
+            return method(*args, **kwargs)
+        except (sqlite3.DatabaseError, ValueError) as e:  # ValueError: a row that does not decode
+            store = args[0]
+            assert isinstance(store, Store)
+            detail = " ".join(str(e).split())
+            raise StoreError(f"{store.path}: results database unusable: {detail}") from None
+
+    return wrapper
+
+
+class Store:
+    """A results store. ``writer=True`` takes the store's single-writer lock
+    (StoreError naming the holder if another process has it)."""
+
+    def __init__(self, path: Path, *, writer: bool = False) -> None:
+        self.path = Path(path)
+        self._lock: IO[str] | None = None
+        _check_path(self.path)
+        fresh = not self.path.exists() or self.path.stat().st_size == 0
+        if writer:
+            self._lock = _take_lock(self.path)
+        elif fresh:
+            raise NoStoreYet(f"{self.path}: no such results database")
+        try:
+            if fresh:
+                create_private(self.path)  # SQLite gives its -wal and -shm files the same mode
             self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=NORMAL")
-            self.db.executescript(SCHEMA)
+            self._open(fresh)
         except sqlite3.DatabaseError as e:
-            raise ConfigError(f"{self.path}: not a usable results database ({e})") from None
-        version = self.meta("schema_version")
-        if version is None:
-            self.set_meta("schema_version", str(SCHEMA_VERSION))
-        elif version != str(SCHEMA_VERSION):
-            raise ConfigError(
-                f"{self.path}: results schema {version}, this arena uses {SCHEMA_VERSION}"
-            )
+            self.close()
+            raise StoreError(f"{self.path}: not a usable results database ({e})") from None
+        except StoreError:
+            self.close()
+            raise
+
+    def _open(self, fresh: bool) -> None:
+        """Check the file is one of ours and intact before anything is written to it."""
+        tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master")}
+        if not tables and self._lock is None:
+            raise NoStoreYet(f"{self.path}: no results stored yet")
+        if not fresh and (tables or self._lock is None):
+            if "meta" not in tables or "matches" not in tables:
+                raise StoreError(
+                    f"{self.path}: an SQLite database, but not a results store of this arena; "
+                    "it was left untouched"
+                )
+            problems = [str(r[0]) for r in self.db.execute("PRAGMA quick_check(3)")]
+            if problems != ["ok"]:
+                detail = " ".join(" ".join(problems).split())  # SQLite's report, on one line
+                raise StoreError(
+                    f"{self.path}: damaged results database ({detail[:300]}); it was left untouched"
+                )
+            version = self.meta("schema_version")
+            if version != str(SCHEMA_VERSION):
+                raise StoreError(
+                    f"{self.path}: results schema {version}, this arena uses {SCHEMA_VERSION}"
+                )
+        if self._lock is None:
+            return  # a reader changes nothing
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        with self.transaction():
+            for statement in SCHEMA.split(";"):
+                if statement.strip():
+                    self.db.execute(statement)
+            if fresh:
+                self.set_meta("schema_version", str(SCHEMA_VERSION))
 
     def close(self) -> None:
-        self.db.close()
+        db = getattr(self, "db", None)
+        if db is not None:
+            db.close()
+        if self._lock is not None:
+            self._lock.close()  # releases the lock
+            self._lock = None
 
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """All or nothing: BEGIN IMMEDIATE (the write lock up front), COMMIT at the
+        end, ROLLBACK on any exception, including a failed COMMIT."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+            self.db.execute("COMMIT")
+        except BaseException:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            raise
+
+    @_guarded
     def meta(self, key: str) -> str | None:
         row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
@@ -127,34 +225,57 @@ class Store:
     def set_meta(self, key: str, value: str) -> None:
         self.db.execute("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", (key, value))
 
-    def bind(self, fingerprint: str) -> bool:
-        """Tie the store to one tournament configuration. True if it is resuming."""
+    @_guarded
+    def bind(self, settings: dict[str, Any], first: dict[str, str] | None = None) -> bool:
+        """Tie the store to one tournament configuration (``settings``: every
+        setting that can change a result or its fairness, as JSON-able values),
+        writing ``first`` into its meta data when the store is new. True if it
+        is resuming; StoreError naming the first setting that differs."""
+        text = json.dumps(settings, sort_keys=True)
         found = self.meta("config")
         if found is None:
-            self.set_meta("config", fingerprint)
-            self.set_meta("created_at", _now())
+            with self.transaction():
+                self.set_meta("config", text)
+                self.set_meta("created_at", _now())
+                for key, value in (first or {}).items():
+                    self.set_meta(key, value)
             return False
-        if found != fingerprint:
-            raise ConfigError(
+        if found == text:
+            return True
+        try:
+            stored = json.loads(found)
+        except ValueError:
+            stored = None  # a store written before settings were kept key by key
+        if not isinstance(stored, dict):
+            raise StoreError(
                 f"{self.path} holds results of a different tournament configuration; "
-                "use another output directory or store to start a new one"
+                "start a new store with --store PATH (or another --output)"
             )
-        return True
+        key = next(
+            k for k in sorted(stored.keys() | settings.keys()) if stored.get(k) != settings.get(k)
+        )
+        raise StoreError(
+            f"{self.path} holds results played with {key} = {_show(stored.get(key))}; this "
+            f"configuration has {key} = {_show(settings.get(key))}. Results of two settings "
+            "never mix: start a new store with --store PATH (or another --output)"
+        )
 
+    @_guarded
+    def reveal_seed(self) -> None:
+        """Mark the master seed as revealed: the run ended and it was published."""
+        with self.transaction():
+            self.set_meta("seed_revealed_at", _now())
+
+    @_guarded
     def add_engines(self, engines: Iterable[tuple[str, str]]) -> None:
-        with self.db:
+        with self.transaction():
             self.db.executemany(
                 "INSERT OR IGNORE INTO engines(name, spec) VALUES (?, ?)", list(engines)
             )
 
-    def note_engine(self, name: str, engine_name: str, version: str, author: str) -> None:
-        self.db.execute(
-            "UPDATE engines SET engine_name = ?, engine_version = ?, author = ? WHERE name = ?",
-            (engine_name, version, author, name),
-        )
-
+    @_guarded
     def schedule(self, matches: Sequence[ScheduledMatch]) -> None:
-        with self.db:
+        with self.transaction():
             self.db.executemany(
                 "INSERT OR IGNORE INTO matches(id, seq, set_id, seed, first_dealer, seats) "
                 "VALUES (?, ?, ?, ?, ?, ?)",
@@ -164,6 +285,7 @@ class Store:
                 ],
             )
 
+    @_guarded
     def pending(self) -> list[ScheduledMatch]:
         rows = self.db.execute(
             "SELECT id, seq, set_id, seed, first_dealer, seats FROM matches "
@@ -172,22 +294,34 @@ class Store:
         ).fetchall()
         return [ScheduledMatch(r[0], r[1], r[2], r[3], r[4], tuple(json.loads(r[5]))) for r in rows]
 
+    @_guarded
     def counts(self) -> tuple[int, int]:
         done, total = self.db.execute(
             "SELECT SUM(status = ?), COUNT(*) FROM matches", (MatchStatus.DONE.value,)
         ).fetchone()
         return int(done or 0), int(total or 0)
 
-    def record(self, match: ScheduledMatch, result: MatchResult, log_path: str | None) -> None:
-        """Commit one finished match and its faults, atomically."""
-        with self.db:
+    @_guarded
+    def record(
+        self,
+        match: ScheduledMatch,
+        result: MatchResult,
+        log_path: str | None,
+        *,
+        engines: Sequence[EngineInfo] = (),
+        suspend: Sequence[tuple[str, str]] = (),
+    ) -> None:
+        """Commit one finished match with all its bookkeeping, in one transaction:
+        its result, its faults, what the engines said of themselves, and the
+        suspensions it caused. A failure anywhere leaves the match pending."""
+        with self.transaction():
             order = self.db.execute(
                 "SELECT COALESCE(MAX(finish_order), 0) + 1 FROM matches"
             ).fetchone()[0]
-            self.db.execute(
+            updated = self.db.execute(
                 "UPDATE matches SET status = ?, winner_side = ?, score0 = ?, score1 = ?, "
                 "termination = ?, reason = ?, deals = ?, log_path = ?, finished_at = ?, "
-                "finish_order = ? WHERE id = ?",
+                "finish_order = ? WHERE id = ? AND status = ?",
                 (
                     MatchStatus.DONE.value,
                     result.winner,
@@ -200,23 +334,49 @@ class Store:
                     _now(),
                     order,
                     match.id,
+                    MatchStatus.PENDING.value,
                 ),
-            )
+            ).rowcount
+            if updated != 1:
+                raise StoreError(
+                    f"{self.path}: match {match.id} is not pending; not recorded twice"
+                )
             self.db.execute("DELETE FROM faults WHERE match_id = ?", (match.id,))
             self.db.executemany(
                 "INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [_fault_row(match, f) for f in result.faults],
             )
+            self.db.executemany(
+                "UPDATE engines SET engine_name = ?, engine_version = ?, author = ? WHERE name = ?",
+                [
+                    (e.engine_name, e.engine_version, e.author, e.name)
+                    for e in engines
+                    if e.engine_name
+                ],
+            )
+            self.db.executemany(
+                "INSERT OR IGNORE INTO suspensions(engine, reason, at) VALUES (?, ?, ?)",
+                [(name, reason, _now()) for name, reason in suspend],
+            )
 
-    def suspend(self, engine: str, reason: str) -> None:
-        self.db.execute(
-            "INSERT OR IGNORE INTO suspensions(engine, reason, at) VALUES (?, ?, ?)",
-            (engine, reason, _now()),
-        )
+    @_guarded
+    def reopen(self, match_ids: Iterable[str]) -> None:
+        """Put finished matches back in the schedule (played again, from scratch)."""
+        with self.transaction():
+            for match_id in match_ids:
+                self.db.execute("DELETE FROM faults WHERE match_id = ?", (match_id,))
+                self.db.execute(
+                    "UPDATE matches SET status = ?, winner_side = NULL, score0 = NULL, "
+                    "score1 = NULL, termination = NULL, reason = NULL, deals = NULL, "
+                    "log_path = NULL, finished_at = NULL, finish_order = NULL WHERE id = ?",
+                    (MatchStatus.PENDING.value, match_id),
+                )
 
+    @_guarded
     def suspended(self) -> dict[str, str]:
         return dict(self.db.execute("SELECT engine, reason FROM suspensions").fetchall())
 
+    @_guarded
     def finished(self) -> list[StoredMatch]:
         rows = self.db.execute(
             "SELECT id, set_id, seats, first_dealer, winner_side, score0, score1, termination, "
@@ -238,15 +398,18 @@ class Store:
             for r in rows
         ]
 
+    @_guarded
     def matches(self) -> list[MatchEntry]:
         """Every match of the schedule, in schedule order."""
         rows = self.db.execute(f"{_SELECT_ENTRY} ORDER BY seq").fetchall()
         return [_entry(r) for r in rows]
 
+    @_guarded
     def match(self, match_id: str) -> MatchEntry | None:
         row = self.db.execute(f"{_SELECT_ENTRY} WHERE id = ?", (match_id,)).fetchone()
         return None if row is None else _entry(row)
 
+    @_guarded
     def faulty_engines(self) -> dict[str, set[str]]:
         """Per finished match, the engines that made a fault in it."""
         out: dict[str, set[str]] = {}
@@ -254,15 +417,18 @@ class Store:
             out.setdefault(match_id, set()).add(engine)
         return out
 
+    @_guarded
     def fault_counts(self) -> dict[str, int]:
         return dict(
             self.db.execute("SELECT engine, COUNT(*) FROM faults GROUP BY engine").fetchall()
         )
 
+    @_guarded
     def engines(self) -> list[tuple[str, str, str, str]]:
+        """(name, spec, engine name, version) of each engine, in the configuration's order."""
         rows = self.db.execute(
             "SELECT name, spec, COALESCE(engine_name, ''), COALESCE(engine_version, '') "
-            "FROM engines ORDER BY name"
+            "FROM engines ORDER BY rowid"
         ).fetchall()
         return [tuple(r) for r in rows]
 
@@ -305,12 +471,61 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def open_store(path: Path) -> Store:
-    if path.exists() and path.stat().st_size and _header(path) != b"SQLite format 3\x00":
-        raise ConfigError(f"{path}: exists and is not a SQLite database")
-    return Store(path)
+def _show(value: Any) -> str:
+    return "(not set)" if value is None else json.dumps(value)
 
 
-def _header(path: Path) -> bytes:
-    with open(path, "rb") as f:
-        return f.read(16)
+def _check_path(path: Path) -> None:
+    """Refuse, in one line, any path that is not a regular file (or absent), or
+    a file that is not an SQLite database; read nothing that could block."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return
+    except OSError as e:
+        raise StoreError(f"{path}: cannot use as a results database: {e.strerror}") from None
+    if stat.S_ISDIR(info.st_mode):
+        raise StoreError(f"{path}: is a directory, not a results database")
+    if not stat.S_ISREG(info.st_mode):
+        raise StoreError(f"{path}: not a regular file, so not a results database")
+    if info.st_size == 0:
+        return
+    try:
+        with open(path, "rb") as f:
+            header = f.read(16)
+    except OSError as e:
+        raise StoreError(f"{path}: cannot read: {e.strerror}") from None
+    if header != b"SQLite format 3\x00":
+        raise StoreError(f"{path}: exists and is not a SQLite database; it was left untouched")
+
+
+def _take_lock(path: Path) -> IO[str]:
+    """The single-writer lock: an exclusive flock on PATH.lock, which says who holds it."""
+    lock_path = path.with_name(path.name + ".lock")
+    private_dir(lock_path.parent)
+    try:
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, FILE_MODE)
+    except OSError as e:
+        raise StoreError(f"{lock_path}: cannot create the store's lock: {e.strerror}") from None
+    lock = os.fdopen(fd, "r+")
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = lock.read().strip() or "another process"
+        lock.close()
+        raise StoreError(
+            f"{path} is being written by {holder}; one process writes a store at a time: "
+            "wait for it to finish, stop it, or use another --store"
+        ) from None
+    lock.truncate(0)
+    command = " ".join(Path(sys.argv[0]).name if i == 0 else a for i, a in enumerate(sys.argv))
+    lock.write(
+        f"arena process {os.getpid()} on {socket.gethostname()} (`{command}`, since {_now()})\n"
+    )
+    lock.flush()
+    return lock
+
+
+def open_store(path: Path, *, writer: bool = False) -> Store:
+    """A results store: for reading (it must exist), or as its one writer."""
+    return Store(path, writer=writer)

@@ -16,7 +16,7 @@ def test_logs_and_stores_are_created_private(tmp_path):
     run_match_sync(["g=builtin:greedy", "r=builtin:random"], MatchSettings(seed=1), log=log)
     assert mode(log) == 0o600
     assert mode(log.parent) == mode(log.parent.parent) == 0o700
-    store = open_store(tmp_path / "results" / "r.sqlite")
+    store = open_store(tmp_path / "results" / "r.sqlite", writer=True)
     store.close()
     assert mode(tmp_path / "results" / "r.sqlite") == 0o600
     assert mode(tmp_path / "results") == 0o700

@@ -68,7 +68,8 @@ def test_the_runner_plays_fewer_matches_at_once_when_the_loop_runs_late(tmp_path
             "output": str(tmp_path),
         }
     )
-    store, _ = open_tournament_store(cfg)
+    opened = open_tournament_store(cfg)
+    store, cfg = opened.store, opened.cfg
     store.schedule(build_schedule(cfg))
     notices: list[str] = []
     at_once: set[str] = set()

@@ -19,6 +19,7 @@ from arena.settings import EngineSpec
 
 if TYPE_CHECKING:
     from arena.tournament.config import TournamentConfig
+    from arena.tournament.runner import Opened
 
 DEFAULT_RESAMPLES = 200
 
@@ -34,14 +35,16 @@ def play_tournament(cfg: TournamentConfig, resamples: int = DEFAULT_RESAMPLES) -
         raise ConfigError("this configuration is an SPRT: run it with `arena sprt --config FILE`")
     for caution in cfg.cautions():
         print(f"arena: warning: {caution}", file=sys.stderr)
-    store, resuming = open_tournament_store(cfg)
+    opened = open_tournament_store(cfg)
+    store, cfg = opened.store, opened.cfg
     try:
         done, total = store.counts()
         print(
             f"{cfg.name}: {cfg.format}, {cfg.variant.describe()}, {len(cfg.engines)} engines, "
             f"{'duplicate sets' if cfg.duplicate else 'single matches'}, {cfg.concurrency} at once"
-            + (f"; resuming ({done} of {total} matches done)" if resuming else "")
+            + (f"; resuming ({done} of {total} matches done)" if opened.resuming else "")
         )
+        print_commitment(opened)
 
         def leader() -> str:
             live = live_elo(store.finished(), cfg.elo_k)
@@ -54,8 +57,26 @@ def play_tournament(cfg: TournamentConfig, resamples: int = DEFAULT_RESAMPLES) -
         print()
         print(compute_standings(store, resamples=resamples, k=cfg.elo_k).table())
         print(f"\nresults: {cfg.store_path}  logs: {cfg.output / 'logs'}")
+        reveal_seed(opened)
     finally:
         store.close()
+
+
+def print_commitment(opened: Opened) -> None:
+    """Before the first match: the commitment to the master seed, so that
+    participants can check afterwards that the decks were not picked."""
+    print(
+        f"seed commitment: sha256 {opened.commitment} "
+        "(the seed is revealed when the run ends; check with `arena verify-seed`)",
+        flush=True,
+    )
+
+
+def reveal_seed(opened: Opened) -> None:
+    """When the run has ended: the seed itself, kept in the store as well."""
+    assert opened.cfg.seed is not None
+    opened.store.reveal_seed()
+    print(f"seed revealed: {opened.cfg.seed}  (commitment sha256 {opened.commitment})")
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
@@ -131,7 +152,7 @@ def sprt_config(args: argparse.Namespace) -> TournamentConfig:
             "format": "sprt",
             "variant": args.variant,
             "engine": engines,
-            "seed": args.seed,
+            **({"seed": args.seed} if args.seed is not None else {}),
             "concurrency": args.concurrency or 8,
             "output": args.output or "out/sprt",
             "clock": {"move_time": args.move_time},
@@ -156,27 +177,40 @@ def cmd_sprt(args: argparse.Namespace) -> int:
     from arena.tournament.runner import SprtStatus, open_tournament_store, run_sprt
     from arena.tournament.standings import compute_standings
 
-    cfg = sprt_config(args)
+    opened = open_tournament_store(sprt_config(args))
+    store, cfg = opened.store, opened.cfg
     assert cfg.sprt is not None
     s = cfg.sprt
-    store, _ = open_tournament_store(cfg)
     try:
         print(
             f"SPRT {s.test} vs {s.base}: normalized Elo [{s.elo0:g}, {s.elo1:g}], "
             f"alpha {s.alpha:g}, beta {s.beta:g}, duplicate pairs, at most {s.max_sets} sets"
+            + ("" if s.count_faults else "; sets with a fault are left out")
         )
+        if opened.resuming:
+            done, total = store.counts()
+            print(f"resuming {cfg.store_path}: {done} of {total} matches already played")
+        print_commitment(opened)
 
         def report(status: SprtStatus) -> None:
-            print(
-                f"sets {status.sets:>5}  LLR {status.llr:+.3f}"
-                f"  bounds [{status.lower:.3f}, {status.upper:.3f}]",
-                flush=True,
-            )
+            print(status.line(), flush=True)
 
         status = trio.run(run_sprt, cfg, store, report)
         standings = compute_standings(store, resamples=0)
         for h in standings.head_to_head:
-            print(f"{h.side_a} vs {h.side_b}: {h.estimate.line()} (naive: stopped by the SPRT)")
+            print(
+                f"{h.side_a} vs {h.side_b} (Elo of {h.side_a}; positive: stronger): "
+                f"{h.estimate.line()} (naive: stopped by the SPRT)"
+            )
+        reveal_seed(opened)
+        if status.faulted:
+            print(
+                f"{status.faulted} duplicate set(s) with a fault were left out of the test "
+                "(see `arena ratings` for the faults)"
+            )
+        if status.sets == 0:
+            print("no conclusion: no duplicate set was played without a fault")
+            return 1
         if status.verdict == "H1":
             print(f"H1 accepted: {s.test} is stronger (LLR {status.llr:.3f} >= {status.upper:.3f})")
         elif status.verdict == "H0":
@@ -203,7 +237,12 @@ def add_parsers(sub: Subparsers) -> None:
     tour.add_argument("config", help="the tournament file")
     tour.add_argument("--concurrency", type=positive, default=None, help="matches at once")
     tour.add_argument("--rounds", type=positive, default=None, help="duplicate sets per pairing")
-    tour.add_argument("--seed", type=int, default=None, help="tournament seed")
+    tour.add_argument(
+        "--seed",
+        default=None,
+        help="master seed of every deck (default: the file's, else a fresh random one, "
+        "kept in the store)",
+    )
     tour.add_argument("--output", default=None, help="output directory (logs, bot output, store)")
     tour.add_argument(
         "--store", default=None, help="results database (default OUTPUT/results.sqlite)"
@@ -264,7 +303,11 @@ def add_parsers(sub: Subparsers) -> None:
     sprt.add_argument(
         "--max-sets", type=positive, default=5000, help="give up after this many pairs"
     )
-    sprt.add_argument("--seed", type=int, default=1)
+    sprt.add_argument(
+        "--seed",
+        default=None,
+        help="master seed of the decks (default: a fresh random one, kept in the store)",
+    )
     sprt.add_argument("--move-time", type=duration, default=1.0)
     sprt.add_argument("--concurrency", type=positive, default=None)
     sprt.add_argument("--output", default=None)

@@ -17,7 +17,7 @@ from arena.errors import ArenaError, ConfigError
 from arena.outcome import MatchEvent
 from arena.server.broker import Broker
 from arena.server.storage import CompetitionStatus, ServerStorage
-from arena.store import Store, open_store
+from arena.store import NoStoreYet, Store, open_store
 from arena.tournament.config import TournamentConfig, config_from_dict
 from arena.tournament.runner import Runner, maybe_pool, open_tournament_store
 from arena.tournament.schedule import build_schedule
@@ -63,11 +63,11 @@ def competition_dir(data: Path, comp_id: str) -> Path:
 @contextlib.contextmanager
 def competition_results(data: Path, comp_id: str) -> Iterator[Store | None]:
     """The results store of a competition, or None before its first start."""
-    path = competition_dir(data, comp_id) / "results.sqlite"
-    if not path.exists():
+    try:
+        store = open_store(competition_dir(data, comp_id) / "results.sqlite")
+    except NoStoreYet:
         yield None
         return
-    store = open_store(path)
     try:
         yield store
     finally:
@@ -113,7 +113,8 @@ class CompetitionManager:
             cfg, _ = competition_config(
                 competition.config, self._storage, competition_dir(self._data, comp_id)
             )
-            store, _ = open_tournament_store(cfg)
+            opened = open_tournament_store(cfg)
+            store, cfg = opened.store, opened.cfg
             store.schedule(build_schedule(cfg))
         except ArenaError as e:
             print(f"competition {comp_id} cannot run: {e}", flush=True)

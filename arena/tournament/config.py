@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import hashlib
-import json
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,6 +38,9 @@ class SprtSettings:
     alpha: float = 0.05
     beta: float = 0.05
     max_sets: int = 5000
+    # False: a duplicate set with any fault (a forfeit, a substituted move, a
+    # seat that never started) is left out of the test; True: counted as played.
+    count_faults: bool = False
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,7 @@ class TournamentConfig:
     engines: tuple[EngineSpec, ...]
     rounds: int = 1  # duplicate sets (or single matches) per pairing
     duplicate: bool = True
-    seed: int = 1
+    seed: str | None = None  # the master seed; None: a fresh random one, kept in the store
     concurrency: int = 1
     output: Path = Path("out/tournament")
     store: Path | None = None  # default: output / results.sqlite
@@ -66,6 +67,11 @@ class TournamentConfig:
     # recognise its twin later; the organiser must say that this is accepted.
     acknowledge_remote_twins: bool = False
     elo_k: float = 16.0  # K of the live Elo: small, since a bot version never changes
+    # An engine that fails to start in this many matches in a row stops the run
+    # (0: never); a match whose seat never started is a no contest.
+    stop_after_startup_failures: int = 3
+    # True: a seat that never started forfeits its match instead, and the run goes on.
+    startup_failure_forfeits: bool = False
 
     @property
     def store_path(self) -> Path:
@@ -87,25 +93,54 @@ class TournamentConfig:
                 return e
         raise ConfigError(f"no engine named {name!r}")
 
-    def fingerprint(self) -> str:
-        """What decides the schedule and the results: a resumed run must match it."""
-        data = {
-            "variant": [
-                self.variant.game.value,
-                self.variant.target,
-                self.variant.deal_limit,
-                self.variant.fewest_cards,
-                self.variant.leftovers_to_last_player,
-            ],
+    def fingerprint(self) -> dict[str, Any]:
+        """Every setting that can change a result or its fairness, by name: a
+        resumed run must match it key by key (concurrency, output paths and
+        how results are shown may change between runs)."""
+        data: dict[str, Any] = {
+            "variant": self.variant.game.value,
+            "target": self.variant.target,
+            "deal_limit": self.variant.deal_limit,
+            "fewest_cards": self.variant.fewest_cards,
+            "leftovers_to_last_player": self.variant.leftovers_to_last_player,
             "format": self.format,
-            "engines": [[e.name, e.describe()] for e in self.engines],
+            "engines": [e.name for e in self.engines],
             "rounds": self.rounds,
             "duplicate": self.duplicate,
             "seed": self.seed,
             "challenger": self.challenger,
-            "sprt": None if self.sprt is None else [self.sprt.test, self.sprt.base],
+            "keep_warm": self.keep_warm,
+            "acknowledge_remote_twins": self.acknowledge_remote_twins,
+            "clock.move_time": self.clock.move_time,
+            "clock.bank": self.clock.bank,
+            "clock.increment": self.clock.increment,
+            "clock.grace": self.clock.grace,
+            "policy.on_fault": self.policy.on_fault.value,
+            "policy.strikes": self.policy.strikes,
+            "policy.substitute": self.policy.substitute,
+            "suspend_after": self.suspend_after,
+            "startup_timeout": self.startup_timeout,
+            "stop_after_startup_failures": self.stop_after_startup_failures,
+            "startup_failure_forfeits": self.startup_failure_forfeits,
+            **_sandbox_keys("sandbox", self.sandbox),
         }
-        return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+        for e in self.engines:
+            data[f"engine.{e.name}.spec"] = e.describe()
+            if e.kind == "command":
+                data.update(_sandbox_keys(f"engine.{e.name}.sandbox", e.sandbox or self.sandbox))
+        if self.sprt is not None:
+            data["sprt.test"] = self.sprt.test
+            data["sprt.base"] = self.sprt.base
+        return data
+
+
+def _sandbox_keys(prefix: str, sandbox: SandboxSettings) -> dict[str, Any]:
+    return {
+        f"{prefix}.mode": sandbox.mode.value,
+        f"{prefix}.memory_mib": sandbox.memory_mib,
+        f"{prefix}.processes": sandbox.processes,
+        f"{prefix}.disk_mib": sandbox.disk_mib,
+    }
 
 
 def parse_duration(value: Any, where: str) -> float:
@@ -162,6 +197,8 @@ TOP_KEYS = {
     "sprt",
     "sandbox",
     "acknowledge_remote_twins",
+    "stop_after_startup_failures",
+    "startup_failure_forfeits",
 }
 SANDBOX_KEYS = {"mode", "memory_mib", "processes", "disk_mib"}
 
@@ -245,7 +282,9 @@ def config_from_dict(
                 f"{where}: format sprt needs an [sprt] table (test, base, elo0, elo1)"
             )
         _check_keys(
-            s, {"test", "base", "elo0", "elo1", "alpha", "beta", "max_sets"}, f"{where}: [sprt]"
+            s,
+            {"test", "base", "elo0", "elo1", "alpha", "beta", "max_sets", "count_faults"},
+            f"{where}: [sprt]",
         )
         sprt = SprtSettings(
             test=str(s.get("test", "")),
@@ -255,6 +294,7 @@ def config_from_dict(
             alpha=float(s.get("alpha", 0.05)),
             beta=float(s.get("beta", 0.05)),
             max_sets=int(s.get("max_sets", 5000)),
+            count_faults=_get(s, "count_faults", bool, f"{where}: [sprt]", False),
         )
         for role in (sprt.test, sprt.base):
             if role not in names:
@@ -298,7 +338,7 @@ def config_from_dict(
         rounds=rounds,
         duplicate=duplicate,
         acknowledge_remote_twins=acknowledged,
-        seed=_get(raw, "seed", int, where, 1),
+        seed=_seed(raw, where),
         concurrency=concurrency,
         output=output,
         store=Path(store) if store else None,
@@ -311,6 +351,8 @@ def config_from_dict(
         sprt=sprt,
         sandbox=sandbox,
         elo_k=_elo_k(raw, where),
+        stop_after_startup_failures=_count(raw, "stop_after_startup_failures", where, 3),
+        startup_failure_forfeits=_get(raw, "startup_failure_forfeits", bool, where, False),
     )
 
 
@@ -335,6 +377,24 @@ def sandbox_settings(value: Any, where: str, base: SandboxSettings) -> SandboxSe
         return dataclasses.replace(base, **fields)
     except ConfigError as e:
         raise ConfigError(f"{where}: {e}") from None
+
+
+def _seed(raw: dict[str, Any], where: str) -> str | None:
+    """The master seed as text (an integer is its decimal text); None: not given."""
+    value = _get(raw, "seed", (int, str), where, None)
+    if value is None:
+        return None
+    text = str(value)
+    if not text or len(text) > 200 or not text.isprintable():
+        raise ConfigError(f"{where}: seed must be 1 to 200 printable characters")
+    return text
+
+
+def _count(raw: dict[str, Any], key: str, where: str, default: int) -> int:
+    value = int(_get(raw, key, int, where, default))
+    if value < 0:
+        raise ConfigError(f"{where}: {key} must be 0 or more")
+    return value
 
 
 def _elo_k(raw: dict[str, Any], where: str) -> float:

@@ -9,6 +9,7 @@ a process). A warm bot that dies is launched again for the next match.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 import sys
 import time
@@ -17,9 +18,11 @@ from dataclasses import dataclass, field
 
 import trio
 
+from arena.errors import ConfigError
 from arena.outcome import MatchEvent, MatchResult, Termination
 from arena.play import run_match
 from arena.ratings import llr_normalized, sprt, sprt_bounds
+from arena.rules.seeding import commitment, new_seed
 from arena.settings import MatchSettings
 from arena.store import ScheduledMatch, Store, open_store
 from arena.tournament.config import TournamentConfig
@@ -33,13 +36,38 @@ from arena.tournament.schedule import (
 from arena.transport.seats import WarmPool, open_warm_pool
 
 
-def open_tournament_store(cfg: TournamentConfig) -> tuple[Store, bool]:
+@dataclass
+class Opened:
+    """A tournament's store, opened as its one writer and bound to its
+    configuration, and the configuration with its master seed settled."""
+
+    store: Store
+    cfg: TournamentConfig
+    resuming: bool
+
+    @property
+    def commitment(self) -> str:
+        assert self.cfg.seed is not None
+        return commitment(self.cfg.seed)
+
+
+def open_tournament_store(cfg: TournamentConfig) -> Opened:
     """The results store of a tournament, bound to its configuration (a store
-    never mixes two configurations); True when it is resuming."""
-    store = open_store(cfg.store_path)
-    resuming = store.bind(cfg.fingerprint())
-    store.add_engines((e.name, e.describe()) for e in cfg.engines)
-    return store, resuming
+    never mixes two configurations). The master seed is the configuration's,
+    else the one the store was started with, else a fresh random one; the
+    store keeps it and its commitment from the start."""
+    store = open_store(cfg.store_path, writer=True)
+    try:
+        seed = cfg.seed or store.meta("seed") or new_seed()
+        cfg = dataclasses.replace(cfg, seed=seed)
+        resuming = store.bind(
+            cfg.fingerprint(), {"seed": seed, "seed_commitment": commitment(seed)}
+        )
+        store.add_engines((e.name, e.describe()) for e in cfg.engines)
+    except BaseException:
+        store.close()
+        raise
+    return Opened(store, cfg, resuming)
 
 
 # The runner samples its event loop's lag every LAG_SAMPLE seconds; three samples
@@ -117,12 +145,17 @@ class Runner:
         self.cfg = cfg
         self.store = store
         self.on_result = on_result or (lambda: "")
-        self.should_stop = should_stop
+        self._should_stop = should_stop
         self.spectate = spectate
         self.notice = notice or (lambda text: print(f"arena: {text}", file=sys.stderr, flush=True))
         self.running: set[str] = set()
         self.consecutive_faults = consecutive_faults(store)
+        self.startup_runs: dict[str, int] = {}  # matches in a row an engine did not start in
+        self.stopped: str | None = None  # why the run stopped early
         self.progress: Progress | None = None
+
+    def should_stop(self) -> bool:
+        return self.stopped is not None or self._should_stop()
 
     async def play(self, match: ScheduledMatch, pool: WarmPool | None) -> None:
         cfg = self.cfg
@@ -133,6 +166,7 @@ class Runner:
             self.store.record(match, result, None)
         else:
             log_path = cfg.output / "logs" / f"{match.id.replace('/', '_')}.log"
+            assert cfg.seed is not None
             settings = MatchSettings(
                 cfg.variant,
                 seed=match.seed,
@@ -164,15 +198,39 @@ class Runner:
             result = report.result
             if result.termination is Termination.ABORTED:
                 return
-            for info in report.engines:
-                if info.engine_name:
-                    self.store.note_engine(
-                        info.name, info.engine_name, info.engine_version, info.author
-                    )
-            self.store.record(match, result, str(log_path))
-            self._count_faults(match, result)
+            result = self._startup_failures(match, result)
+            runs, suspend = self._fault_runs(match, result)
+            self.store.record(match, result, str(log_path), engines=report.engines, suspend=suspend)
+            self.consecutive_faults = runs  # only once the store has them
         if self.progress is not None:
             self.progress.update(match, result, self.on_result())
+
+    def _startup_failures(self, match: ScheduledMatch, result: MatchResult) -> MatchResult:
+        """A seat that never started: a forfeit if the configuration says so;
+        otherwise a no contest, and the engine's run of such matches grows
+        (at the limit the run stops: a program that cannot start is the
+        organiser's to fix, not a string of results)."""
+        failed = {match.seats[f.seat]: f for f in result.faults if f.at_startup}
+        for name in set(match.seats) - failed.keys():
+            self.startup_runs.pop(name, None)
+        if not failed:
+            return result
+        if self.cfg.startup_failure_forfeits:
+            sides = {f.seat % 2 for f in failed.values()}
+            winner = 1 - sides.pop() if len(sides) == 1 else None
+            return dataclasses.replace(result, winner=winner, termination=Termination.FORFEIT)
+        limit = self.cfg.stop_after_startup_failures
+        for name, fault in failed.items():
+            self.startup_runs[name] = self.startup_runs.get(name, 0) + 1
+            if limit and self.startup_runs[name] >= limit and self.stopped is None:
+                self.stopped = (
+                    f"{name} failed to start in {limit} matches in a row "
+                    f"(last: {fault.kind.value}: {fault.message}); the run stopped. "
+                    "Fix it and run the same command again to resume (matches it did not "
+                    "start in are played again), or set startup_failure_forfeits = true "
+                    "to count them as forfeits"
+                )
+        return dataclasses.replace(result, winner=None, termination=Termination.VOID)
 
     def _forfeit_suspended(
         self, match: ScheduledMatch, out: list[str], why: dict[str, str]
@@ -182,15 +240,19 @@ class Runner:
         reason = "; ".join(f"{name} suspended ({why[name]})" for name in sorted(set(out)))
         return MatchResult((0, 0), winner, Termination.FORFEIT, f"forfeit: {reason}")
 
-    def _count_faults(self, match: ScheduledMatch, result: MatchResult) -> None:
+    def _fault_runs(
+        self, match: ScheduledMatch, result: MatchResult
+    ) -> tuple[dict[str, int], list[tuple[str, str]]]:
+        """Each engine's run of faulty matches after this one, and the suspensions it causes."""
         limit = self.cfg.suspend_after
         faulty = {match.seats[f.seat] for f in result.faults}
+        runs = dict(self.consecutive_faults)
+        suspend = []
         for name in set(match.seats):
-            self.consecutive_faults[name] = (
-                self.consecutive_faults.get(name, 0) + 1 if name in faulty else 0
-            )
-            if limit and self.consecutive_faults[name] >= limit:
-                self.store.suspend(name, f"{limit} matches in a row with a fault")
+            runs[name] = runs.get(name, 0) + 1 if name in faulty else 0
+            if limit and runs[name] >= limit:
+                suspend.append((name, f"{limit} matches in a row with a fault"))
+        return runs, suspend
 
     async def run(self, matches: list[ScheduledMatch], pool: WarmPool | None) -> None:
         """Play ``matches`` in schedule order, ``concurrency`` at once, never two
@@ -256,9 +318,23 @@ async def maybe_pool(cfg: TournamentConfig) -> AsyncIterator[WarmPool | None]:
         yield pool
 
 
+def reopen_no_contests(store: Store) -> int:
+    """Matches with no result (a seat never started, or the referee failed)
+    go back to the schedule, to be played again; how many."""
+    again = [m.id for m in store.finished() if not m.termination.has_result]
+    store.reopen(again)
+    return len(again)
+
+
+def check_stopped(runner: Runner) -> None:
+    if runner.stopped is not None:
+        raise ConfigError(runner.stopped)
+
+
 async def run_tournament(cfg: TournamentConfig, store: Store, leader: Callable[[], str]) -> None:
     """Play every pending match of the schedule (all of them on a new store)."""
     store.schedule(build_schedule(cfg))
+    reopen_no_contests(store)
     pending = store.pending()
     done, total = store.counts()
     runner = Runner(cfg, store, leader)
@@ -266,36 +342,53 @@ async def run_tournament(cfg: TournamentConfig, store: Store, leader: Callable[[
     async with maybe_pool(cfg) as pool:
         await runner.run(pending, pool)
     runner.progress.finish()
+    check_stopped(runner)
 
 
 @dataclass
 class SprtStatus:
-    sets: int
+    sets: int  # complete duplicate sets the test counts
     llr: float
     lower: float
     upper: float
     verdict: str | None
+    faulted: int = 0  # sets left out: a fault or no result in one of their matches
+
+    def line(self) -> str:
+        left_out = f"  faulted sets left out {self.faulted}" if self.faulted else ""
+        return (
+            f"sets {self.sets:>5}  LLR {self.llr:+.3f}"
+            f"  bounds [{self.lower:.3f}, {self.upper:.3f}]{left_out}"
+        )
 
 
 def sprt_status(cfg: TournamentConfig, store: Store) -> SprtStatus:
-    """The SPRT from the complete duplicate sets in the store (test engine's view)."""
+    """The SPRT from the complete duplicate sets in the store (test engine's view).
+
+    A set with a fault in either match (a forfeit, a substituted move, a seat
+    that never started) or a match without a result says nothing about
+    strength: it is left out and counted, unless ``count_faults`` is set
+    (then forfeits count as played; matches without a result never do)."""
     assert cfg.sprt is not None
+    faulty = store.faulty_engines()
     by_set: dict[str, list[float]] = {}
+    spoiled: set[str] = set()
     for m in store.finished():
-        if not m.termination.has_result:
+        if not m.termination.has_result or (m.id in faulty and not cfg.sprt.count_faults):
+            spoiled.add(m.set_id)
             continue
         test_side = 0 if m.seats[0] == cfg.sprt.test else 1
         score = 0.5 if m.winner_side is None else float(m.winner_side == test_side)
         by_set.setdefault(m.set_id, []).append(score)
     histogram = [0.0] * 5  # set scores 0, 1/4, ..., 1 (draws give quarters)
     complete = 0
-    for scores in by_set.values():
-        if len(scores) == 2:
+    for set_id, scores in by_set.items():
+        if len(scores) == 2 and set_id not in spoiled:
             complete += 1
             histogram[round(sum(scores) * 2)] += 1
     if complete == 0:
         lower, upper = -math.inf, math.inf
-        return SprtStatus(0, 0.0, lower, upper, None)
+        return SprtStatus(0, 0.0, lower, upper, None, len(spoiled))
     lower, upper = sprt_bounds(cfg.sprt.alpha, cfg.sprt.beta)
     if histogram[1] == histogram[3] == 0:
         state = sprt(
@@ -310,7 +403,7 @@ def sprt_status(cfg: TournamentConfig, store: Store) -> SprtStatus:
     else:
         llr = llr_normalized(cfg.sprt.elo0, cfg.sprt.elo1, [0, 0.25, 0.5, 0.75, 1], histogram, k=2)
     verdict = "H1" if llr >= upper else "H0" if llr <= lower else None
-    return SprtStatus(complete, llr, lower, upper, verdict)
+    return SprtStatus(complete, llr, lower, upper, verdict, len(spoiled))
 
 
 async def run_sprt(
@@ -319,10 +412,11 @@ async def run_sprt(
     """Duplicate sets of test vs base until the LLR crosses a bound (or max_sets)."""
     assert cfg.sprt is not None
     runner = Runner(cfg, store)
-    status = sprt_status(cfg, store)
+    reopen_no_contests(store)
     async with maybe_pool(cfg) as pool:
         # Finish what a previous run left pending, then go on set by set.
         await runner.run(store.pending(), pool)
+        check_stopped(runner)
         status = sprt_status(cfg, store)
         next_set = store.counts()[1] // 2
         in_flight = max(1, cfg.concurrency // 2)
@@ -334,6 +428,7 @@ async def run_sprt(
             batch = spread_twins(batch)
             store.schedule(batch)
             await runner.run(batch, pool)
+            check_stopped(runner)
             status = sprt_status(cfg, store)
             report(status)
     return status

@@ -20,12 +20,13 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import replace
 
+from arena.errors import ConfigError
 from arena.rules import seeded_first_dealer
 from arena.store import ScheduledMatch
 from arena.tournament.config import TournamentConfig
 
 
-def bot_match_id(tournament_seed: int, match_id: str) -> str:
+def bot_match_id(tournament_seed: str, match_id: str) -> str:
     """The id a bot is told for a match: opaque, so that it names neither the
     duplicate set nor the twin (the log maps it to the schedule's id). Keyed by
     the tournament seed, so a resumed run tells bots the same ids."""
@@ -33,7 +34,7 @@ def bot_match_id(tournament_seed: int, match_id: str) -> str:
     return "m" + hmac.new(key, match_id.encode(), hashlib.sha256).hexdigest()[:16]
 
 
-def set_seed(tournament_seed: int, set_id: str) -> int:
+def set_seed(tournament_seed: str, set_id: str) -> int:
     digest = hashlib.sha256(f"{tournament_seed}/{set_id}".encode()).hexdigest()
     return int(digest[:12], 16)
 
@@ -47,6 +48,8 @@ def rotations(base: Sequence[str], k: int) -> list[tuple[str, ...]]:
 def make_set(
     cfg: TournamentConfig, set_id: str, base: Sequence[str], k: int, seq: int
 ) -> list[ScheduledMatch]:
+    if cfg.seed is None:
+        raise ConfigError("a schedule needs the tournament's master seed settled first")
     seed = set_seed(cfg.seed, set_id)
     dealer = seeded_first_dealer(seed, cfg.variant.seats)
     return [

@@ -83,7 +83,10 @@ class Standings:
             f"dealer advantage {self.dealer_advantage:+.0f} Elo"
         )
         if self.head_to_head:
-            lines.append("\nhead to head (duplicate sets as units):")
+            lines.append(
+                "\nhead to head (duplicate sets as units; Elo of the first-named side, "
+                "positive when it is the stronger):"
+            )
             for h in self.head_to_head:
                 lines.append(f"  {h.side_a} vs {h.side_b}: {h.estimate.line()}")
         return "\n".join(lines)
@@ -158,24 +161,35 @@ def compute_standings(
     rows.sort(key=lambda r: -r.elo)
     for i, r in enumerate(rows):
         r.rank = i + 1
-    return Standings(rows, head_to_head(matches), dealer, len(matches))
+    return Standings(
+        rows, head_to_head(matches, [n for n, *_ in store.engines()]), dealer, len(matches)
+    )
 
 
-def head_to_head(matches: Sequence[StoredMatch]) -> list[HeadToHead]:
-    """Per pair of sides, the histogram of duplicate-set scores (complete sets only)."""
+def head_to_head(matches: Sequence[StoredMatch], order: Sequence[str] = ()) -> list[HeadToHead]:
+    """Per pair of sides, the histogram of duplicate-set scores (complete sets
+    only), from the point of view of the side whose engine is named first in
+    ``order`` (the configuration's order; by name for engines not in it)."""
+
+    def rank(side: str) -> tuple[int, str]:
+        names = side.split("+")
+        return min(order.index(n) if n in order else len(order) for n in names), side
+
     sets: dict[str, list[tuple[tuple[str, str], float]]] = {}
     for m in matches:
         sets.setdefault(m.set_id, []).append((sides_of(m.seats), match_score(m, 0)))
     per_pair: dict[tuple[str, str], list[tuple[int, float]]] = {}
     for entries in sets.values():
-        pair = tuple(sorted(entries[0][0]))
-        if any(tuple(sorted(sides)) != pair for sides, _ in entries):
+        pair = tuple(sorted(entries[0][0], key=rank))
+        if any(tuple(sorted(sides, key=rank)) != pair for sides, _ in entries):
             continue  # partnership sets mix sides: no head-to-head
         a = pair[0]
         unit = sum(score if sides[0] == a else 1 - score for sides, score in entries) / len(entries)
         per_pair.setdefault((pair[0], pair[1]), []).append((len(entries), unit))
     out = []
-    for (a, b), units in sorted(per_pair.items()):
+    for (a, b), units in sorted(
+        per_pair.items(), key=lambda item: (rank(item[0][0]), rank(item[0][1]))
+    ):
         k = max(size for size, _ in units)
         histogram: dict[float, int] = {}
         for size, unit in units:

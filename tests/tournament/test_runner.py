@@ -20,7 +20,8 @@ ARENA = str(Path(sys.executable).parent / "arena")
 
 
 def run(cfg):
-    store, _ = open_tournament_store(cfg)
+    opened = open_tournament_store(cfg)
+    store, cfg = opened.store, opened.cfg
     trio.run(run_tournament, cfg, store, lambda: "")
     return store
 
@@ -127,7 +128,8 @@ def test_sprt_stops_by_itself_when_the_answer_is_clear(tmp_path):
             "sprt": {"test": "greedy", "base": "random", "elo0": 0, "elo1": 30, "max_sets": 400},
         }
     )
-    store, _ = open_tournament_store(cfg)
+    opened = open_tournament_store(cfg)
+    store, cfg = opened.store, opened.cfg
     seen = []
     status = trio.run(run_sprt, cfg, store, seen.append)
     assert status.verdict == "H1" and status.llr >= status.upper
@@ -205,7 +207,8 @@ def test_fault_runs_survive_a_resume(tmp_path):
             "output": str(tmp_path),
         }
     )
-    store, _ = open_tournament_store(cfg)
+    opened = open_tournament_store(cfg)
+    store, cfg = opened.store, opened.cfg
     schedule = build_schedule(cfg)
     store.schedule(schedule)
     for match in schedule[:2]:  # two faulty matches of "bad" before a crash

@@ -6,12 +6,17 @@ from arena.tournament.config import config_from_dict
 from arena.tournament.schedule import build_schedule, sides_of
 
 
+def config(raw):
+    """A configuration with its master seed settled, as a run settles it."""
+    return config_from_dict({"seed": 1, **raw})
+
+
 def engines(*names):
     return [{"name": n, "spec": "builtin:random"} for n in names]
 
 
 def test_round_robin_duplicate_pairs_swap_seats_on_the_same_decks():
-    cfg = config_from_dict({"engine": engines("a", "b", "c"), "rounds": 2})
+    cfg = config({"engine": engines("a", "b", "c"), "rounds": 2})
     schedule = build_schedule(cfg)
     assert len(schedule) == 3 * 2 * 2
     sets = {}
@@ -26,22 +31,20 @@ def test_round_robin_duplicate_pairs_swap_seats_on_the_same_decks():
 
 
 def test_gauntlet_meets_every_other_engine_only():
-    cfg = config_from_dict(
-        {"engine": engines("new", "a", "b"), "format": "gauntlet", "challenger": "new"}
-    )
+    cfg = config({"engine": engines("new", "a", "b"), "format": "gauntlet", "challenger": "new"})
     pairs = {frozenset(m.seats) for m in build_schedule(cfg)}
     assert pairs == {frozenset({"new", "a"}), frozenset({"new", "b"})}
 
 
 def test_teams_rotate_everyone_one_seat():
-    cfg = config_from_dict({"engine": engines("a", "b"), "variant": "scopone", "format": "teams"})
+    cfg = config({"engine": engines("a", "b"), "variant": "scopone", "format": "teams"})
     first, second = build_schedule(cfg)
     assert first.seats == ("a", "b", "a", "b") and second.seats == ("b", "a", "b", "a")
     assert sides_of(first.seats) == ("a", "b")
 
 
 def test_partnership_each_engine_plays_every_seat_once_per_set():
-    cfg = config_from_dict(
+    cfg = config(
         {"engine": engines("a", "b", "c", "d"), "variant": "scopone", "format": "partnership"}
     )
     schedule = build_schedule(cfg)
@@ -59,6 +62,6 @@ def test_partnership_each_engine_plays_every_seat_once_per_set():
 
 
 def test_no_duplicate_means_single_matches_alternating_seats():
-    cfg = config_from_dict({"engine": engines("a", "b"), "rounds": 2, "duplicate": False})
+    cfg = config({"engine": engines("a", "b"), "rounds": 2, "duplicate": False})
     first, second = build_schedule(cfg)
     assert first.seats == ("a", "b") and second.seats == ("b", "a") and first.seed != second.seed
