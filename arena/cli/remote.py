@@ -97,6 +97,10 @@ def _print_comp(c: spb.CompetitionInfo) -> None:
         f"competition {c.id} ({c.name}): {c.status}, {c.matches_done}/{c.matches_total} matches, "
         f"bots {', '.join(c.bots)}"
     )
+    if c.seed_commitment:
+        print(f"  seed commitment: sha256 {c.seed_commitment}")
+    if c.seed:
+        print(f"  seed revealed: {c.seed}  (check logs with `arena verify-seed`)")
 
 
 def _watch(arena: ArenaClient, match: str, delay: int) -> None:

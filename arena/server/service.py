@@ -29,6 +29,7 @@ from arena.server.competitions import (
 from arena.server.status import abort
 from arena.server.storage import Competition, CompetitionStatus, ServerStorage
 from arena.store import MatchEntry, MatchStatus
+from arena.tournament.runner import open_tournament_store
 from arena.tournament.standings import compute_standings
 from arena.wire import service as wire
 from arena.wire.v1 import server_pb2 as spb
@@ -170,6 +171,12 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
             )
         except ArenaError as e:
             abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(e))
+        # The results store is made now, so that the seed's commitment is
+        # published before any match can be played.
+        try:
+            open_tournament_store(cfg).store.close()
+        except ArenaError as e:
+            abort(context, grpc.StatusCode.INTERNAL, f"cannot create the competition's store: {e}")
         self._storage.add_competition(comp_id, cfg.name, request.config, bots)
         return self._competition_info(comp_id, context)
 
@@ -269,6 +276,9 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
         competition = self._competition(comp_id, context)
         with competition_results(self._data, comp_id) as store:
             done, total = (0, 0) if store is None else store.counts()
+            commitment = "" if store is None else store.meta("seed_commitment") or ""
+            seed = "" if store is None else store.meta("seed") or ""
+        finished = competition.status is CompetitionStatus.FINISHED
         return wire.competition_info(
             id=competition.id,
             name=competition.name,
@@ -276,6 +286,8 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
             bots=competition.bots,
             matches_done=done,
             matches_total=total,
+            seed_commitment=commitment,
+            seed=seed if finished else "",
         )
 
     def _match_ref(self, key: str, context: grpc.ServicerContext) -> tuple[str, str]:

@@ -65,6 +65,8 @@ def competition_info(
     bots: Sequence[str],
     matches_done: int = 0,
     matches_total: int = 0,
+    seed_commitment: str = "",
+    seed: str = "",
 ) -> spb.CompetitionInfo:
     return spb.CompetitionInfo(
         id=id,
@@ -73,6 +75,8 @@ def competition_info(
         bots=list(bots),
         matches_done=matches_done,
         matches_total=matches_total,
+        seed_commitment=seed_commitment,
+        seed=seed,
     )
 
 

@@ -10,6 +10,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.replay import replay_log
 from arena.rules import cards_of
+from arena.rules.seeding import commitment
 from arena.wire import convert
 from arena.wire.v1 import server_pb2 as spb
 
@@ -43,9 +44,13 @@ def test_a_competition_runs_to_the_end_through_the_service(server, bots, tmp_pat
     listed = {b.name: b for b in stub.ListBots(spb.ListBotsRequest(), timeout=10).bots}
     assert listed["alice-greedy"].engine_name == "greedy" and listed["bob-random"].owner == "bob"
     comp = create(stub)
+    created = stub.GetCompetition(spb.CompetitionRef(id=comp), timeout=10)
+    assert len(created.seed_commitment) == 64 and created.seed == ""  # committed, not revealed
     stub.StartCompetition(spb.CompetitionRef(id=comp), metadata=auth(ORGANISER), timeout=10)
     info = wait_for(stub, comp, "finished")
     assert (info.matches_done, info.matches_total) == (6, 6)
+    assert info.seed and info.seed_commitment == created.seed_commitment
+    assert commitment(info.seed) == created.seed_commitment
     standings = stub.GetStandings(spb.CompetitionRef(id=comp), timeout=60)
     rows = {r.bot: r for r in standings.rows}
     assert rows["alice-greedy"].played == rows["bob-random"].played == 6

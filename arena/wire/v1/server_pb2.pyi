@@ -106,20 +106,24 @@ class CompetitionRef(_message.Message):
     def __init__(self, id: _Optional[str] = ...) -> None: ...
 
 class CompetitionInfo(_message.Message):
-    __slots__ = ("id", "name", "status", "matches_done", "matches_total", "bots")
+    __slots__ = ("id", "name", "status", "matches_done", "matches_total", "bots", "seed_commitment", "seed")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     MATCHES_DONE_FIELD_NUMBER: _ClassVar[int]
     MATCHES_TOTAL_FIELD_NUMBER: _ClassVar[int]
     BOTS_FIELD_NUMBER: _ClassVar[int]
+    SEED_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
     id: str
     name: str
     status: str
     matches_done: int
     matches_total: int
     bots: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., status: _Optional[str] = ..., matches_done: _Optional[int] = ..., matches_total: _Optional[int] = ..., bots: _Optional[_Iterable[str]] = ...) -> None: ...
+    seed_commitment: str
+    seed: str
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., status: _Optional[str] = ..., matches_done: _Optional[int] = ..., matches_total: _Optional[int] = ..., bots: _Optional[_Iterable[str]] = ..., seed_commitment: _Optional[str] = ..., seed: _Optional[str] = ...) -> None: ...
 
 class StandingsRow(_message.Message):
     __slots__ = ("rank", "bot", "elo", "elo_low", "elo_high", "played", "wins", "losses", "draws", "faults")
