@@ -69,7 +69,8 @@ async def run_match(
         log: write the match log to this file.
         spectate: called with every public event (never a hand).
         warm: a pool of running bot processes for command engines (tournaments).
-        bot_output: where launched bots' stdout and stderr go (size-capped).
+        bot_output: where launched bots' stdout and stderr go (size-capped), one file
+            per seat named after the log (LOG-STEM.seatN.ENGINE.log), else the match id.
         allow_shared_partners: let one remote address serve two partner seats.
 
     Raises ConfigError when the match cannot be set up (a bad spec, a command
@@ -86,6 +87,7 @@ async def run_match(
             [e if isinstance(e, EngineSpec) else e[1] for e in seated],
             match_id=settings.match_id,
             output_dir=bot_output,
+            output_name=Path(log).stem if log is not None else None,
             startup_timeout=settings.startup_timeout,
             allow_shared_partners=allow_shared_partners,
             warm=warm,

@@ -6,9 +6,10 @@ replay holds every position as the whole table (Sight.ALL), and this module
 shows it as the viewer sees it (``View.seen_by``): all hands, one seat's, or
 none for a spectator.
 
-Card faces: "french" (7♦, K♣: Denari ♦, Coppe ♥, Spade ♠, Bastoni ♣; Fante
-J, Cavallo Q, Re K), "italian" ("7 di denari", "Re di bastoni") or "short"
-(7d, Rb: the arena's own notation).
+Card faces (docs/rules.md, "Card notation"): "short" (7d, Rb: the arena's
+own notation, the one of fault messages and the default everywhere),
+"french" (7♦, K♣: Denari ♦, Coppe ♥, Spade ♠, Bastoni ♣; Fante J, Cavallo Q,
+Re K) or "italian" ("7 di denari", "Re di bastoni").
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ def render_text(
     replay: Replay,
     *,
     seat: int | None = None,
-    faces: str = "french",
+    faces: str = "short",
     first_deal: int = 1,
     last_deal: int | None = None,
 ) -> str:
@@ -107,7 +108,7 @@ def _deal_lines(
         if done.leftover:
             side, mask = done.leftover
             lines.append(f"   the table's last cards {cards(mask)} go to {sides[side]}")
-        lines += ["   " + line for line in deal_table(done, sides, leftover=False)]
+        lines += ["   " + line for line in deal_table(done, sides, leftover=False, cards=cards)]
         lines.append(f"   running score: {' - '.join(map(str, done.totals))}")
     lines.append("")
     return lines
@@ -138,7 +139,7 @@ def _step_line(step: Step, names: list[str], cards: Callable[[int], str]) -> str
     return text + f"   [{step.think_us / 1000:.1f} ms]"
 
 
-def event_text(event: MatchEvent, faces: str = "french") -> str:
+def event_text(event: MatchEvent, faces: str = "short") -> str:
     """One public event of a live match, as `arena remote watch` prints it."""
     cards = card_lister(faces)
     what, public = event.what, event.view

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from arena.rules import FinishedDeal, Variant, cards_text
@@ -22,8 +22,14 @@ def side_names(variant: Variant, seat_names: Sequence[str]) -> list[str]:
     return names
 
 
-def deal_table(deal: FinishedDeal, names: Sequence[str], leftover: bool = True) -> list[str]:
-    """The scoring of one deal, a row per side, with the counts behind each point."""
+def deal_table(
+    deal: FinishedDeal,
+    names: Sequence[str],
+    leftover: bool = True,
+    cards: Callable[[int], str] = cards_text,
+) -> list[str]:
+    """The scoring of one deal, a row per side, with the counts behind each point
+    (``cards``: how a set of cards is written, in the reader's notation)."""
     width = max(len(n) for n in names)
     lines = [
         f"deal {deal.number + 1}, dealer seat {deal.dealer}"
@@ -42,7 +48,7 @@ def deal_table(deal: FinishedDeal, names: Sequence[str], leftover: bool = True) 
         )
     if deal.leftover and leftover:
         side, mask = deal.leftover
-        lines.append(f"  leftover {cards_text(mask)} to {names[side]}")
+        lines.append(f"  leftover {cards(mask)} to {names[side]}")
     return lines
 
 

@@ -18,12 +18,12 @@ from arena.report import side_names
 from arena.rules import Sight, View, Viewer, can_see, cards_of
 
 
-def frames(replay: Replay, seat: int | None = None) -> list[dict[str, Any]]:
+def frames(replay: Replay, seat: int | None = None, faces: str = "short") -> list[dict[str, Any]]:
     """Every position to show, as plain data (the page's only input): the deal
     as dealt, the position after each decision, and the deal's scoring. Each
     is the replay's view of the whole table, as ``seat`` sees it (all hands
     when None): another seat's hand is only counted."""
-    name = face_namer("french")
+    name = face_namer(faces)
     sides = side_names(replay.variant, replay.names)
     viewer: Viewer = Sight.ALL if seat is None else seat
 
@@ -152,7 +152,7 @@ const names = {names};
 const sides = {sides};
 let at = 0;
 function card(text) {{
-  const red = /[♦♥]/.test(text);
+  const red = /[♦♥]|[dc]$|denari|coppe/.test(text);
   return `<span class="card${{red ? " red" : ""}}">${{text}}</span>`;
 }}
 function show(i) {{
@@ -192,7 +192,8 @@ show(start ? Number(start[1]) : 0);
 """
 
 
-def render_html(replay: Replay, seat: int | None = None) -> str:
+def render_html(replay: Replay, seat: int | None = None, faces: str = "short") -> str:
+    """The viewer page; ``faces``: the card notation (short, french or italian)."""
     h = replay.header
     title = f"Scopa Arena — match {h.match_id}: {replay.variant.describe()}"
     view = f"; seen from seat {seat}" if seat is not None else "; all hands shown"
@@ -201,7 +202,7 @@ def render_html(replay: Replay, seat: int | None = None) -> str:
         + view
         + f". {replay.status()}"
     )
-    data = json.dumps(frames(replay, seat), ensure_ascii=False).replace("</", "<\\/")
+    data = json.dumps(frames(replay, seat, faces), ensure_ascii=False).replace("</", "<\\/")
     return PAGE.format(
         title=html.escape(title),
         meta=meta,

@@ -31,12 +31,36 @@ from arena import __version__
 from arena.cli import exits, match, remote, replay, serve, tournament
 
 
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Every option's help shows its default, unless the text already says it."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = action.help or ""
+        shown = action.default not in (None, False, argparse.SUPPRESS, [])
+        if shown and action.option_strings and "default" not in text and "%(default)" not in text:
+            text += " (default: %(default)s)"
+        return text
+
+
+def _finish(parser: argparse.ArgumentParser) -> None:
+    """Give every command and subcommand the one help formatter, and a
+    description (its one-line help, where it has no longer one)."""
+    parser.formatter_class = HelpFormatter
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            helps = {a.dest: a.help or "" for a in action._choices_actions}
+            for name, child in action.choices.items():
+                text = helps.get(name, "")
+                if child.description is None and text:
+                    child.description = f"{text[0].upper()}{text[1:]}."
+                _finish(child)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="arena",
         description="Referee, tournaments and replays for Scopa and Scopone bots.",
         epilog=exits.EXIT_STATUSES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"arena {__version__}")
     parser.add_argument("--debug", action="store_true", help="on an error, print its traceback too")
@@ -46,6 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_parsers(sub)
     remote.add_parsers(sub)
     tournament.add_parsers(sub)
+    _finish(parser)
     return parser
 
 

@@ -77,7 +77,7 @@ def cmd_remote(args: argparse.Namespace) -> int:
                     f"check it with `arena replay {args.output}`"
                 )
             elif cmd == "watch":
-                _watch(arena, args.match, args.delay)
+                _watch(arena, args.match, args.delay, args.faces)
         except grpc.RpcError as e:
             print(f"arena: server: {e.code().name}: {e.details()}", file=sys.stderr)
             return exits.USAGE
@@ -103,54 +103,65 @@ def _print_comp(c: spb.CompetitionInfo) -> None:
         print(f"  seed revealed: {c.seed}  (check logs with `arena verify-seed`)")
 
 
-def _watch(arena: ArenaClient, match: str, delay: int) -> None:
+def _watch(arena: ArenaClient, match: str, delay: int, faces: str = "short") -> None:
     """Print a match's public events as they come, in the notation of `arena replay`."""
     from arena.render import event_text
 
     for event in arena.watch(match, delay):
-        print(event_text(event), flush=True)
+        print(event_text(event, faces), flush=True)
 
 
 def add_parsers(sub: Subparsers) -> None:
     p = sub.add_parser(
         "remote", help="talk to an arena server: register bots, run competitions, watch"
     )
-    p.add_argument("--server", default=os.environ.get("ARENA_SERVER", "127.0.0.1:50051"))
+    p.add_argument(
+        "--server",
+        default=os.environ.get("ARENA_SERVER", "127.0.0.1:50051"),
+        help="the arena server, HOST:PORT (default: $ARENA_SERVER, else 127.0.0.1:50051; "
+        "now %(default)s)",
+    )
     p.add_argument("--token", default=os.environ.get("ARENA_TOKEN"), help="or $ARENA_TOKEN")
     cmds = p.add_subparsers(dest="remote_command", metavar="COMMAND", required=True)
     c = cmds.add_parser("participant", help="register a participant name; prints its token once")
-    c.add_argument("name")
+    c.add_argument("name", help="letters, digits and . _ + - (organiser's token needed)")
     c = cmds.add_parser("register", help="register a bot of yours (it is checked at once)")
-    c.add_argument("name")
-    c.add_argument("address")
+    c.add_argument("name", help="the bot's name in competitions")
+    c.add_argument("address", help="where the server reaches it, HOST:PORT")
     c = cmds.add_parser("update", help="change the address of a bot of yours")
-    c.add_argument("name")
-    c.add_argument("address")
+    c.add_argument("name", help="a bot of yours")
+    c.add_argument("address", help="its new address, HOST:PORT")
     c = cmds.add_parser("withdraw", help="withdraw a bot of yours")
-    c.add_argument("name")
+    c.add_argument("name", help="a bot of yours")
     cmds.add_parser("bots", help="list the registered bots")
     c = cmds.add_parser("check", help="run the conformance check on an address, from the server")
-    c.add_argument("address")
+    c.add_argument("address", help="HOST:PORT of a running bot")
     c = cmds.add_parser(
         "create", help="create a competition from a file (bots = [...]) (organiser)"
     )
-    c.add_argument("config")
+    c.add_argument("config", help="a tournament file naming registered bots")
     for name, text in (
         ("start", "start"),
         ("pause", "pause"),
-        ("resume", "resume a paused"),
+        ("resume", "resume a paused or interrupted"),
         ("status", "show"),
     ):
         c = cmds.add_parser(name, help=f"{text} a competition")
-        c.add_argument("id")
+        c.add_argument("id", help="the competition's id, as `create` printed it")
     c = cmds.add_parser("standings", help="a competition's leaderboard")
-    c.add_argument("id")
+    c.add_argument("id", help="the competition's id")
     c = cmds.add_parser("matches", help="a competition's matches")
-    c.add_argument("id")
+    c.add_argument("id", help="the competition's id")
     c = cmds.add_parser("log", help="download the log of a finished match")
     c.add_argument("match", help="COMPETITION/MATCH, as `matches` lists them")
-    c.add_argument("-o", "--output", required=True)
+    c.add_argument("-o", "--output", required=True, help="the file to write the log to")
     c = cmds.add_parser("watch", help="follow a match live (public information only)")
-    c.add_argument("match")
+    c.add_argument("match", help="COMPETITION/MATCH, as `matches` lists them")
     c.add_argument("--delay", type=int, default=0, help="decisions behind the live match")
+    c.add_argument(
+        "--faces",
+        choices=["short", "french", "italian"],
+        default="short",
+        help="card names: 7d (short), 7♦ (french), 7 di denari (italian)",
+    )
     p.set_defaults(func=cmd_remote)

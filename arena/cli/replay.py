@@ -33,7 +33,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if args.html:
         from arena.viewer import render_html
 
-        Path(args.html).write_text(render_html(replay, seat=args.seat), encoding="utf-8")
+        Path(args.html).write_text(
+            render_html(replay, seat=args.seat, faces=args.faces), encoding="utf-8"
+        )
         print(f"{replay.status()}\nwrote {args.html}")
         return exits.OK
     print(
@@ -63,8 +65,9 @@ def add_parsers(sub: Subparsers) -> None:
     replay.add_argument(
         "--faces",
         choices=["french", "italian", "short"],
-        default="french",
-        help="card names: 7♦ (french), 7 di denari (italian), 7d (short)",
+        default="short",
+        help="card names: 7d (short, the arena's notation), 7♦ (french), "
+        "7 di denari (italian); see docs/rules.md",
     )
     replay.add_argument("--from-deal", type=positive, default=1, help="first deal to show")
     replay.add_argument("--to-deal", type=positive, default=None, help="last deal to show")

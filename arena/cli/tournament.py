@@ -291,15 +291,19 @@ def add_parsers(sub: Subparsers) -> None:
     sprt.add_argument(
         "--engine", action="append", metavar="NAME=SPEC", help="test engine, then base"
     )
-    sprt.add_argument("--variant", default="scopa")
+    sprt.add_argument("--variant", default="scopa", help="scopa, scopa4, scopone or scientifico")
     sprt.add_argument(
         "--elo0", type=float, default=0.0, help="H0 bound, normalized Elo (default 0)"
     )
     sprt.add_argument(
         "--elo1", type=float, default=20.0, help="H1 bound, normalized Elo (default 20)"
     )
-    sprt.add_argument("--alpha", type=float, default=0.05)
-    sprt.add_argument("--beta", type=float, default=0.05)
+    sprt.add_argument(
+        "--alpha", type=float, default=0.05, help="false positive rate (accepting H1 wrongly)"
+    )
+    sprt.add_argument(
+        "--beta", type=float, default=0.05, help="false negative rate (accepting H0 wrongly)"
+    )
     sprt.add_argument(
         "--max-sets", type=positive, default=5000, help="give up after this many pairs"
     )
@@ -308,8 +312,17 @@ def add_parsers(sub: Subparsers) -> None:
         default=None,
         help="master seed of the decks (default: a fresh random one, kept in the store)",
     )
-    sprt.add_argument("--move-time", type=duration, default=1.0)
-    sprt.add_argument("--concurrency", type=positive, default=None)
-    sprt.add_argument("--output", default=None)
+    sprt.add_argument(
+        "--move-time", type=duration, default=1.0, help="time per decision, e.g. 1s, 250ms"
+    )
+    sprt.add_argument(
+        "--concurrency", type=positive, default=None, help="matches at once (default: 8)"
+    )
+    sprt.add_argument(
+        "--output",
+        default=None,
+        help="directory for the store, logs and bot output (default: out/sprt); "
+        "an existing one is resumed",
+    )
     add_sandbox_options(sprt)
     sprt.set_defaults(func=cmd_sprt)

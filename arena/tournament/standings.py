@@ -78,9 +78,15 @@ class Standings:
                 + (f"  suspended: {r.suspended}" if r.suspended else "")
             )
         lines.append(
-            f"\n{self.matches} matches; Elo: batch Bradley-Terry fit, centred on the pool, "
-            "95% intervals by bootstrap over duplicate sets; "
-            f"dealer advantage {self.dealer_advantage:+.0f} Elo"
+            f"\n{self.matches} matches with a result; dealer advantage "
+            f"{self.dealer_advantage:+.0f} Elo. Columns:\n"
+            "  Elo           batch Bradley-Terry fit over every match, centred on the pool (0)\n"
+            "  95% interval  bootstrap over duplicate sets (the unit of a duplicate tournament)\n"
+            "  live          incremental Elo from 1500 in finishing order (changes as it goes)\n"
+            "  played        matches with a result (no contests and aborted matches left out)\n"
+            "  W-L-D         wins, losses, draws; score = (wins + draws / 2) / played\n"
+            "  faults        the engine's own faults: timeouts, crashes, illegal or malformed "
+            "moves, stalls"
         )
         if self.head_to_head:
             lines.append(

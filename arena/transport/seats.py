@@ -174,6 +174,7 @@ async def open_seats(
     *,
     match_id: str,
     output_dir: Path | None = None,
+    output_name: str | None = None,
     startup_timeout: float = 10.0,
     allow_shared_partners: bool = False,
     warm: WarmPool | None = None,
@@ -191,6 +192,7 @@ async def open_seats(
     # Match ids may hold "/" (tournaments): not in file names, nor in the seeds
     # of built-in strategies (kept as they always were, so results do not move).
     safe_id = match_id.replace("/", "_")
+    output_name = output_name or safe_id  # bots' output: NAME.seatN.ENGINE.log
     seats: list[EngineConnection | Exception | None] = [None] * len(engines)
     remote: dict[str, GrpcConnection] = {}
 
@@ -199,7 +201,7 @@ async def open_seats(
     ) -> None:
         # Each launched bot lives in a task of its own: its nursery opens and
         # closes in that task, and cancelling it tears the process down.
-        output = output_dir / f"{safe_id}.seat{seat}.{spec.name}.log" if output_dir else None
+        output = output_dir / f"{output_name}.seat{seat}.{spec.name}.log" if output_dir else None
         label = f"{spec.name} (seat {seat})"
         async with launch(
             spec.command,
