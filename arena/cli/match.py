@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import secrets
 import shlex
 import sys
 from collections.abc import Sequence
@@ -116,9 +117,11 @@ def cmd_match(args: argparse.Namespace) -> int:
         move_time=args.move_time or None, bank=args.bank, increment=args.increment, grace=args.grace
     )
     policy = FaultPolicy(OnFault(args.on_fault), strikes=args.strikes, substitute=args.substitute)
+    seed = secrets.randbits(63) if args.seed is None else args.seed
+    print(f"seed {seed}", flush=True)
     settings = match_settings(
         variant,
-        args.seed,
+        seed,
         clock=clock,
         policy=policy,
         match_id=args.match_id,
@@ -183,7 +186,9 @@ def add_parsers(sub: Subparsers) -> None:
     demo = sub.add_parser(
         "demo", help="play two demonstration matches between launched bots over gRPC"
     )
-    demo.add_argument("--seed", type=int, default=1, help="match seed (default 1)")
+    demo.add_argument(
+        "--seed", type=int, default=1, help="match seed (default 1: the demo is reproducible)"
+    )
     demo.add_argument("--out", default="out/demo", help="where logs go (default out/demo)")
     add_sandbox_options(demo)
     demo.set_defaults(func=cmd_demo)
@@ -201,7 +206,9 @@ def add_parsers(sub: Subparsers) -> None:
         help="strategy of the next seat, in seat order (random or greedy); "
         "two given for a 4-seat game play both seats of their side",
     )
-    play.add_argument("--seed", type=int, default=1, help="match seed (default 1)")
+    play.add_argument(
+        "--seed", type=int, default=1, help="match seed (default 1: the same match every time)"
+    )
     play.set_defaults(func=cmd_play)
 
     match = sub.add_parser(
@@ -219,7 +226,12 @@ def add_parsers(sub: Subparsers) -> None:
     match.add_argument(
         "--engine", action="append", metavar="NAME=SPEC", help="a seat's engine, in seat order"
     )
-    match.add_argument("--seed", type=int, default=1, help="match seed: decks and first dealer")
+    match.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="match seed: decks and first dealer (default: a random one; printed either way)",
+    )
     match.add_argument("--match-id", default=None, help="id sent to bots (default match-SEED)")
     match.add_argument(
         "--move-time",
