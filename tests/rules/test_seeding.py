@@ -14,6 +14,10 @@ import pytest
 
 from arena.errors import RulesError
 from arena.rules import (
+    Deal,
+    Game,
+    Match,
+    Variant,
     card_name,
     commitment,
     match_seed,
@@ -256,3 +260,15 @@ def test_deck_difference_names_the_first_thing_that_differs():
     short = deck_difference(seed, 2, dealer, [[deals[0][0][:39]]])
     assert short == "deal 0 attempt 0: the deck has 39 cards, the seed gives 40"
     assert deck_difference(seed + 1, 2, seeded_first_dealer(seed + 1, 2), deals) is not None
+
+
+def test_a_void_deal_is_dealt_again_from_the_next_attempt():
+    scopa = Variant(Game.SCOPA)
+    seed = next(s for s in range(10_000) if Deal(scopa, 0, seeded_deck(s, 0, 0)).is_void)
+    match = Match(scopa, seed)
+    deal = match.start_deal()
+    assert match.void_decks[0] == tuple(seeded_deck(seed, 0, 0))
+    assert deal.deck == seeded_deck(seed, 0, len(match.void_decks))
+    decks = [*match.void_decks, deal.deck]
+    assert deck_difference(seed, 2, match.first_dealer, [decks]) is None
+    assert deck_difference(seed, 2, match.first_dealer, [decks[1:]]) is not None
