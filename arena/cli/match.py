@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 import random
 import secrets
 import shlex
@@ -69,12 +70,16 @@ def match_settings(
 ) -> MatchSettings:
     """Settings of a match started from the command line: a bot gets its
     start-up time again for the handshake."""
+    if not match_id:
+        # Not the seed itself: from the seed a bot could compute every deck (docs/seeds.md).
+        digest = hashlib.sha256(f"scopa-arena/single-match-id/{seed}".encode()).hexdigest()
+        match_id = f"match-{digest[:16]}"
     return MatchSettings(
         variant,
         seed=seed,
         clock=clock or ClockSettings(),
         policy=policy or FaultPolicy(),
-        match_id=match_id or f"match-{seed}",
+        match_id=match_id,
         startup_timeout=startup_timeout,
         handshake_timeout=startup_timeout,
         sandbox=sandbox or SandboxSettings(),
@@ -232,7 +237,9 @@ def add_parsers(sub: Subparsers) -> None:
         default=None,
         help="match seed: decks and first dealer (default: a random one; printed either way)",
     )
-    match.add_argument("--match-id", default=None, help="id sent to bots (default match-SEED)")
+    match.add_argument(
+        "--match-id", default=None, help="id sent to bots (default: made from the seed, hiding it)"
+    )
     match.add_argument(
         "--move-time",
         type=duration,

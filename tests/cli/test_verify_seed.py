@@ -92,6 +92,7 @@ def test_a_match_without_a_seed_draws_one_prints_it_and_its_log_verifies(tmp_pat
         seed = int(found[1])
         header = read_log(log).header
         assert header.seed == seed and header.schedule_id == ""
+        assert str(seed) not in header.match_id  # what bots are told does not give the decks
         seeds.append(seed)
         ok = run("verify-seed", str(seed), str(log))
         assert ok.returncode == 0 and f"{log}: OK (single match, seed {seed}, " in ok.stdout
