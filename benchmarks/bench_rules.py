@@ -5,6 +5,9 @@ chosen uniformly among the legal moves. Both engines run in the same
 process, alternately, several rounds; medians are printed.
 
     python -m benchmarks.bench_rules [--seconds S] [--rounds N]
+
+It also prints the cost of one seeded deck (docs/seeds.md: SHA-256 blocks and
+Fisher-Yates), which every deal of a refereed match pays once.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import argparse
 import random
 import statistics
 import time
+import timeit
 from collections.abc import Callable
 
 from arena.rules import Deal, Game, Variant, seeded_deck
@@ -90,6 +94,13 @@ def main() -> None:
         print(
             f"{game.value:<10} {n:>9,.0f} {st:>9,.0f} {st / n:>8.1f}x {pl:>12,.0f} {pl / n:>8.1f}x"
         )
+    decks = 20_000
+    times = timeit.repeat(
+        lambda: seeded_deck(2**63 + 12345, 7, 0), number=decks, repeat=args.rounds
+    )
+    print(
+        f"\nseeded deck: {min(times) / decks * 1e6:.1f} us each (best of {args.rounds} x {decks})"
+    )
 
 
 if __name__ == "__main__":

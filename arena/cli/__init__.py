@@ -3,6 +3,7 @@
     match.py       arena play, arena match, arena demo
     tournament.py  arena tournament, arena ratings, arena sprt
     replay.py      arena replay
+    verify.py      arena verify-seed
     serve.py       arena serve, arena check
     remote.py      arena remote ... (the client of arena serve)
     common.py      argument types and options several commands share
@@ -13,9 +14,9 @@ what they run inside their function, so that `arena --help` and `arena play`
 start without loading trio, grpc or protobuf.
 
 Exit statuses: 0 success; 1 a check or verification failed (arena check,
-arena replay); 2 a usage or configuration error (argparse's own errors, any
-ArenaError, an OSError such as a file that cannot be written, a request the
-server refused); 3 an internal error (a bug: one line, the traceback with
+arena replay, arena verify-seed); 2 a usage or configuration error
+(argparse's own errors, any ArenaError, an OSError such as a file that cannot
+be written, a request the server refused); 3 an internal error (a bug: one line, the traceback with
 ``arena --debug``); 130 interrupted; 141 the output was closed.
 """
 
@@ -28,7 +29,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from arena import __version__
-from arena.cli import exits, match, remote, replay, serve, tournament
+from arena.cli import exits, match, remote, replay, serve, tournament, verify
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
@@ -70,6 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_parsers(sub)
     remote.add_parsers(sub)
     tournament.add_parsers(sub)
+    verify.add_parsers(sub)
     _finish(parser)
     return parser
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 import random
+import secrets
 import shlex
 import sys
 from collections.abc import Sequence
@@ -68,12 +70,16 @@ def match_settings(
 ) -> MatchSettings:
     """Settings of a match started from the command line: a bot gets its
     start-up time again for the handshake."""
+    if not match_id:
+        # Not the seed itself: from the seed a bot could compute every deck (docs/seeds.md).
+        digest = hashlib.sha256(f"scopa-arena/single-match-id/{seed}".encode()).hexdigest()
+        match_id = f"match-{digest[:16]}"
     return MatchSettings(
         variant,
         seed=seed,
         clock=clock or ClockSettings(),
         policy=policy or FaultPolicy(),
-        match_id=match_id or f"match-{seed}",
+        match_id=match_id,
         startup_timeout=startup_timeout,
         handshake_timeout=startup_timeout,
         sandbox=sandbox or SandboxSettings(),
@@ -116,9 +122,11 @@ def cmd_match(args: argparse.Namespace) -> int:
         move_time=args.move_time or None, bank=args.bank, increment=args.increment, grace=args.grace
     )
     policy = FaultPolicy(OnFault(args.on_fault), strikes=args.strikes, substitute=args.substitute)
+    seed = secrets.randbits(63) if args.seed is None else args.seed
+    print(f"seed {seed}", flush=True)
     settings = match_settings(
         variant,
-        args.seed,
+        seed,
         clock=clock,
         policy=policy,
         match_id=args.match_id,
@@ -183,7 +191,9 @@ def add_parsers(sub: Subparsers) -> None:
     demo = sub.add_parser(
         "demo", help="play two demonstration matches between launched bots over gRPC"
     )
-    demo.add_argument("--seed", type=int, default=1, help="match seed (default 1)")
+    demo.add_argument(
+        "--seed", type=int, default=1, help="match seed (default 1: the demo is reproducible)"
+    )
     demo.add_argument("--out", default="out/demo", help="where logs go (default out/demo)")
     add_sandbox_options(demo)
     demo.set_defaults(func=cmd_demo)
@@ -201,7 +211,9 @@ def add_parsers(sub: Subparsers) -> None:
         help="strategy of the next seat, in seat order (random or greedy); "
         "two given for a 4-seat game play both seats of their side",
     )
-    play.add_argument("--seed", type=int, default=1, help="match seed (default 1)")
+    play.add_argument(
+        "--seed", type=int, default=1, help="match seed (default 1: the same match every time)"
+    )
     play.set_defaults(func=cmd_play)
 
     match = sub.add_parser(
@@ -219,8 +231,15 @@ def add_parsers(sub: Subparsers) -> None:
     match.add_argument(
         "--engine", action="append", metavar="NAME=SPEC", help="a seat's engine, in seat order"
     )
-    match.add_argument("--seed", type=int, default=1, help="match seed: decks and first dealer")
-    match.add_argument("--match-id", default=None, help="id sent to bots (default match-SEED)")
+    match.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="match seed: decks and first dealer (default: a random one; printed either way)",
+    )
+    match.add_argument(
+        "--match-id", default=None, help="id sent to bots (default: made from the seed, hiding it)"
+    )
     match.add_argument(
         "--move-time",
         type=duration,

@@ -37,6 +37,7 @@ from arena.rules.observe import (
     view,
 )
 from arena.rules.scoring import DealScore, SideTally, primiera, score_deal
+from arena.rules.seeding import commitment, match_seed, new_seed, set_seed
 from arena.rules.variants import Game, Variant, side_of
 
 __all__ = [
@@ -68,8 +69,11 @@ __all__ = [
     "cards_of",
     "cards_text",
     "check_move",
+    "commitment",
     "legal_moves",
     "mask_of",
+    "match_seed",
+    "new_seed",
     "observe",
     "parse_card",
     "parse_cards",
@@ -78,6 +82,7 @@ __all__ = [
     "score_deal",
     "seeded_deck",
     "seeded_first_dealer",
+    "set_seed",
     "side_of",
     "view",
 ]

@@ -2,38 +2,25 @@
 
 Randomness is explicit. A match draws every deck order from a ``DeckSource``
 (deal index, attempt) -> deck; the default derives them from an integer seed
-with a shuffle written here on top of ``random.Random.random()`` (whose output
-Python guarantees across versions), so the same seed gives the same decks on
-any Python. Logs store the decks themselves, so replay needs no RNG at all.
+with ``seeding.seeded_deck`` (SHA-256 and Fisher-Yates, docs/seeds.md), so the
+same seed gives the same decks in any language. Logs store the decks
+themselves, so replay needs no RNG at all.
 """
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from arena.errors import RulesError
 from arena.rules.deal import Deal, Play
 from arena.rules.scoring import DealScore
+from arena.rules.seeding import seeded_deck, seeded_first_dealer
 from arena.rules.variants import Variant
 
+__all__ = ["DeckSource", "FinishedDeal", "Match", "seeded_deck", "seeded_first_dealer"]
+
 DeckSource = Callable[[int, int], Sequence[int]]
-
-
-def seeded_deck(seed: int, deal_index: int, attempt: int = 0) -> list[int]:
-    """The deck order for a deal of a seeded match (Fisher-Yates on random())."""
-    rng = random.Random(f"scopa-arena/deck/{seed}/{deal_index}/{attempt}")
-    deck = list(range(40))
-    for i in range(39, 0, -1):
-        j = int(rng.random() * (i + 1))
-        deck[i], deck[j] = deck[j], deck[i]
-    return deck
-
-
-def seeded_first_dealer(seed: int, seats: int) -> int:
-    """The first dealer of a seeded match."""
-    return int(random.Random(f"scopa-arena/first-dealer/{seed}").random() * seats)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,8 @@ seats, so each side plays each hand of cards (duplicate play, as in the ACPC and
   engine plays every seat once.
 With duplicates off, each set is a single match (seats alternating between
 rounds). Seeds come from the tournament seed, so a schedule is a pure
-function of the configuration (which is what makes resume exact).
+function of the configuration (which is what makes resume exact); the
+derivation is specified in docs/seeds.md so that anyone can check the decks.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from arena.errors import ConfigError
-from arena.rules import seeded_first_dealer
+from arena.rules import seeded_first_dealer, set_seed
 from arena.store import ScheduledMatch
 from arena.tournament.config import TournamentConfig
 
@@ -32,11 +33,6 @@ def bot_match_id(tournament_seed: str, match_id: str) -> str:
     the tournament seed, so a resumed run tells bots the same ids."""
     key = f"scopa-arena/match-id/{tournament_seed}".encode()
     return "m" + hmac.new(key, match_id.encode(), hashlib.sha256).hexdigest()[:16]
-
-
-def set_seed(tournament_seed: str, set_id: str) -> int:
-    digest = hashlib.sha256(f"{tournament_seed}/{set_id}".encode()).hexdigest()
-    return int(digest[:12], 16)
 
 
 def rotations(base: Sequence[str], k: int) -> list[tuple[str, ...]]:

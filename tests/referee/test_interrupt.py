@@ -51,6 +51,8 @@ def start_slow_match(tag: str, log: Path) -> subprocess.Popen:
         f"fast={bot('random', tag)}",
         "--move-time",
         "30s",
+        "--seed",
+        "1",
         "--log",
         str(log),
     ]
@@ -96,7 +98,7 @@ def test_kill_9_of_the_arena_still_kills_the_bots_and_leaves_a_readable_log(tag,
     proc.wait(10)
     assert wait_gone(tag) == []  # PR_SET_PDEATHSIG
     contents = read_log(log)
-    assert not contents.complete and contents.records[0].header.match_id == "match-1"
+    assert not contents.complete and contents.records[0].header.seed == 1
     assert any(r.WhichOneof("record") == "decision" for r in contents.records)
 
 

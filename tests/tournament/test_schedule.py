@@ -2,8 +2,9 @@
 
 from collections import Counter
 
+from arena.rules import match_seed, seeded_first_dealer
 from arena.tournament.config import config_from_dict
-from arena.tournament.schedule import build_schedule, sides_of
+from arena.tournament.schedule import build_schedule, sides_of, sprt_set
 
 
 def config(raw):
@@ -65,3 +66,26 @@ def test_no_duplicate_means_single_matches_alternating_seats():
     cfg = config({"engine": engines("a", "b"), "rounds": 2, "duplicate": False})
     first, second = build_schedule(cfg)
     assert first.seats == ("a", "b") and second.seats == ("b", "a") and first.seed != second.seed
+
+
+def test_every_match_gets_the_seed_and_dealer_a_verifier_derives_from_its_schedule_id():
+    """docs/seeds.md: a log's schedule id and the master seed give its seed and first dealer."""
+    configs = [
+        {"engine": engines("a", "b", "c"), "rounds": 2, "seed": 7},
+        {"engine": engines("a", "b", "c", "d"), "variant": "scopone", "format": "partnership"},
+        {"engine": engines("a", "b"), "rounds": 3, "duplicate": False, "seed": 99},
+    ]
+    for raw in configs:
+        cfg = config_from_dict(raw)
+        for m in build_schedule(cfg):
+            assert m.seed == match_seed(cfg.seed, m.id)
+            assert m.first_dealer == seeded_first_dealer(m.seed, cfg.variant.seats)
+    sprt = config_from_dict(
+        {
+            "engine": engines("new", "old"),
+            "format": "sprt",
+            "sprt": {"test": "new", "base": "old", "elo0": 0, "elo1": 10},
+        }
+    )
+    for m in sprt_set(sprt, 5):
+        assert m.id.startswith("sprt#5/") and m.seed == match_seed(sprt.seed, m.id)
