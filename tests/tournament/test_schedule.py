@@ -76,11 +76,11 @@ def test_every_match_gets_the_seed_and_dealer_a_verifier_derives_from_its_schedu
         {"engine": engines("a", "b"), "rounds": 3, "duplicate": False, "seed": 99},
     ]
     for raw in configs:
-        cfg = config_from_dict(raw)
+        cfg = config(raw)
         for m in build_schedule(cfg):
             assert m.seed == match_seed(cfg.seed, m.id)
             assert m.first_dealer == seeded_first_dealer(m.seed, cfg.variant.seats)
-    sprt = config_from_dict(
+    sprt = config(
         {
             "engine": engines("new", "old"),
             "format": "sprt",
