@@ -101,9 +101,9 @@ class Referee:
         try:
             result = await self._play()
         except Exception as e:  # a referee bug: nobody loses for it
-            result = self._result(Termination.VOID, None, f"referee error: {type(e).__name__}: {e}")
+            result = self._stopped(Termination.VOID, f"referee error: {type(e).__name__}: {e}")
         except BaseException:
-            self._end_log(self._result(Termination.ABORTED, None, "match interrupted"))
+            self._end_log(self._stopped(Termination.ABORTED, "match interrupted"))
             raise
         self._end_log(result)
         self._publish(result)
@@ -244,6 +244,14 @@ class Referee:
                         nursery.start_soon(conn.notify, method, build(seat), timeout)
 
     # Results, the log and spectators -----------------------------------------------
+
+    def _stopped(self, termination: Termination, reason: str) -> MatchResult:
+        """A match stopped by an error or from outside: void or aborted, unless its
+        last deal had already decided it (e.g. stopped while bots were told of the
+        last deal's end): then its result stands, as a replay of its log says."""
+        if self.match.is_over and self.match.deal is None:
+            return self._result(Termination.COMPLETED, self.match.winner, "played to the end")
+        return self._result(termination, None, reason)
 
     def _forfeit_result(self, faults: list[Fault]) -> MatchResult:
         losers = {f.seat & 1 for f in faults}
