@@ -61,3 +61,10 @@ class WireError(ArenaError, ValueError):
 
 class RecordError(ArenaError):
     """A match log that cannot be read or does not verify."""
+
+
+class VerifyError(RecordError):
+    """A match log that was changed after it was written (its hash chain
+    breaks, its framing is damaged, bytes follow its end) or that disagrees
+    with the rules. Says where (record, deal, decision) and how; a plain
+    RecordError means the file is no log this arena reads."""

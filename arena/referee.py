@@ -191,18 +191,22 @@ class Referee:
             else:
                 move, problem = self._check_answer(response, legal)
         self._charge_clock(seat, elapsed)
+        # The log keeps the deadline the seat was told and its bank after the decision.
+        record = DecisionRecord(
+            number, index, seat, move, elapsed, None, False, comment, deadline, self.banks[seat]
+        )
         if problem is None:
             assert move is not None
-            return DecisionRecord(number, index, seat, move, elapsed, comment=comment)
+            return record
         fault = Fault(seat, problem[0], number, index, problem[1])
         self.faults.append(fault)
         self.strikes[seat] += 1
         policy = self.settings.policy
         if policy.on_fault is OnFault.LOSE or self.strikes[seat] >= policy.strikes:
-            self._record(DecisionRecord(number, index, seat, None, elapsed, fault, comment=comment))
+            self._record(dataclasses.replace(record, move=None, fault=fault))
             raise _Forfeit(fault)
         substitute = self._substitute(legal, number, index)
-        return DecisionRecord(number, index, seat, substitute, elapsed, fault, comment=comment)
+        return dataclasses.replace(record, move=substitute, fault=fault)
 
     def _check_answer(
         self, response: Any, legal: list[Move]
