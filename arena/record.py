@@ -39,6 +39,9 @@ READABLE_VERSIONS = (1, 2)
 CHAIN_SEED = b"scopa-arena/log/v2"
 CHAIN_TAG = b"\x7a\x20"  # LogRecord field 15 (chain), length-delimited, 32 bytes
 _TRAILER = len(CHAIN_TAG) + 32
+CHAIN_BREAKS = (
+    "the hash chain breaks here: this record or its length prefix was changed after it was written"
+)
 _LONGEST_VARINT = 10
 
 
@@ -267,7 +270,7 @@ class _Reader:
                     raise self._damaged_prefix(number, start, length)
                 contents.truncated = True
                 break
-            self._record(number, start, data[pos : pos + length])
+            self._record(number, start, data[pos : pos + length], pos + length)
             pos += length
         if not contents.records:
             raise RecordError(f"{self.path}: does not start with a log header, not a match log")
@@ -282,10 +285,10 @@ class _Reader:
             "it does not frame the record that follows"
         )
 
-    def _record(self, number: int, start: int, raw: bytes) -> None:
+    def _record(self, number: int, start: int, raw: bytes, end: int) -> None:
         record = _parse(raw)
         if number == 1:
-            self._header(record)
+            self._header(record, raw, end)
         if self.version == 2:
             self._check_chain(number, start, raw, record)
         if record is None:
@@ -304,8 +307,12 @@ class _Reader:
         self.contents.offsets.append(start)
         self.contents.complete = kind == "match_ended"
 
-    def _header(self, record: log_pb2.LogRecord | None) -> None:
+    def _header(self, record: log_pb2.LogRecord | None, raw: bytes, end: int) -> None:
         if record is None or record.WhichOneof("record") != "header":
+            if _chain_continues(raw, self.data, end):
+                raise VerifyError(
+                    f"record 1 (byte 0, the header): {CHAIN_BREAKS}: it cannot be read"
+                )
             raise RecordError(f"{self.path}: does not start with a log header, not a match log")
         version = record.header.format_version
         if version not in READABLE_VERSIONS:
@@ -318,16 +325,9 @@ class _Reader:
     def _check_chain(
         self, number: int, start: int, raw: bytes, record: log_pb2.LogRecord | None
     ) -> None:
-        if len(raw) < _TRAILER or raw[-_TRAILER:-32] != CHAIN_TAG:
-            raise VerifyError(
-                f"record {number} (byte {start}{_what(record)}) has no chain value at its end"
-            )
         expected = chain_next(self.chain, raw[:-_TRAILER])
-        if raw[-32:] != expected:
-            raise VerifyError(
-                f"record {number} (byte {start}{_what(record)}): the hash chain breaks here: "
-                "this record or its length prefix was changed after it was written"
-            )
+        if len(raw) < _TRAILER or raw[-_TRAILER:-32] != CHAIN_TAG or raw[-32:] != expected:
+            raise VerifyError(f"record {number} (byte {start}{_what(record)}): {CHAIN_BREAKS}")
         self.chain = expected
 
 
@@ -372,6 +372,22 @@ def _read_varint(data: bytes, pos: int) -> tuple[int, int, bool] | None:
         if pos - start == _LONGEST_VARINT:
             return value, pos, False
     return None
+
+
+def _chain_continues(raw: bytes, data: bytes, end: int) -> bool:
+    """Whether the record after ``raw`` (at ``end``) chains on from the value
+    ``raw`` ends with: then the file is a log whose first record was damaged,
+    not some other file."""
+    prefix = _read_varint(data, end)
+    if len(raw) < _TRAILER or raw[-_TRAILER:-32] != CHAIN_TAG or prefix is None:
+        return False
+    length, pos, _ = prefix
+    following = data[pos : pos + length]
+    return (
+        len(following) == length >= _TRAILER
+        and following[-_TRAILER:-32] == CHAIN_TAG
+        and chain_next(raw[-32:], following[:-_TRAILER]) == following[-32:]
+    )
 
 
 def _chained_record_at(data: bytes, start: int, previous: bytes) -> int | None:
