@@ -80,3 +80,11 @@ def test_garbage_is_a_clear_error(tmp_path):
     path.write_text("hello")
     out = run(str(path))
     assert out.returncode == 2 and "Traceback" not in out.stderr and "match log" in out.stderr
+
+
+def test_help_lists_the_exit_statuses():
+    out = subprocess.run([ARENA, "replay", "--help"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0
+    statuses = out.stdout[out.stdout.index("exit status:") :]
+    for line in ("0    verified", "1    refused", "2    unreadable", "3    incomplete"):
+        assert line in statuses
