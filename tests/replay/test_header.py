@@ -150,3 +150,20 @@ def test_a_launched_command_is_recorded_by_digest(tmp_path):
         == hashlib.sha256(b"".join(w.encode() + b"\0" for w in bot.split())).digest()
     )
     assert "bot.py" not in str(header)
+
+
+def test_the_checker_in_the_docs_recomputes_the_chain(tmp_path):
+    """docs/logs.md shows a chain checker with no protobuf: it runs as written."""
+    text = (ROOT / "docs" / "logs.md").read_text(encoding="utf-8")
+    code = text.split("```python\n", 1)[1].split("```", 1)[0]
+    namespace: dict[str, object] = {}
+    exec(compile(code, "docs/logs.md", "exec"), namespace)
+    path = tmp_path / "m.log"
+    run_match_sync(["a=builtin:greedy", "b=builtin:random"], MatchSettings(seed=4), log=path)
+    contents = read_log(path)
+    assert namespace["check"](path.read_bytes()) == contents.chain  # type: ignore[operator]
+    assert contents.records[-1].chain == contents.chain
+    damaged = bytearray(path.read_bytes())
+    damaged[-40] ^= 1  # inside the end record, before its chain value
+    with pytest.raises(AssertionError):
+        namespace["check"](bytes(damaged))  # type: ignore[operator]
