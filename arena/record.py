@@ -193,6 +193,7 @@ class LogContents:
     ``chain``: the hash chain's value at the last complete record (None: a
     version-1 log, which has no chain); ``offsets``: where each record starts."""
 
+    path: Path | None = None
     records: list[log_pb2.LogRecord] = field(default_factory=list)
     offsets: list[int] = field(default_factory=list)
     complete: bool = False
@@ -233,14 +234,17 @@ def read_log(path: Path) -> LogContents:
         raise RecordError(f"{path}: cannot read: {e.strerror}") from None
     if not data:
         raise RecordError(f"{path}: empty file, not a match log")
-    return _Reader(path, data).read()
+    try:
+        return _Reader(path, data).read()
+    except VerifyError as e:
+        raise e.at(path) from None
 
 
 class _Reader:
     def __init__(self, path: Path, data: bytes) -> None:
         self.path = path
         self.data = data
-        self.contents = LogContents()
+        self.contents = LogContents(path)
         self.chain = chain_start()
         self.version = 0  # known once the header is read
 

@@ -157,6 +157,13 @@ def replay_log(path: Path) -> Replay:
 def replay_contents(contents: LogContents) -> Replay:
     """Verify what ``read_log`` read (its framing and chain already checked)."""
     try:
+        return _replay(contents)
+    except VerifyError as e:
+        raise (e if contents.path is None else e.at(contents.path)) from None
+
+
+def _replay(contents: LogContents) -> Replay:
+    try:
         header = convert.log_entry_from_pb(contents.records[0])
     except WireError as e:
         raise VerifyError(f"record 1 (the header): {e}") from None

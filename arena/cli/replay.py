@@ -24,7 +24,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         contents = read_log(path)
         replay = replay_contents(contents)
     except VerifyError as e:
-        print(f"arena: {path}: does not verify: {e}", file=sys.stderr)
+        print(f"arena: {path}: does not verify: {e.reason}", file=sys.stderr)
         return exits.REPLAY_REFUSED
     except RecordError as e:
         print(f"arena: error: {e}", file=sys.stderr)

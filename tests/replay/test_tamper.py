@@ -581,6 +581,7 @@ def test_the_library_refuses_each_kind_of_tampering(tampered, tamper):
     with pytest.raises(expected) as caught:
         replay_log(path)
     assert re.search(tamper.verdict, str(caught.value)), str(caught.value)
+    assert str(caught.value).startswith(f"{path}: ")
     if tamper.status == exits.REPLAY_UNREADABLE:
         assert not isinstance(caught.value, VerifyError)
 

@@ -73,7 +73,7 @@ def test_any_single_altered_decision_fails_verification(tmp_path, seed, data):
     write_records(tampered, records)
     with pytest.raises(VerifyError) as e:
         replay_log(tampered)
-    assert str(e.value).startswith("deal ")
+    assert e.value.reason.startswith("deal ") and str(e.value).startswith(f"{tampered}: deal ")
 
 
 def test_a_changed_score_and_a_changed_deck_are_caught(tmp_path):
