@@ -11,6 +11,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # outcome builds on the rules, which raise these errors
+    from os import PathLike
+
     from arena.outcome import FaultKind
 
 
@@ -66,3 +68,23 @@ class RecordError(ArenaError):
 class StoreError(ArenaError):
     """A results store that cannot be used: damaged, foreign, held by another
     writer, or bound to another configuration. Nothing was written to it."""
+
+
+class VerifyError(RecordError):
+    """A match log that was changed after it was written (its hash chain
+    breaks, its framing is damaged, bytes follow its end) or that disagrees
+    with the rules. A plain RecordError means the file is no log this arena reads.
+
+    Attributes:
+        reason: what is wrong and where in the log (record, deal, decision).
+        path: the log; once known, the message begins with it, like any RecordError's.
+    """
+
+    def __init__(self, reason: str, path: str | PathLike[str] | None = None) -> None:
+        super().__init__(reason if path is None else f"{path}: {reason}")
+        self.reason = reason
+        self.path = path
+
+    def at(self, path: str | PathLike[str]) -> VerifyError:
+        """This error, naming the log it is about."""
+        return self if self.path is not None else VerifyError(self.reason, path)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from arena.rules import DealScore, FinishedDeal, Move, Play, Variant, View
 
 if TYPE_CHECKING:
-    from arena.settings import ClockSettings, MatchSettings
+    from arena.settings import ClockSettings, FaultPolicy, MatchSettings, SandboxSettings
 
 
 class FaultKind(enum.Enum):
@@ -89,6 +89,10 @@ class DecisionRecord:
     fault: Fault | None = None
     scopa: bool = False
     comment: str = ""
+    # The clock as the log keeps it: seconds the seat was allowed (what it was
+    # told; None in a version-1 log) and its bank after the decision (None: no bank).
+    deadline: float | None = None
+    bank_left: float | None = None
 
 
 @dataclass
@@ -140,8 +144,25 @@ class MatchEvent:
 
 
 @dataclass(frozen=True)
+class SeatLaunch:
+    """How the organiser had a seat's engine reached, as its log records it.
+
+    A command line is kept as a digest and its program's name only: logs are
+    published, and a command may name private paths or carry a token."""
+
+    kind: str  # "command", "address", "builtin" or "connection" (a caller's own)
+    program: str = ""  # command: the file name of its program
+    command_sha256: str = ""  # command: hex digest of its words (see log.proto)
+    address: str = ""  # address; connection, when it has one
+    builtin: str = ""  # builtin: the strategy's name
+    sandbox: SandboxSettings | None = None  # command: what it was launched under
+
+
+@dataclass(frozen=True)
 class MatchHeader:
-    """The first record of a match log: what the match was and who played it."""
+    """The first record of a match log: what the match was and who played it.
+    The fields after ``schedule_id`` are in version-2 logs only (None, empty or
+    zero in a version-1 log)."""
 
     format_version: int
     match_id: str
@@ -153,6 +174,13 @@ class MatchHeader:
     started_at: str  # RFC 3339, UTC
     arena_version: str
     schedule_id: str = ""
+    policy: FaultPolicy | None = None
+    startup_timeout: float = 0.0  # seconds
+    handshake_timeout: float = 0.0
+    notify_timeout: float = 0.0
+    sandbox: SandboxSettings | None = None
+    launches: tuple[SeatLaunch, ...] = ()  # in seat order, like ``engines``
+    source_revision: str = ""  # the arena's git commit, when it ran from a checkout
 
 
 @dataclass(frozen=True)

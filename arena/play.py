@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import concurrent.futures
 import functools
+import hashlib
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -23,11 +25,11 @@ import sniffio
 import trio
 
 from arena.errors import ConfigError
-from arena.outcome import MatchReport
+from arena.outcome import MatchReport, SeatLaunch
 from arena.record import LogWriter
 from arena.referee import Referee, Spectator
-from arena.settings import EngineSpec, MatchSettings
-from arena.transport.connection import EngineConnection
+from arena.settings import EngineSpec, MatchSettings, SandboxSettings
+from arena.transport.connection import EngineConnection, GrpcConnection
 from arena.transport.seats import WarmPool, greet, open_seats, setup_error
 
 # An engine to seat: a spec ("NAME=SPEC" or parsed), or a bot the caller has
@@ -80,7 +82,8 @@ async def run_match(
     settings = settings or MatchSettings()
     seated = seat_engines(engines, settings.variant.seats)
     names = [e.name if isinstance(e, EngineSpec) else e[0] for e in seated]
-    writer = open_log(Path(log)) if log is not None else None
+    launches = [launch_of(e, settings.sandbox) for e in seated]
+    writer = open_log(Path(log), launches) if log is not None else None
     report, problem = None, None
     try:
         async with open_seats(
@@ -106,12 +109,36 @@ async def run_match(
     return report
 
 
-def open_log(path: Path) -> LogWriter:
+def open_log(path: Path, launches: Sequence[SeatLaunch] = ()) -> LogWriter:
     """A log writer, or a ConfigError saying why the file cannot be written."""
     try:
-        return LogWriter(path)
+        return LogWriter(path, launches)
     except OSError as e:
         raise ConfigError(f"{path}: cannot write the match log: {e.strerror}") from None
+
+
+def launch_of(
+    engine: EngineSpec | tuple[str, EngineConnection], sandbox: SandboxSettings
+) -> SeatLaunch:
+    """How a seat's engine is reached, as its log records it: a command by the
+    digest of its words (each one's bytes and a NUL) and its program's name,
+    with the sandbox it is launched under (its own, or the match's)."""
+    if isinstance(engine, tuple):
+        conn = engine[1]
+        return SeatLaunch(
+            "connection", address=conn.address if isinstance(conn, GrpcConnection) else ""
+        )
+    if engine.kind == "command":
+        words = b"".join(os.fsencode(word) + b"\0" for word in engine.command)
+        return SeatLaunch(
+            "command",
+            program=Path(engine.command[0]).name,
+            command_sha256=hashlib.sha256(words).hexdigest(),
+            sandbox=engine.sandbox or sandbox,
+        )
+    if engine.kind == "address":
+        return SeatLaunch("address", address=engine.address)
+    return SeatLaunch("builtin", builtin=engine.builtin)
 
 
 def run_match_sync(

@@ -101,9 +101,9 @@ class Referee:
         try:
             result = await self._play()
         except Exception as e:  # a referee bug: nobody loses for it
-            result = self._result(Termination.VOID, None, f"referee error: {type(e).__name__}: {e}")
+            result = self._stopped(Termination.VOID, f"referee error: {type(e).__name__}: {e}")
         except BaseException:
-            self._end_log(self._result(Termination.ABORTED, None, "match interrupted"))
+            self._end_log(self._stopped(Termination.ABORTED, "match interrupted"))
             raise
         self._end_log(result)
         self._publish(result)
@@ -191,18 +191,22 @@ class Referee:
             else:
                 move, problem = self._check_answer(response, legal)
         self._charge_clock(seat, elapsed)
+        # The log keeps the deadline the seat was told and its bank after the decision.
+        record = DecisionRecord(
+            number, index, seat, move, elapsed, None, False, comment, deadline, self.banks[seat]
+        )
         if problem is None:
             assert move is not None
-            return DecisionRecord(number, index, seat, move, elapsed, comment=comment)
+            return record
         fault = Fault(seat, problem[0], number, index, problem[1])
         self.faults.append(fault)
         self.strikes[seat] += 1
         policy = self.settings.policy
         if policy.on_fault is OnFault.LOSE or self.strikes[seat] >= policy.strikes:
-            self._record(DecisionRecord(number, index, seat, None, elapsed, fault, comment=comment))
+            self._record(dataclasses.replace(record, move=None, fault=fault))
             raise _Forfeit(fault)
         substitute = self._substitute(legal, number, index)
-        return DecisionRecord(number, index, seat, substitute, elapsed, fault, comment=comment)
+        return dataclasses.replace(record, move=substitute, fault=fault)
 
     def _check_answer(
         self, response: Any, legal: list[Move]
@@ -244,6 +248,14 @@ class Referee:
                         nursery.start_soon(conn.notify, method, build(seat), timeout)
 
     # Results, the log and spectators -----------------------------------------------
+
+    def _stopped(self, termination: Termination, reason: str) -> MatchResult:
+        """A match stopped by an error or from outside: void or aborted, unless its
+        last deal had already decided it (e.g. stopped while bots were told of the
+        last deal's end): then its result stands, as a replay of its log says."""
+        if self.match.is_over and self.match.deal is None:
+            return self._result(Termination.COMPLETED, self.match.winner, "played to the end")
+        return self._result(termination, None, reason)
 
     def _forfeit_result(self, faults: list[Fault]) -> MatchResult:
         losers = {f.seat & 1 for f in faults}

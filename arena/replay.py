@@ -2,7 +2,11 @@
 check every score, failing loudly on the first disagreement.
 
 The replay needs nothing but the log: the deck orders are in it (the seed is
-not used), so a log verifies on any machine and any Python.
+not used), so a log verifies on any machine and any Python. Reading it
+(arena.record.read_log) checks its framing and hash chain first; the replay
+then checks what a chain cannot, since whoever edits a log can recompute it:
+seats in range, the clock, the fault policy, and a result that follows from
+the deals (its scores, deals played, termination and winner).
 """
 
 from __future__ import annotations
@@ -10,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.errors import IllegalMoveError, RecordError, RulesError, WireError
+from arena.errors import IllegalMoveError, RulesError, VerifyError, WireError
 from arena.outcome import (
     DealScored,
     DealStart,
@@ -20,13 +24,16 @@ from arena.outcome import (
     MatchResult,
     Termination,
 )
-from arena.record import read_log
+from arena.record import LogContents, read_log
 from arena.rules import FinishedDeal, Match, Move, Variant, View, cards_text, view
+from arena.settings import OnFault
 from arena.wire import convert
 
+__all__ = ["Replay", "ReplayedDeal", "Step", "VerifyError", "replay_contents", "replay_log"]
 
-class VerifyError(RecordError):
-    """The log and the rules disagree. Says where (deal, decision) and how."""
+# Clock values are kept in whole milliseconds (think times in microseconds):
+# a recomputed deadline or bank may differ from the logged one by the rounding.
+_CLOCK_SLACK = 0.002
 
 
 @dataclass
@@ -97,16 +104,20 @@ class Replay:
     result: MatchResult | None  # None: the log ends before the match did
     truncated: bool  # the last record was cut short
     scores: list[int]  # the running score where the log ends
+    chain: bytes | None = None  # the hash chain's last value; None: a version-1 log
+    note: str = ""  # what else a reader should know (a version-1 log has no chain)
 
     @property
     def complete(self) -> bool:
         return self.result is not None
 
     def status(self) -> str:
+        chain = "" if self.chain is None else f"; hash chain intact, last value {self.chain.hex()}"
+        note = f"\nnote: {self.note}" if self.note else ""
         if self.result is not None:
             return (
                 f"verified: {len(self.deals)} deal(s), every decision legal, "
-                "every score as recorded"
+                f"every score as recorded{chain}{note}"
             )
         where = "before the first deal"
         if self.deals:
@@ -116,7 +127,8 @@ class Replay:
                 where = f"after deal {last.number + 1}"
         cut = " (its last record was cut short)" if self.truncated else ""
         return (
-            f"verified up to where the log ends: it stops {where}{cut}; the match was interrupted"
+            f"verified up to where the log ends: it stops {where}{cut}; "
+            f"the match was interrupted{chain}{note}"
         )
 
 
@@ -137,18 +149,27 @@ def _describe(move: Move) -> str:
 
 
 def replay_log(path: Path) -> Replay:
-    """Verify a log; VerifyError at the first disagreement, RecordError if it is no log."""
-    contents = read_log(path)
+    """Verify a log; VerifyError at the first record that was changed or that
+    disagrees with the rules, RecordError if the file is no log this arena reads."""
+    return replay_contents(read_log(path))
+
+
+def replay_contents(contents: LogContents) -> Replay:
+    """Verify what ``read_log`` read (its framing and chain already checked)."""
+    try:
+        return _replay(contents)
+    except VerifyError as e:
+        raise (e if contents.path is None else e.at(contents.path)) from None
+
+
+def _replay(contents: LogContents) -> Replay:
     try:
         header = convert.log_entry_from_pb(contents.records[0])
     except WireError as e:
-        raise RecordError(f"{path}: header: {e}") from None
+        raise VerifyError(f"record 1 (the header): {e}") from None
     assert isinstance(header, MatchHeader)
     variant = header.variant
-    if len(header.engines) != variant.seats:
-        raise RecordError(
-            f"{path}: header names {len(header.engines)} engines for {variant.seats} seats"
-        )
+    _check_engines(header)
     names = [e.name for e in header.engines]
     decks: dict[tuple[int, int], list[int]] = {}
     try:
@@ -156,15 +177,23 @@ def replay_log(path: Path) -> Replay:
             variant, header.seed, first_dealer=header.first_dealer, decks=lambda i, a: decks[(i, a)]
         )
     except RulesError as e:
-        raise RecordError(f"{path}: header: {e}") from None
-    replay = Replay(header, variant, names, [], None, contents.truncated, match.scores)
+        raise VerifyError(f"record 1 (the header): {e}") from None
+    replay = Replay(
+        header,
+        variant,
+        names,
+        [],
+        None,
+        contents.truncated,
+        match.scores,
+        contents.chain,
+        contents.note,
+    )
+    checks = _Checks(header)
     current: ReplayedDeal | None = None
     index = 0
-    forfeited = False
-    for n, record in enumerate(contents.records[1:], start=1):
+    for n, record in enumerate(contents.records[1:], start=2):
         kind = record.WhichOneof("record")
-        if replay.result is not None:
-            raise _fail(None, None, f"record {n} ({kind}) comes after the end of the match")
         deal_number = current.number if current is not None else match.deal_number
         try:
             entry = convert.log_entry_from_pb(record)
@@ -177,21 +206,216 @@ def replay_log(path: Path) -> Replay:
         elif isinstance(entry, DecisionRecord):
             if current is None or current.finished is not None:
                 raise _fail(None, None, f"record {n}: a decision outside any deal")
-            if forfeited:
+            if checks.forfeit is not None:
                 raise _fail(current.number, index, "a decision after the forfeit")
+            checks.seat(entry.seat, current.number, index, "the decision")
             step = _decide(match, entry, current.number, index)
+            checks.decision(entry, current.number, index)
             current.steps.append(step)
-            forfeited = step.move is None
+            if step.move is None:
+                checks.forfeit = entry
             index += 1
         elif isinstance(entry, DealScored):
             if current is None or current.finished is not None:
                 raise _fail(None, None, f"record {n}: a deal end outside any deal")
             current.finished = _end_deal(match, entry, current.number)
         elif isinstance(entry, MatchResult):
-            replay.result = _end_match(match, entry)
+            replay.result = checks.result(match, entry)
         else:
-            raise RecordError(f"{path}: record {n} is a second header")
+            raise _fail(None, None, f"record {n} is a second header")
     return replay
+
+
+def _check_engines(header: MatchHeader) -> None:
+    """One engine per seat of the variant, each at its own seat."""
+    seats = header.variant.seats
+    game = header.variant.game.value
+    if len(header.engines) != seats:
+        raise VerifyError(
+            f"record 1 (the header): it names {len(header.engines)} engines for {seats} seats"
+        )
+    for expected, engine in enumerate(header.engines):  # sorted by seat
+        if engine.seat >= seats:
+            raise VerifyError(
+                f"record 1 (the header): engine {engine.name!r} sits at seat {engine.seat}, "
+                f"but {game} has seats 0..{seats - 1}"
+            )
+        if engine.seat != expected:
+            raise VerifyError(f"record 1 (the header): two engines sit at seat {engine.seat}")
+
+
+class _Checks:
+    """What a replay checks beyond the moves: seats, faults, the fault policy,
+    the clock, and a result consistent with the deals."""
+
+    def __init__(self, header: MatchHeader) -> None:
+        self.header = header
+        self.seats = header.variant.seats
+        self.faults: list[Fault] = []  # the decisions' faults, in order
+        self.strikes = [0] * self.seats
+        self.banks: list[float | None] = [header.clock.bank] * self.seats
+        self.forfeit: DecisionRecord | None = None  # the decision that forfeited the match
+
+    def seat(self, seat: int, deal: int | None, index: int | None, what: str) -> None:
+        if not 0 <= seat < self.seats:
+            raise _fail(
+                deal,
+                index,
+                f"{what} names seat {seat}, but {self.header.variant.game.value} has "
+                f"seats 0..{self.seats - 1}",
+            )
+
+    def decision(self, d: DecisionRecord, deal: int, index: int) -> None:
+        fault = d.fault
+        if fault is not None:
+            self.seat(fault.seat, deal, index, "its fault")
+            if (fault.seat, fault.deal_number, fault.decision, fault.at_startup) != (
+                d.seat,
+                deal,
+                index,
+                False,
+            ):
+                raise _fail(deal, index, f"the decision carries a fault of another one: {fault}")
+            self.faults.append(fault)
+            self._policy(d, fault, deal, index)
+        self._clock(d, deal, index)
+
+    def _policy(self, d: DecisionRecord, fault: Fault, deal: int, index: int) -> None:
+        policy = self.header.policy
+        if policy is None:  # a version-1 log does not say
+            return
+        self.strikes[d.seat] += 1
+        forfeits = policy.on_fault is OnFault.LOSE or self.strikes[d.seat] >= policy.strikes
+        if forfeits and d.move is not None:
+            raise _fail(
+                deal,
+                index,
+                f"the fault policy forfeits seat {d.seat} for this {fault.kind.value}, "
+                "yet the log plays a substitute move",
+            )
+        if not forfeits and d.move is None:
+            raise _fail(
+                deal,
+                index,
+                f"the fault policy plays a substitute for seat {d.seat}'s "
+                f"{fault.kind.value} here, yet the log forfeits it",
+            )
+
+    def _clock(self, d: DecisionRecord, deal: int, index: int) -> None:
+        """The deadline follows from the header's clock and the seat's bank, the
+        bank from its think times; an answer past its deadline is a timeout."""
+        if d.deadline is None:  # a version-1 log does not keep the clock
+            return
+        clock = self.header.clock
+        bank = self.banks[d.seat]
+        expected = clock.deadline(bank)
+        if abs(d.deadline - expected) > _CLOCK_SLACK:
+            raise _fail(
+                deal,
+                index,
+                f"the log allows seat {d.seat} {d.deadline:g}s, the clock allows {expected:g}s",
+            )
+        if d.fault is None and d.think_time > d.deadline + clock.grace + _CLOCK_SLACK:
+            raise _fail(
+                deal,
+                index,
+                f"seat {d.seat} took {d.think_time:g}s of {d.deadline:g}s allowed, "
+                "yet the log records no timeout",
+            )
+        if bank is None:
+            if d.bank_left is not None:
+                raise _fail(deal, index, "the log keeps a bank, the clock has none")
+            return
+        after = max(0.0, bank - d.think_time) + clock.increment
+        if d.bank_left is None or abs(d.bank_left - after) > _CLOCK_SLACK:
+            raise _fail(
+                deal,
+                index,
+                f"the log leaves seat {d.seat} a bank of {d.bank_left}s; "
+                f"its think time leaves {after:g}s",
+            )
+        self.banks[d.seat] = d.bank_left
+
+    def result(self, match: Match, result: MatchResult) -> MatchResult:
+        """The end record: scores, deals played, faults, termination and winner
+        all as the deals and decisions before it imply."""
+        if tuple(match.scores) != result.final_scores:
+            raise _fail(
+                None,
+                None,
+                f"the log gives a final score of {result.final_scores}, "
+                f"the deals add up to {tuple(match.scores)}",
+            )
+        if result.deals_played != len(match.finished):
+            raise _fail(
+                None,
+                None,
+                f"the result says {result.deals_played} deal(s) played, "
+                f"the log has {len(match.finished)}",
+            )
+        for fault in result.faults:
+            self.seat(fault.seat, None, None, "a fault of the result")
+        at_startup = [f for f in result.faults if f.at_startup]
+        if list(result.faults) != at_startup + self.faults:
+            raise _fail(
+                None,
+                None,
+                "the result's faults are not the start-up faults followed by "
+                "the faults of the decisions",
+            )
+        if at_startup and (match.finished or match.deal is not None):
+            raise _fail(None, None, "a match with start-up faults is forfeited before any deal")
+        termination = result.termination
+        over = match.is_over and match.deal is None
+        forfeit = self.forfeit
+        if over and termination is not Termination.COMPLETED:
+            raise _fail(
+                None,
+                None,
+                f"the deals end the match ({_winner(match.winner)} by the rules), "
+                f"yet the log says it was {termination.value}",
+            )
+        if forfeit is not None and termination is not Termination.FORFEIT:
+            assert forfeit.fault is not None
+            raise _fail(
+                None,
+                None,
+                f"a fault forfeited the match ({forfeit.fault}), "
+                f"yet the log says it was {termination.value}",
+            )
+        if termination is Termination.COMPLETED:
+            if not over:
+                raise _fail(
+                    None,
+                    None,
+                    "the log says the match was played to the end, but the rules say it goes on",
+                )
+            if result.winner != match.winner:
+                raise _fail(
+                    None,
+                    None,
+                    f"the log names winner {result.winner}, the rules say {match.winner}",
+                )
+        elif termination is Termination.FORFEIT:
+            if forfeit is None and not at_startup:
+                raise _fail(None, None, "the log records a forfeit, but no fault ended the match")
+            deciding = [f for f in result.faults if f.at_startup] or [self.faults[-1]]
+            at_fault = {f.seat & 1 for f in deciding}
+            expected = 1 - next(iter(at_fault)) if len(at_fault) == 1 else None
+            if result.winner != expected:
+                raise _fail(
+                    None,
+                    None,
+                    f"the log names winner {result.winner} after faults of side(s) "
+                    f"{sorted(at_fault)}",
+                )
+        elif result.winner is not None:
+            raise _fail(None, None, f"a {termination.value} match cannot have a winner")
+        return result
+
+
+def _winner(side: int | None) -> str:
+    return "a draw" if side is None else f"side {side} wins"
 
 
 def _start_deal(
@@ -319,38 +543,3 @@ def _scoring(deal: DealScored) -> str:
         + "; ".join(sides)
         + (f", match {deal.totals}{leftover}")
     )
-
-
-def _end_match(match: Match, result: MatchResult) -> MatchResult:
-    if tuple(match.scores) != result.final_scores:
-        raise _fail(
-            None,
-            None,
-            f"the log gives a final score of {result.final_scores}, "
-            f"the deals add up to {tuple(match.scores)}",
-        )
-    if result.termination is Termination.COMPLETED:
-        if not match.is_over or match.deal is not None:
-            raise _fail(
-                None,
-                None,
-                "the log says the match was played to the end, but the rules say it goes on",
-            )
-        if result.winner != match.winner:
-            raise _fail(
-                None, None, f"the log names winner {result.winner}, the rules say {match.winner}"
-            )
-    elif result.termination is Termination.FORFEIT:
-        at_fault = {f.seat & 1 for f in result.faults}
-        expected = 1 - next(iter(at_fault)) if len(at_fault) == 1 else None
-        if not result.faults:
-            raise _fail(None, None, "the log records a forfeit without a fault")
-        if result.winner != expected:
-            raise _fail(
-                None,
-                None,
-                f"the log names winner {result.winner} after faults of side(s) {sorted(at_fault)}",
-            )
-    elif result.winner is not None:
-        raise _fail(None, None, f"a {result.termination.value} match cannot have a winner")
-    return result

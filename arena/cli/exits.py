@@ -21,6 +21,22 @@ INTERNAL = 3  # a bug in the arena
 INTERRUPTED = 130  # Ctrl-C, as shells report SIGINT
 OUTPUT_CLOSED = 141  # the reader went away (`arena ... | head`), as shells report SIGPIPE
 
+# `arena replay`: what the verification of a match log found.
+REPLAY_VERIFIED = 0  # verified, and the log is complete
+REPLAY_REFUSED = 1  # changed after it was written, or it disagrees with the rules
+REPLAY_UNREADABLE = 2  # no match log (unreadable, foreign), or a format version not read here
+REPLAY_INCOMPLETE = 3  # verified as far as it goes, but it stops before the match's end
+
+REPLAY_EXIT_STATUSES = f"""\
+exit status:
+  {REPLAY_VERIFIED:<4} verified: every record intact and every decision and score as the rules say
+  {REPLAY_REFUSED:<4} refused: the log was changed after it was written (its hash chain or
+       framing is broken, bytes follow its end) or it disagrees with the rules
+  {REPLAY_UNREADABLE:<4} unreadable: not a match log, or a format version this arena does not read
+  {REPLAY_INCOMPLETE:<4} incomplete: verified up to where it stops, but it stops before the
+       match's end (the match was interrupted, or the log was cut short)
+  An internal error (a bug in the arena) also exits {INTERNAL}, saying "internal error"."""
+
 EXIT_STATUSES = f"""\
 exit status:
   {OK:<4} success

@@ -12,24 +12,38 @@ from arena.cli.common import Subparsers, positive
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    """Verify a log (exit 1 at the first disagreement), then show it."""
+    """Verify a log, then show it. Every output goes through the same
+    verification, and the exit status says what it found (exits.REPLAY_*)."""
+    from arena.errors import RecordError, VerifyError
     from arena.record import read_log
     from arena.render import render_text
-    from arena.replay import VerifyError, replay_log
+    from arena.replay import replay_contents
 
     path = Path(args.log)
+    try:
+        contents = read_log(path)
+        replay = replay_contents(contents)
+    except VerifyError as e:
+        print(f"arena: {path}: does not verify: {e.reason}", file=sys.stderr)
+        return exits.REPLAY_REFUSED
+    except RecordError as e:
+        print(f"arena: error: {e}", file=sys.stderr)
+        return exits.REPLAY_UNREADABLE
+    status = exits.REPLAY_VERIFIED if replay.complete else exits.REPLAY_INCOMPLETE
     if args.json:
         from google.protobuf.json_format import MessageToDict
 
-        contents = read_log(path)
         records = [MessageToDict(r, preserving_proto_field_name=True) for r in contents.records]
-        print(json.dumps({"complete": contents.complete, "records": records}, indent=1))
-        return exits.OK
-    try:
-        replay = replay_log(path)
-    except VerifyError as e:
-        print(f"arena: {path}: does not verify: {e}", file=sys.stderr)
-        return exits.FAILED
+        document = {
+            "format_version": contents.format_version,
+            "complete": contents.complete,
+            "truncated": contents.truncated,
+            "chain": None if contents.chain is None else contents.chain.hex(),
+            "status": replay.status(),
+            "records": records,
+        }
+        print(json.dumps(document, indent=1))
+        return status
     if args.html:
         from arena.viewer import render_html
 
@@ -37,7 +51,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
             render_html(replay, seat=args.seat, faces=args.faces), encoding="utf-8"
         )
         print(f"{replay.status()}\nwrote {args.html}")
-        return exits.OK
+        return status
     print(
         render_text(
             replay,
@@ -47,7 +61,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
             last_deal=args.to_deal,
         )
     )
-    return exits.OK
+    return status
 
 
 def add_parsers(sub: Subparsers) -> None:
@@ -55,10 +69,13 @@ def add_parsers(sub: Subparsers) -> None:
         "replay",
         help="verify a match log and show it (text, one seat's view, JSON or HTML)",
         description=(
-            "Re-play a match log with the rules engine, checking every decision and every "
-            "score; stop with exit status 1 at the first disagreement. Then print the match "
-            "deal by deal (or write it as JSON or as a self-contained HTML viewer)."
+            "Check a match log's hash chain and framing, then re-play it with the rules "
+            "engine, checking every decision, every score and the result; stop at the first "
+            "record that was changed or disagrees. Then print the match deal by deal (or "
+            "write it as JSON or as a self-contained HTML viewer)."
         ),
+        epilog=exits.REPLAY_EXIT_STATUSES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     replay.add_argument("log", help="a match log (arena match --log, or a tournament's logs/)")
     replay.add_argument("--seat", type=int, default=None, help="show only what this seat saw")
@@ -71,6 +88,8 @@ def add_parsers(sub: Subparsers) -> None:
     )
     replay.add_argument("--from-deal", type=positive, default=1, help="first deal to show")
     replay.add_argument("--to-deal", type=positive, default=None, help="last deal to show")
-    replay.add_argument("--json", action="store_true", help="the log's records as JSON")
+    replay.add_argument(
+        "--json", action="store_true", help="the log's records as JSON, once verified"
+    )
     replay.add_argument("--html", metavar="OUT.html", default=None, help="write the HTML viewer")
     replay.set_defaults(func=cmd_replay)

@@ -29,6 +29,7 @@ from arena.outcome import (
     MatchEvent,
     MatchHeader,
     MatchResult,
+    SeatLaunch,
     Termination,
 )
 from arena.rules import (
@@ -48,7 +49,14 @@ from arena.rules import (
     observe,
 )
 from arena.rules.cards import BIT
-from arena.settings import ClockSettings, MatchSettings
+from arena.settings import (
+    ClockSettings,
+    FaultPolicy,
+    MatchSettings,
+    OnFault,
+    SandboxMode,
+    SandboxSettings,
+)
 from arena.wire.protocol import MAX_ANSWER_BYTES, PROTOCOL_VERSION
 from arena.wire.v1 import engine_pb2 as epb
 from arena.wire.v1 import log_pb2
@@ -77,6 +85,24 @@ _TERMINATION_TO_PB = {
     Termination.ABORTED: pb.ABORTED,
 }
 _TERMINATION_FROM_PB = {v: k for k, v in _TERMINATION_TO_PB.items()}
+_ON_FAULT_TO_PB = {
+    OnFault.LOSE: log_pb2.ON_FAULT_LOSE,
+    OnFault.SUBSTITUTE: log_pb2.ON_FAULT_SUBSTITUTE,
+}
+_ON_FAULT_FROM_PB = {v: k for k, v in _ON_FAULT_TO_PB.items()}
+_SANDBOX_MODE_TO_PB = {
+    SandboxMode.AUTO: log_pb2.SANDBOX_MODE_AUTO,
+    SandboxMode.ON: log_pb2.SANDBOX_MODE_ON,
+    SandboxMode.OFF: log_pb2.SANDBOX_MODE_OFF,
+}
+_SANDBOX_MODE_FROM_PB = {v: k for k, v in _SANDBOX_MODE_TO_PB.items()}
+_LAUNCH_TO_PB = {
+    "command": log_pb2.LAUNCH_KIND_COMMAND,
+    "address": log_pb2.LAUNCH_KIND_ADDRESS,
+    "builtin": log_pb2.LAUNCH_KIND_BUILTIN,
+    "connection": log_pb2.LAUNCH_KIND_CONNECTION,
+}
+_LAUNCH_FROM_PB = {v: k for k, v in _LAUNCH_TO_PB.items()}
 
 # The protocol version as the enum the messages carry (one source: wire.protocol).
 _PROTOCOL_PB = epb.ProtocolVersion.Value(f"PROTOCOL_VERSION_{PROTOCOL_VERSION}")
@@ -542,9 +568,20 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
+def _ms(seconds: float | None) -> int:
+    return round((seconds or 0) * 1000)
+
+
 def log_header(
-    settings: MatchSettings, engines: Sequence[EngineInfo], first_dealer: int, format_version: int
+    settings: MatchSettings,
+    engines: Sequence[EngineInfo],
+    first_dealer: int,
+    format_version: int,
+    launches: Sequence[SeatLaunch] = (),
+    source_revision: str = "",
 ) -> log_pb2.LogRecord:
+    """The header record. ``launches``: how each seat's engine was reached, in
+    seat order (none for a log whose writer was not told)."""
     clock = settings.clock
     header = log_pb2.LogHeader(
         format_version=format_version,
@@ -562,18 +599,77 @@ def log_header(
             for e in engines
         ],
         clock=log_pb2.ClockSettings(
-            move_time_ms=round((clock.move_time or 0) * 1000),
-            bank_ms=round((clock.bank or 0) * 1000),
-            increment_ms=round(clock.increment * 1000),
-            grace_ms=round(clock.grace * 1000),
+            move_time_ms=_ms(clock.move_time),
+            bank_ms=_ms(clock.bank),
+            increment_ms=_ms(clock.increment),
+            grace_ms=_ms(clock.grace),
         ),
         seed=settings.seed & (2**64 - 1),
         first_dealer=first_dealer,
         started_at=_now(),
         arena_version=__version__,
         schedule_id=settings.schedule_id,
+        fault_policy=log_pb2.FaultPolicy(
+            on_fault=_ON_FAULT_TO_PB[settings.policy.on_fault],
+            strikes=settings.policy.strikes,
+            substitute=settings.policy.substitute,
+        ),
+        startup_timeout_ms=_ms(settings.startup_timeout),
+        handshake_timeout_ms=_ms(settings.handshake_timeout),
+        notify_timeout_ms=_ms(settings.notify_timeout),
+        sandbox=_sandbox_to_pb(settings.sandbox),
+        source_revision=source_revision,
     )
+    for record, launch in zip(header.engines, launches, strict=False):
+        record.launch.CopyFrom(_launch_to_pb(launch))
     return log_pb2.LogRecord(header=header)
+
+
+def _sandbox_to_pb(s: SandboxSettings) -> log_pb2.SandboxSettings:
+    return log_pb2.SandboxSettings(
+        mode=_SANDBOX_MODE_TO_PB[s.mode],
+        memory_mib=s.memory_mib,
+        processes=s.processes,
+        disk_mib=s.disk_mib,
+    )
+
+
+def _sandbox_from_pb(msg: log_pb2.SandboxSettings) -> SandboxSettings:
+    mode = _SANDBOX_MODE_FROM_PB.get(msg.mode)
+    if mode is None:
+        raise WireError(f"unknown sandbox mode {msg.mode}")
+    try:
+        return SandboxSettings(mode, msg.memory_mib, msg.processes, msg.disk_mib)
+    except ConfigError as e:
+        raise WireError(str(e)) from None
+
+
+def _launch_to_pb(launch: SeatLaunch) -> log_pb2.Launch:
+    msg = log_pb2.Launch(
+        kind=_LAUNCH_TO_PB[launch.kind],
+        program=launch.program,
+        command_sha256=bytes.fromhex(launch.command_sha256),
+        address=launch.address,
+        builtin=launch.builtin,
+    )
+    if launch.sandbox is not None:
+        msg.sandbox.CopyFrom(_sandbox_to_pb(launch.sandbox))
+    return msg
+
+
+def _launch_from_pb(msg: log_pb2.Launch, seat: int) -> SeatLaunch:
+    kind = _LAUNCH_FROM_PB.get(msg.kind)
+    if kind is None:
+        raise WireError(f"engine of seat {seat}: unknown launch kind {msg.kind}")
+    if kind == "command" and len(msg.command_sha256) != 32:
+        raise WireError(f"engine of seat {seat}: a command digest is 32 bytes")
+    try:
+        sandbox = _sandbox_from_pb(msg.sandbox) if msg.HasField("sandbox") else None
+    except WireError as e:
+        raise WireError(f"engine of seat {seat}: {e}") from None
+    return SeatLaunch(
+        kind, msg.program, msg.command_sha256.hex(), msg.address, msg.builtin, sandbox
+    )
 
 
 def deal_started_record(
@@ -595,6 +691,10 @@ def decision_record(r: DecisionRecord) -> log_pb2.LogRecord:
         scopa=r.scopa,
         comment=r.comment,
     )
+    if r.deadline is not None:
+        decision.deadline_ms = _ms(r.deadline)
+    if r.bank_left is not None:
+        decision.bank_left_ms = _ms(r.bank_left)
     if r.move is not None:
         move_to_pb(r.move, decision.move)
     if r.fault is not None:
@@ -627,8 +727,19 @@ def log_entry_from_pb(
         move = move_from_pb(d.move, "the logged move") if d.HasField("move") else None
         fault = fault_from_pb(d.fault) if d.HasField("fault") else None
         think = d.think_time_us / 1e6
+        deadline = d.deadline_ms / 1000 if d.HasField("deadline_ms") else None  # version 1
+        bank = d.bank_left_ms / 1000 if d.HasField("bank_left_ms") else None
         return DecisionRecord(
-            d.deal_number, d.decision, d.seat, move, think, fault, d.scopa, d.comment
+            d.deal_number,
+            d.decision,
+            d.seat,
+            move,
+            think,
+            fault,
+            d.scopa,
+            d.comment,
+            deadline,
+            bank,
         )
     if kind == "deal_ended":
         return deal_result_from_pb(record.deal_ended.result)
@@ -648,6 +759,19 @@ def _header_from_pb(h: log_pb2.LogHeader) -> MatchHeader:
         )
     except ConfigError as e:
         raise WireError(f"clock: {e}") from None
+    policy = None
+    if h.HasField("fault_policy"):
+        on_fault = _ON_FAULT_FROM_PB.get(h.fault_policy.on_fault)
+        if on_fault is None:
+            raise WireError(f"fault policy: unknown kind {h.fault_policy.on_fault}")
+        try:
+            policy = FaultPolicy(on_fault, h.fault_policy.strikes, h.fault_policy.substitute)
+        except ConfigError as e:
+            raise WireError(f"fault policy: {e}") from None
+    sandbox = _sandbox_from_pb(h.sandbox) if h.HasField("sandbox") else None
+    launches = [e for e in engines if e.HasField("launch")]
+    if launches and len(launches) != len(engines):
+        raise WireError("some engines have a launch record and some do not")
     return MatchHeader(
         format_version=h.format_version,
         match_id=h.match_id,
@@ -662,6 +786,13 @@ def _header_from_pb(h: log_pb2.LogHeader) -> MatchHeader:
         started_at=h.started_at,
         arena_version=h.arena_version,
         schedule_id=h.schedule_id,
+        policy=policy,
+        startup_timeout=h.startup_timeout_ms / 1000,
+        handshake_timeout=h.handshake_timeout_ms / 1000,
+        notify_timeout=h.notify_timeout_ms / 1000,
+        sandbox=sandbox,
+        launches=tuple(_launch_from_pb(e.launch, e.seat) for e in launches),
+        source_revision=h.source_revision,
     )
 
 

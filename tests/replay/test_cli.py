@@ -54,9 +54,11 @@ def test_json_is_the_protobuf_json_mapping(tmp_path):
     path = tmp_path / "m.log"
     write_log(path, Game.SCOPA, 2)
     data = json.loads(run(str(path), "--json").stdout)
-    assert data["complete"] is True
-    assert data["records"][0]["header"]["format_version"] == 1
-    assert len(data["records"]) == len(read_log(path).records)
+    contents = read_log(path)
+    assert data["complete"] is True and data["format_version"] == 2
+    assert data["records"][0]["header"]["format_version"] == 2
+    assert data["chain"] == contents.chain.hex() and "verified:" in data["status"]
+    assert len(data["records"]) == len(contents.records)
 
 
 def test_a_tampered_log_exits_non_zero_and_says_where(tmp_path):
@@ -78,3 +80,11 @@ def test_garbage_is_a_clear_error(tmp_path):
     path.write_text("hello")
     out = run(str(path))
     assert out.returncode == 2 and "Traceback" not in out.stderr and "match log" in out.stderr
+
+
+def test_help_lists_the_exit_statuses():
+    out = subprocess.run([ARENA, "replay", "--help"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0
+    statuses = out.stdout[out.stdout.index("exit status:") :]
+    for line in ("0    verified", "1    refused", "2    unreadable", "3    incomplete"):
+        assert line in statuses
