@@ -175,13 +175,14 @@ class Referee:
         # A bot timed where it runs is judged by that time; the event loop's cut-off
         # only stops one that never returns, so a late loop is never its timeout.
         cutoff = allowed + IN_PROCESS_SLACK if conn.times_itself else allowed
+        no_answer = (FaultKind.TIMEOUT, f"no answer within {deadline:g}s")
         try:
             with trio.fail_after(cutoff):
                 response, measured = await conn.decide_timed(request, timeout=allowed)
         except trio.TooSlowError:
-            problem = (FaultKind.TIMEOUT, f"no answer within {deadline:g}s")
-        except BotError as e:
-            problem = (e.kind, e.message)
+            problem = no_answer
+        except BotError as e:  # the gRPC deadline, met first, is the same timeout
+            problem = no_answer if e.kind is FaultKind.TIMEOUT else (e.kind, e.message)
         # The referee's own clock, unless the bot ran in-process and was timed where it ran.
         elapsed = time.perf_counter() - start if measured is None else measured
         if problem is None:

@@ -284,13 +284,19 @@ async def greet(
             return fail(seat, conn.kind, conn.message)
         if isinstance(conn, Exception):
             return fail(seat, FaultKind.CRASH, str(conn))
+        no_answer = f"no handshake within {timeout:g}s"
         try:
             with trio.fail_after(timeout):
                 info = await conn.handshake(request, timeout)
         except trio.TooSlowError:
-            return fail(seat, FaultKind.STALL, f"{conn.label}: no handshake within {timeout:g}s")
-        except BotError as e:
-            return fail(seat, e.kind, e.message)
+            return fail(seat, FaultKind.STALL, no_answer)
+        except BotError as e:  # the gRPC deadline, met first, is the same stall
+            timed_out = e.kind is FaultKind.TIMEOUT
+            return (
+                fail(seat, FaultKind.STALL, no_answer)
+                if timed_out
+                else fail(seat, e.kind, e.message)
+            )
         engines[seat] = convert.engine_info_from_pb(seat, names[seat], info, conn.confinement)
         if info.protocol_version != PROTOCOL_VERSION:
             message = f"speaks protocol version {info.protocol_version}, not {PROTOCOL_VERSION}"

@@ -1,6 +1,7 @@
 """Misbehaving bots, each a real process: the right classification and policy,
 no hang, no orphan process, and nobody else harmed."""
 
+import subprocess
 import time
 
 import pytest
@@ -91,6 +92,64 @@ def test_both_sides_failing_at_start_is_nobodys_win(tag):
         ],
     )
     assert report.result.winner is None and len(report.result.faults) == 2
+
+
+# What a fault is depends on what happened, never on the move time.
+CLASSIFIED = [
+    ("hang", FaultKind.TIMEOUT, "no answer within"),
+    ("error", FaultKind.MALFORMED, "answered with error status UNKNOWN: "),
+    ("unavailable", FaultKind.MALFORMED, "answered with error status UNAVAILABLE: misbehave"),
+    ("deadline", FaultKind.MALFORMED, "answered with error status DEADLINE_EXCEEDED: misbehave"),
+    ("cancelled", FaultKind.MALFORMED, "answered with error status CANCELLED: misbehave"),
+    ("crash", FaultKind.CRASH, "exited with code 3: misbehave: crashing on purpose"),
+    ("quit", FaultKind.CRASH, "exited with code 0: misbehave: quitting on purpose"),
+    ("unserve", FaultKind.CRASH, "connection lost"),
+]
+
+
+@pytest.mark.parametrize("move_time", [0.1, 2.0])
+@pytest.mark.parametrize(("mode", "kind", "words"), CLASSIFIED)
+def test_a_fault_is_classified_the_same_at_any_move_time(mode, kind, words, move_time, tag):
+    clock = ClockSettings(move_time=move_time, grace=0.05)
+    report = play(
+        MatchSettings(Variant(Game.SCOPA), seed=2, clock=clock, match_id=mode),
+        [f"bad={bot('misbehave', '--mode', mode, '--at', '2', tag)}", "good=builtin:random"],
+    )
+    (fault,) = report.result.faults
+    assert (fault.seat, fault.kind) == (0, kind), fault
+    assert words in fault.message, fault.message
+    assert live_pids(tag) == []
+
+
+@pytest.mark.parametrize("move_time", [0.1, 2.0])
+@pytest.mark.parametrize(
+    ("mode", "kind", "words"),
+    [
+        ("unavailable", FaultKind.MALFORMED, "answered with error status UNAVAILABLE"),
+        ("deadline", FaultKind.MALFORMED, "answered with error status DEADLINE_EXCEEDED"),
+        ("crash", FaultKind.CRASH, "connection lost"),
+        ("unserve", FaultKind.CRASH, "connection lost"),
+    ],
+)
+def test_a_bot_at_an_address_is_classified_alike(mode, kind, words, move_time, tag):
+    """A bot the arena does not run has no exit status to go by: a lost
+    connection is still told from an error status, at any move time."""
+    command = bot("misbehave", "--mode", mode, "--at", "2", "--listen", "127.0.0.1:0", tag)
+    process = subprocess.Popen(command.split(), stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        address = process.stdout.readline().split()[1]
+        clock = ClockSettings(move_time=move_time, grace=0.05)
+        report = play(
+            MatchSettings(Variant(Game.SCOPA), seed=2, clock=clock, match_id=mode),
+            [f"bad={address}", "good=builtin:random"],
+        )
+    finally:
+        process.kill()
+        process.wait()
+    (fault,) = report.result.faults
+    assert (fault.seat, fault.kind) == (0, kind), fault
+    assert words in fault.message, fault.message
 
 
 def test_substitute_policy_plays_on_then_forfeits_after_n_strikes(tag):
