@@ -1,18 +1,21 @@
 """Misbehaving bots, each a real process: the right classification and policy,
 no hang, no orphan process, and nobody else harmed."""
 
+import re
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 import trio
 
+from arena.errors import ConfigError
 from arena.outcome import FaultKind, Termination
 from arena.record import read_log
 from arena.rules import Game, Variant
 from arena.settings import ClockSettings, FaultPolicy, MatchSettings, OnFault
 
-from .conftest import bot, live_pids, play
+from .conftest import PY, bot, live_pids, play
 
 pytestmark = pytest.mark.process
 
@@ -92,6 +95,22 @@ def test_both_sides_failing_at_start_is_nobodys_win(tag):
         ],
     )
     assert report.result.winner is None and len(report.result.faults) == 2
+
+
+def test_what_is_not_a_bots_doing_stops_the_match_before_it_begins(tag, tmp_path):
+    """The organiser's mistakes and the machine's errors are no bot's fault:
+    a ConfigError, no match, no log, and no bot left running."""
+    log = tmp_path / "m.log"
+    good = f"good={bot('greedy', tag)}"
+    cases = [
+        ([good, "bad=/no/such/program"], {}, "cannot start bad (seat 1): /no/such/program"),
+        ([good, f"bad={PY} {tmp_path}/missing.py"], {}, f"{tmp_path}/missing.py: No such file"),
+        ([good, "r=builtin:random"], {"output": Path("/proc/nope")}, "cannot write good"),
+    ]
+    for specs, extra, words in cases:
+        with pytest.raises(ConfigError, match=re.escape(words)):
+            play(MatchSettings(Variant(Game.SCOPA), seed=2, clock=FAST), specs, log=log, **extra)
+        assert not log.exists() and live_pids(tag) == []
 
 
 # What a fault is depends on what happened, never on the move time.
