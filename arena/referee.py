@@ -221,7 +221,9 @@ class Referee:
         try:
             deal.check(move)
         except IllegalMoveError as e:
-            return None, (FaultKind.ILLEGAL, f"{e.reason} (played {card_name(move.card)})")
+            played = card_name(move.card)
+            said = e.reason if played in e.reason else f"{e.reason} (played {played})"
+            return None, (FaultKind.ILLEGAL, said)
         return None, (FaultKind.ILLEGAL, f"{move} is not a legal move")
 
     def _charge_clock(self, seat: int, elapsed: float) -> None:
@@ -249,7 +251,7 @@ class Referee:
     def _forfeit_result(self, faults: list[Fault]) -> MatchResult:
         losers = {f.seat & 1 for f in faults}
         winner = None if len(losers) != 1 else 1 - losers.pop()
-        return self._result(Termination.FORFEIT, winner, f"forfeit: {faults[0]}")
+        return self._result(Termination.FORFEIT, winner, faults[0].headline())
 
     def _result(self, termination: Termination, winner: int | None, reason: str) -> MatchResult:
         return MatchResult(

@@ -395,18 +395,16 @@ async def launch(
                 except trio.TooSlowError:
                     raise BotError(
                         FaultKind.STALL,
-                        f"{label}: not ready within {startup_timeout:g}s: it printed no "
+                        f"not ready within {startup_timeout:g}s: it printed no "
                         f"'{LISTENING_PREFIX}ADDRESS' line on stdout (print it once serving, "
                         "then flush)",
                     ) from None
-                except BotError as e:
-                    raise BotError(e.kind, f"{label}: {e.message}") from None
                 nursery.start_soon(_pump, stdout, sink)
                 if box is not None:
                     if address != INSIDE_LISTEN:
                         raise BotError(
                             FaultKind.STALL,
-                            f"{label}: in its sandbox a bot listens where ${LISTEN_ENV} says "
+                            f"in its sandbox a bot listens where ${LISTEN_ENV} says "
                             f"({INSIDE_LISTEN}); it printed LISTENING {address}",
                         )
                     address = box.host_address

@@ -51,6 +51,9 @@ def test_fault_during_play_loses_the_match(mode, kind, words, tag, tmp_path):
     assert (fault.seat, fault.kind, fault.at_startup) == (0, kind, False)
     assert words in fault.message
     assert fault.decision >= 2 or fault.deal_number > 0
+    # Said once: the seat and the engine are the record's, not the message's.
+    assert "seat" not in fault.message and "bad" not in fault.message
+    assert result.reason == fault.headline() and "forfeit" not in result.reason
     assert live_pids(tag) == []
     # The log says the same, and ends properly.
     contents = read_log(log)
@@ -59,6 +62,10 @@ def test_fault_during_play_loses_the_match(mode, kind, words, tag, tmp_path):
         -1
     ]
     assert last_decision.HasField("fault") and not last_decision.HasField("move")
+    # The decision is numbered as the protocol numbers it (0-based), the ordinal beside.
+    assert last_decision.decision == fault.decision
+    n = fault.decision
+    assert f"decision {n} (the {n + 1}" in str(fault)
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ asked again are in tests/referee/test_faults.py, with real bots)."""
 import grpc
 import pytest
 
-from arena.outcome import FaultKind
+from arena.outcome import Fault, FaultKind, decision_text
 from arena.transport.connection import classify
 
 
@@ -45,3 +45,19 @@ def test_an_oversized_answer_is_malformed() -> None:
     big = classify(Failed(grpc.StatusCode.RESOURCE_EXHAUSTED, "received 100000 bytes"), 0, 1)
     assert big is not None and big.kind is FaultKind.MALFORMED
     assert big.message == "answer over the size limit (received 100000 bytes)"
+
+
+def test_decisions_are_numbered_as_the_protocol_numbers_them_with_the_ordinal() -> None:
+    said = [decision_text(n) for n in (0, 1, 2, 3, 10, 11, 12, 20, 21, 110)]
+    ordinals = ["1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "111th"]
+    assert said == [
+        f"decision {n} (the {o})"
+        for n, o in zip((0, 1, 2, 3, 10, 11, 12, 20, 21, 110), ordinals, strict=True)
+    ]
+    fault = Fault(1, FaultKind.CRASH, 2, 3, "exited with code 1")
+    assert str(fault) == "seat 1 crash at deal 3, decision 3 (the 4th): exited with code 1"
+    assert fault.describe("mine") == (
+        "seat 1 (mine) crash at deal 3, decision 3 (the 4th): exited with code 1"
+    )
+    startup = Fault(0, FaultKind.STALL, 0, 0, "no handshake within 1s", at_startup=True)
+    assert startup.headline() == "seat 0 stall at start-up"
