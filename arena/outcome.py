@@ -35,6 +35,15 @@ class Termination(enum.Enum):
         return self in (Termination.COMPLETED, Termination.FORFEIT)
 
 
+def decision_text(decision: int) -> str:
+    """ "decision 3 (the 4th)": the number the protocol gives it (0-based within
+    the deal, ``DecisionRequest.decision``), which a bot's own log shows, and
+    the ordinal a person counts."""
+    n = decision + 1
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"decision {decision} (the {n}{suffix})"
+
+
 @dataclass(frozen=True)
 class Fault:
     """One fault: which seat, what kind, where in the match, and what was said."""
@@ -46,13 +55,25 @@ class Fault:
     message: str
     at_startup: bool = False  # before the first deal: start-up or handshake
 
+    @property
+    def where(self) -> str:
+        """When it happened: deals as every summary counts them, from 1;
+        decisions as the protocol numbers them (see ``decision_text``)."""
+        if self.at_startup:
+            return "at start-up"
+        return f"at deal {self.deal_number + 1}, {decision_text(self.decision)}"
+
+    def headline(self, name: str = "") -> str:
+        """Who, what and when, without the message: "seat 0 (mine) crash at ..."."""
+        who = f"seat {self.seat}" + (f" ({name})" if name else "")
+        return f"{who} {self.kind.value} {self.where}"
+
+    def describe(self, name: str = "") -> str:
+        """The whole fault on one line; ``name``: the seat's engine, when known."""
+        return f"{self.headline(name)}: {self.message}"
+
     def __str__(self) -> str:
-        where = (
-            "at start-up"
-            if self.at_startup
-            else f"at deal {self.deal_number + 1}, decision {self.decision + 1}"
-        )
-        return f"seat {self.seat} {self.kind.value} {where}: {self.message}"
+        return self.describe()
 
 
 @dataclass(frozen=True)

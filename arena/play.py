@@ -30,7 +30,7 @@ from arena.record import LogWriter
 from arena.referee import Referee, Spectator
 from arena.settings import EngineSpec, MatchSettings, SandboxSettings
 from arena.transport.connection import EngineConnection, GrpcConnection
-from arena.transport.seats import WarmPool, greet, open_seats, setup_error
+from arena.transport.seats import WarmPool, greet, open_seats
 
 # An engine to seat: a spec ("NAME=SPEC" or parsed), or a bot the caller has
 # already connected to, with its name (the caller closes it).
@@ -76,15 +76,16 @@ async def run_match(
         allow_shared_partners: let one remote address serve two partner seats.
 
     Raises ConfigError when the match cannot be set up (a bad spec, a command
-    that does not exist, an unwritable log). A bot's failure is never raised:
-    it is a fault in the report's result.
+    or script that does not exist, an unwritable log or bot output): no match
+    is played and no log is left. A bot's failure is never raised: it is a
+    fault in the report's result.
     """
     settings = settings or MatchSettings()
     seated = seat_engines(engines, settings.variant.seats)
     names = [e.name if isinstance(e, EngineSpec) else e[0] for e in seated]
     launches = [launch_of(e, settings.sandbox) for e in seated]
     writer = open_log(Path(log), launches) if log is not None else None
-    report, problem = None, None
+    report = None
     try:
         async with open_seats(
             [e if isinstance(e, EngineSpec) else e[1] for e in seated],
@@ -96,16 +97,11 @@ async def run_match(
             warm=warm,
             sandbox=settings.sandbox,
         ) as seats:
-            problem = setup_error(seats)
-            if problem is None:
-                greeting = await greet(seats, names, settings)
-                report = await Referee(settings, seats, greeting, writer, spectate).run()
+            greeting = await greet(seats, names, settings)
+            report = await Referee(settings, seats, greeting, writer, spectate).run()
     finally:
         if writer is not None and report is None:
             writer.discard()
-    if problem is not None:
-        raise problem  # here, once the other seats are closed: not inside a nursery's group
-    assert report is not None
     return report
 
 

@@ -175,13 +175,14 @@ class Referee:
         # A bot timed where it runs is judged by that time; the event loop's cut-off
         # only stops one that never returns, so a late loop is never its timeout.
         cutoff = allowed + IN_PROCESS_SLACK if conn.times_itself else allowed
+        no_answer = (FaultKind.TIMEOUT, f"no answer within {deadline:g}s")
         try:
             with trio.fail_after(cutoff):
                 response, measured = await conn.decide_timed(request, timeout=allowed)
         except trio.TooSlowError:
-            problem = (FaultKind.TIMEOUT, f"no answer within {deadline:g}s")
-        except BotError as e:
-            problem = (e.kind, e.message)
+            problem = no_answer
+        except BotError as e:  # the gRPC deadline, met first, is the same timeout
+            problem = no_answer if e.kind is FaultKind.TIMEOUT else (e.kind, e.message)
         # The referee's own clock, unless the bot ran in-process and was timed where it ran.
         elapsed = time.perf_counter() - start if measured is None else measured
         if problem is None:
@@ -224,7 +225,9 @@ class Referee:
         try:
             deal.check(move)
         except IllegalMoveError as e:
-            return None, (FaultKind.ILLEGAL, f"{e.reason} (played {card_name(move.card)})")
+            played = card_name(move.card)
+            said = e.reason if played in e.reason else f"{e.reason} (played {played})"
+            return None, (FaultKind.ILLEGAL, said)
         return None, (FaultKind.ILLEGAL, f"{move} is not a legal move")
 
     def _charge_clock(self, seat: int, elapsed: float) -> None:
@@ -260,7 +263,7 @@ class Referee:
     def _forfeit_result(self, faults: list[Fault]) -> MatchResult:
         losers = {f.seat & 1 for f in faults}
         winner = None if len(losers) != 1 else 1 - losers.pop()
-        return self._result(Termination.FORFEIT, winner, f"forfeit: {faults[0]}")
+        return self._result(Termination.FORFEIT, winner, faults[0].headline())
 
     def _result(self, termination: Termination, winner: int | None, reason: str) -> MatchResult:
         return MatchResult(

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from arena.errors import ConfigError
-from arena.outcome import DealBegan, DealScored, MatchEvent
+from arena.outcome import DealBegan, DealScored, MatchEvent, decision_text
 from arena.replay import Replay, ReplayedDeal, Step
 from arena.report import deal_table, side_names
 from arena.rules import Play, Sight, View, Viewer, card_name, cards_of
@@ -123,9 +123,12 @@ def _refill_line(after: View, cards: Callable[[int], str]) -> str:
 
 def _step_line(step: Step, names: list[str], cards: Callable[[int], str]) -> str:
     who = f"   {step.index + 1:>2}. seat {step.seat} {names[step.seat]:<14}"
+    fault = step.fault
+    what = (
+        f"{fault.kind.value} at {decision_text(fault.decision)}: {fault.message}" if fault else ""
+    )
     if step.move is None:
-        assert step.fault is not None
-        return f"{who} FAULT ({step.fault.kind.value}): {step.fault.message}: forfeit"
+        return f"{who} FAULT {what}; forfeit"
     card, taken = step.move
     text = (
         f"{who} {cards(1 << card)} takes {cards(taken)}"
@@ -134,8 +137,8 @@ def _step_line(step: Step, names: list[str], cards: Callable[[int], str]) -> str
     )
     if step.scopa:
         text += "   SCOPA!"
-    if step.fault is not None:
-        text += f"   (substitute after {step.fault.kind.value}: {step.fault.message})"
+    if fault is not None:
+        text += f"   substitute after {what}"
     return text + f"   [{step.think_us / 1000:.1f} ms]"
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from arena.outcome import Termination
 from arena.rules import FinishedDeal, Variant, cards_text
 
 if TYPE_CHECKING:
@@ -73,10 +74,14 @@ def match_summary(
 
 
 def report_text(report: MatchReport) -> str:
-    """A refereed match: each deal's scoring, the result, how it ended and its faults."""
+    """A refereed match: each deal's scoring, the result, how it ended and its
+    faults, one line each with the seat's engine. A reason that only sums up
+    the faults (a forfeit) is left to their lines."""
     result = report.result
-    extra = [f"termination: {result.termination.value} ({result.reason})"]
-    extra += [f"fault: {f}" for f in result.faults]
     names = [e.name for e in report.engines]
+    by_faults = result.faults and result.termination is Termination.FORFEIT
+    how = result.termination.value + ("" if by_faults else f" ({result.reason})")
+    extra = [f"termination: {how}"]
+    extra += [f"fault: {f.describe(names[f.seat])}" for f in result.faults]
     variant = report.settings.variant
     return match_summary(variant, names, report.deals, result.final_scores, result.winner, extra)

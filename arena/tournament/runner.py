@@ -238,7 +238,7 @@ class Runner:
         sides = {s & 1 for s, name in enumerate(match.seats) if name in out}
         winner = None if len(sides) != 1 else 1 - sides.pop()
         reason = "; ".join(f"{name} suspended ({why[name]})" for name in sorted(set(out)))
-        return MatchResult((0, 0), winner, Termination.FORFEIT, f"forfeit: {reason}")
+        return MatchResult((0, 0), winner, Termination.FORFEIT, reason)
 
     def _fault_runs(
         self, match: ScheduledMatch, result: MatchResult

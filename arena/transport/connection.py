@@ -5,6 +5,12 @@ raise BotError with a classified FaultKind for every way a bot can fail, so
 the referee has one code path. Timeouts are the referee's business (it wraps
 calls in trio.fail_after); the gRPC deadline passed here is a backstop that
 also tells the bot its deadline.
+
+What a fault is depends on what happened, never on how much time was left:
+the process exited or the connection was lost: CRASH; the bot answered with
+an error status (any code, UNAVAILABLE and DEADLINE_EXCEEDED included): MALFORMED;
+the deadline passed first: TIMEOUT. A fault's message says what happened;
+who it happened to (seat, engine) is the record's business.
 """
 
 from __future__ import annotations
@@ -63,26 +69,53 @@ class EngineConnection:
         pass
 
 
-def classify(error: grpc.RpcError, label: str) -> BotError:
-    """Map a failed gRPC call to the bot's fault: deadline -> TIMEOUT, unavailable
-    or cancelled -> CRASH, too large, unreadable or an error status -> MALFORMED."""
+# How long after a call ends with UNAVAILABLE or CANCELLED the arena tries to
+# reach the bot again, to tell a bot that said so from one that is gone.
+PROBE_TIMEOUT = 1.0
+# How long a launched bot that is gone gets to be reaped, so that its fault
+# says how it ended (exit status, last words).
+REAP_WAIT = 0.5
+# A DEADLINE_EXCEEDED this close to the call's own deadline is that deadline.
+DEADLINE_SLACK = 0.005
+# Of a status message a bot sends: the rest is cut.
+MAX_DETAILS_CHARS = 300
+
+
+def one_line(text: str, limit: int = MAX_DETAILS_CHARS) -> str:
+    """A bot's own words made safe for a one-line message: no line breaks, bounded."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
+def classify(error: grpc.RpcError, elapsed: float, timeout: float) -> BotError | None:
+    """The fault a failed gRPC call shows by itself, or None when its status
+    alone cannot tell (UNAVAILABLE, CANCELLED: a lost connection, or a bot that
+    answered so): see ``GrpcConnection._failed``.
+
+    DEADLINE_EXCEEDED is TIMEOUT only when the call's own deadline has passed;
+    earlier, the bot sent it, like any other error status: MALFORMED.
+    """
     code = error.code() if hasattr(error, "code") else None
-    details = (error.details() if hasattr(error, "details") else None) or ""
-    if code == grpc.StatusCode.DEADLINE_EXCEEDED:
-        return BotError(FaultKind.TIMEOUT, f"{label}: deadline exceeded")
-    if code == grpc.StatusCode.UNAVAILABLE:
-        return BotError(FaultKind.CRASH, f"{label}: connection lost ({details})")
-    if code == grpc.StatusCode.CANCELLED:
-        return BotError(FaultKind.CRASH, f"{label}: the call was cancelled ({details})")
+    details = one_line((error.details() if hasattr(error, "details") else None) or "")
+    if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED):
+        return None
+    if code == grpc.StatusCode.DEADLINE_EXCEEDED and elapsed >= timeout - DEADLINE_SLACK:
+        return BotError(FaultKind.TIMEOUT, f"no answer within {timeout:g}s")
     if code == grpc.StatusCode.RESOURCE_EXHAUSTED:
-        return BotError(FaultKind.MALFORMED, f"{label}: answer over the size limit ({details})")
+        return BotError(FaultKind.MALFORMED, f"answer over the size limit ({details})")
     if code == grpc.StatusCode.INTERNAL and "eserializ" in details:
-        return BotError(FaultKind.MALFORMED, f"{label}: answer is not a valid message")
+        return BotError(FaultKind.MALFORMED, "answer is not a valid message")
     if code == grpc.StatusCode.UNIMPLEMENTED:
-        return BotError(FaultKind.MALFORMED, f"{label}: call not implemented ({details})")
-    name = code.name if code is not None else "error"
+        return BotError(FaultKind.MALFORMED, f"call not implemented ({details})")
+    return status_fault(code, details)
+
+
+def status_fault(code: grpc.StatusCode | None, details: str) -> BotError:
+    """A live bot answered a call with an error status: not a move, so MALFORMED."""
+    name = code.name if code is not None else "UNKNOWN"
     return BotError(
-        FaultKind.MALFORMED, f"{label}: the bot answered with an error: {name}: {details}"
+        FaultKind.MALFORMED,
+        f"answered with error status {name}" + (f": {details}" if details else ""),
     )
 
 
@@ -125,10 +158,10 @@ class GrpcConnection(EngineConnection):
                 await wait_future(future, self.waiters)
         except trio.TooSlowError:
             raise BotError(
-                FaultKind.STALL, f"{self.label}: no connection within {timeout:g}s"
+                FaultKind.STALL, f"no connection to {self.address} within {timeout:g}s"
             ) from None
         except PeerGone:
-            raise BotError(FaultKind.CRASH, f"{self.label}: {self.death}") from None
+            raise BotError(FaultKind.CRASH, self.death or "connection lost") from None
 
     def watch_health(self) -> None:
         """Keep one Health/Watch stream open: it reports a dead bot within
@@ -164,23 +197,63 @@ class GrpcConnection(EngineConnection):
         """The CRASH fault, with the process's exit status and last words when
         it is a launched bot (given a moment to be reaped)."""
         if self.exited is not None:
-            with trio.move_on_after(0.5):
+            with trio.move_on_after(REAP_WAIT):
                 await self.exited.wait()
-        return BotError(FaultKind.CRASH, f"{self.label}: {self.death or fallback}")
+        return BotError(FaultKind.CRASH, self.death or fallback)
+
+    async def _reachable(self) -> bool:
+        """Whether the bot still answers a call on this channel: any answer
+        counts, an error status included (the health service is optional)."""
+        future = health_pb2_grpc.HealthStub(self.channel).Check.future(
+            health_pb2.HealthCheckRequest(), timeout=PROBE_TIMEOUT
+        )
+        try:
+            with trio.fail_after(PROBE_TIMEOUT):
+                await wait_future(future, self.waiters)
+        except grpc.RpcError as e:
+            return e.code() not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+        except (PeerGone, trio.TooSlowError):
+            return False
+        return self.death is None
+
+    async def _failed(
+        self, error: grpc.RpcError | None, elapsed: float, timeout: float
+    ) -> BotError:
+        """The fault of a call that ended without an answer (``error`` None: the
+        bot was known to be gone first). A lost connection or an exited process
+        is CRASH; an error status from a bot that still answers is MALFORMED.
+        Telling them apart may take a probe call and a moment for the process to
+        be reaped: that is done shielded from the caller's clock (and bounded by
+        PROBE_TIMEOUT + REAP_WAIT), so that the kind never depends on how much
+        of the move time was left."""
+        with trio.CancelScope(shield=True):
+            fault = await self._settle(error, elapsed, timeout)
+        return fault
+
+    async def _settle(
+        self, error: grpc.RpcError | None, elapsed: float, timeout: float
+    ) -> BotError:
+        if error is None or self.death is not None:
+            return await self._crashed("connection lost")
+        known = classify(error, elapsed, timeout)
+        if known is not None:
+            return known
+        details = one_line(error.details() or "")
+        if await self._reachable():
+            return status_fault(error.code(), details)
+        return await self._crashed("connection lost" + (f" ({details})" if details else ""))
 
     async def _call(self, method: Any, request: Any, timeout: float) -> Any:
         if self.death is not None:
-            raise await self._crashed("gone")
+            raise await self._failed(None, 0.0, timeout)
+        started = trio.current_time()
         future = method.future(request, timeout=timeout)
         try:
             return await wait_future(future, self.waiters)
         except PeerGone:
-            raise await self._crashed("gone") from None
+            raise await self._failed(None, 0.0, timeout) from None
         except grpc.RpcError as e:
-            error = classify(e, self.label)
-            if self.death is not None or error.kind is FaultKind.CRASH:
-                raise await self._crashed(error.message) from None
-            raise error from None
+            raise await self._failed(e, trio.current_time() - started, timeout) from None
 
     async def handshake(
         self, request: epb.HandshakeRequest, timeout: float
@@ -193,11 +266,11 @@ class GrpcConnection(EngineConnection):
     async def notify(self, method: str, request: Any, timeout: float) -> None:
         if method not in NOTIFICATIONS:
             raise ValueError(method)
-        try:
-            with trio.move_on_after(timeout):
-                await self._call(getattr(self.stub, method), request, timeout)
-        except BotError:
-            pass
+        if self.death is not None:
+            return
+        future = getattr(self.stub, method).future(request, timeout=timeout)
+        with trio.move_on_after(timeout), contextlib.suppress(grpc.RpcError, PeerGone):
+            await wait_future(future, self.waiters)
 
     def close(self) -> None:
         if self._health is not None:
@@ -267,13 +340,13 @@ class InProcessConnection(EngineConnection):
                 self._decide, request, abandon_on_cancel=True, limiter=_in_process_threads()
             )
         except WireError as e:
-            raise BotError(FaultKind.MALFORMED, f"{self.label}: {e}") from None
+            raise BotError(FaultKind.MALFORMED, str(e)) from None
         except Exception as e:  # the strategy's own code failed: its fault, not the arena's
             raise BotError(
-                FaultKind.MALFORMED, f"{self.label}: raised {type(e).__name__}: {e}"
+                FaultKind.MALFORMED, f"raised {type(e).__name__}: {one_line(str(e))}"
             ) from None
         if response.ByteSize() > MAX_ANSWER_BYTES:
-            raise BotError(FaultKind.MALFORMED, f"{self.label}: answer over the size limit")
+            raise BotError(FaultKind.MALFORMED, "answer over the size limit")
         return response, think
 
     async def notify(self, method: str, request: Any, timeout: float) -> None:

@@ -38,7 +38,7 @@ from arena.files import open_private
 from arena.outcome import FaultKind
 from arena.settings import SandboxSettings
 from arena.transport.connection import GrpcConnection
-from arena.transport.sandbox import INSIDE_LISTEN, Sandbox, confinement
+from arena.transport.sandbox import INSIDE_LISTEN, INTERPRETERS, Sandbox, confinement
 from arena.wire.protocol import LISTEN_ENV, LISTENING_PREFIX
 
 OUTPUT_CAP_BYTES = 1 << 20  # of a bot's stdout and stderr, kept per bot process
@@ -50,6 +50,29 @@ _SH = shutil.which("sh")
 # Run after the parent-death signal is set: if the arena died before that (a
 # kill -9 in the middle of a launch), nothing would ever signal this process.
 _PARENT_CHECK = 'test "$PPID" = "$1" || exit 0; shift; exec "$@"'
+
+
+# A program file an interpreter runs ends so; options after which no script follows.
+_SCRIPT_SUFFIXES = (".py", ".pyz", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".php", ".jar")
+_NO_SCRIPT_AFTER = ("-m", "-c", "-e", "--eval", "-p", "--print")
+
+
+def unrunnable(command: Sequence[str]) -> str | None:
+    """Why ``command`` cannot run on this machine (its program, or the script
+    an interpreter is told to run, is missing or not executable), or None. The
+    organiser's mistake, found before any bot starts, not a bot's crash."""
+    program = command[0]
+    if shutil.which(program) is None:
+        there = "/" in program and Path(program).is_file()
+        return f"{program}: {'not executable' if there else 'No such file or directory'}"
+    if not any(Path(program).name.lower().startswith(i) for i in INTERPRETERS):
+        return None
+    for arg in command[1:]:
+        if arg in _NO_SCRIPT_AFTER:
+            return None
+        if not arg.startswith("-") and arg.lower().endswith(_SCRIPT_SUFFIXES):
+            return None if Path(arg).is_file() else f"{arg}: No such file or directory"
+    return None
 
 
 def _dies_with_arena(argv: list[str]) -> list[str]:
@@ -298,15 +321,17 @@ async def launch(
     arena.transport.sandbox; default: sandboxed when bubblewrap is usable), and
     yield a ready connection to it; kill it on exit, whatever happens.
 
-    Raises BotError: CRASH if it exits before it is ready, STALL if it is not
-    ready (LISTENING line and a connected channel) within ``startup_timeout``.
-    ConfigError if the command cannot be run at all, or needs a sandbox there
-    is none of.
+    Raises BotError (the bot's own doing): CRASH if it exits before it is
+    ready, STALL if it is not ready (LISTENING line and a connected channel)
+    within ``startup_timeout``. ConfigError (the organiser's or the machine's
+    doing): the program or script does not exist or cannot be run, the output
+    file cannot be written, a sandbox is required and there is none.
     """
     if not command:
         raise ConfigError(f"cannot start {label}: empty command")
-    if shutil.which(command[0]) is None:
-        raise ConfigError(f"cannot start {label}: {' '.join(command)}: No such file or directory")
+    why = unrunnable(command)
+    if why is not None:
+        raise ConfigError(f"cannot start {label}: {why}")
     confined = confinement(sandbox or SandboxSettings())
     try:
         sink = CappedOutput(output)
@@ -315,10 +340,16 @@ async def launch(
     # Start-ups take their turn (a few at a time), before any clock starts: a
     # burst of launches must not starve the bots already playing.
     slots = _launch_slots()
-    await slots.acquire()
-    launching = True
-    box = Sandbox(confined.settings, command) if confined.sandboxed else None
+    launching = False
+    box: Sandbox | None = None
     try:
+        await slots.acquire()
+        launching = True
+        if confined.sandboxed:
+            try:
+                box = Sandbox(confined.settings, command)
+            except OSError as e:
+                raise ConfigError(f"cannot make a sandbox for {label}: {e.strerror}") from None
         env = dict(os.environ)
         env.setdefault(LISTEN_ENV, "127.0.0.1:0")  # a sandbox sets its own, and nothing else
         out_r, out_w = os.pipe()
@@ -364,18 +395,16 @@ async def launch(
                 except trio.TooSlowError:
                     raise BotError(
                         FaultKind.STALL,
-                        f"{label}: not ready within {startup_timeout:g}s: it printed no "
+                        f"not ready within {startup_timeout:g}s: it printed no "
                         f"'{LISTENING_PREFIX}ADDRESS' line on stdout (print it once serving, "
                         "then flush)",
                     ) from None
-                except BotError as e:
-                    raise BotError(e.kind, f"{label}: {e.message}") from None
                 nursery.start_soon(_pump, stdout, sink)
                 if box is not None:
                     if address != INSIDE_LISTEN:
                         raise BotError(
                             FaultKind.STALL,
-                            f"{label}: in its sandbox a bot listens where ${LISTEN_ENV} says "
+                            f"in its sandbox a bot listens where ${LISTEN_ENV} says "
                             f"({INSIDE_LISTEN}); it printed LISTENING {address}",
                         )
                     address = box.host_address

@@ -61,7 +61,7 @@ _ETC = (
     "/etc/ca-certificates",
 )
 # Interpreters whose first file argument is the program.
-_INTERPRETERS = ("python", "node", "nodejs", "java", "ruby", "perl", "php", "deno", "bun")
+INTERPRETERS = ("python", "node", "nodejs", "java", "ruby", "perl", "php", "deno", "bun")
 # The repository's protocol files (the JavaScript example reads them).
 _PROTO = Path(__file__).resolve().parents[2] / "proto"
 
@@ -154,7 +154,7 @@ def program_dirs(command: Sequence[str]) -> list[Path]:
     dirs: list[Path] = []
     first = Path(command[0])
     name = first.name.lower()
-    interpreted = any(name.startswith(i) for i in _INTERPRETERS)
+    interpreted = any(name.startswith(i) for i in INTERPRETERS)
     if interpreted:
         script = next((a for a in command[1:] if not a.startswith("-") and Path(a).is_file()), None)
         if script is not None:

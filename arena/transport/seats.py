@@ -6,9 +6,11 @@ seats would see both hands: that needs the organiser's explicit permission.
 Launched engines are started for the match, or come from a warm pool that
 keeps them running between matches (partner seats use different slots).
 
-The handshake is part of seating: a bot that cannot be started, does not
-answer the handshake, or speaks another protocol gets a start-up fault, and
-the match is forfeited before the first deal.
+The handshake is part of seating: a bot that fails to start by its own doing,
+does not answer the handshake, or speaks another protocol gets a start-up
+fault, and the match is forfeited before the first deal. What stops a seat
+through no bot's doing (a program that does not exist, a file the arena
+cannot write) is a ConfigError, and no match is played.
 """
 
 from __future__ import annotations
@@ -179,21 +181,26 @@ async def open_seats(
     allow_shared_partners: bool = False,
     warm: WarmPool | None = None,
     sandbox: SandboxSettings | None = None,
-) -> AsyncIterator[list[EngineConnection | Exception]]:
+) -> AsyncIterator[list[EngineConnection | BotError]]:
     """One connection per seat, opened at once, closed (processes killed) on exit.
     A connection given instead of a spec is used as it is (its owner closes it).
     Launched engines run under their own sandbox settings, else ``sandbox``.
 
-    A seat whose bot cannot be started gets the exception instead of a
-    connection (a BotError for a bot that crashed or stalled at start-up), so
-    that the fault is recorded against that seat alone.
+    A seat whose bot fails to start by its own doing (it exits, never says it
+    is listening, cannot be reached at the address given) gets the BotError
+    instead of a connection: a start-up fault of that seat alone. Anything
+    else that stops a seat from opening is the arena's or the organiser's
+    (a program that does not exist, an unwritable output file, the machine
+    out of processes): no bot is blamed, and it is raised as a ConfigError
+    (a bug in the arena as itself) once every seat is closed again.
     """
     check_partners(engines, allow_shared_partners)
     # Match ids may hold "/" (tournaments): not in file names, nor in the seeds
     # of built-in strategies (kept as they always were, so results do not move).
     safe_id = match_id.replace("/", "_")
     output_name = output_name or safe_id  # bots' output: NAME.seatN.ENGINE.log
-    seats: list[EngineConnection | Exception | None] = [None] * len(engines)
+    seats: list[EngineConnection | BotError | None] = [None] * len(engines)
+    problems: list[Exception] = []
     remote: dict[str, GrpcConnection] = {}
 
     async def hold_process(
@@ -234,24 +241,33 @@ async def open_seats(
                 seats[seat] = await warm.connection(spec, seat // 2 if len(engines) == 4 else 0)
             else:
                 seats[seat] = await holders.start(hold_process, seat, spec)
-        except Exception as e:  # this seat's start-up fault, or a ConfigError
-            seats[seat] = unwrap(e)
+        except Exception as e:  # launchers' nurseries wrap what they raise in groups
+            error = unwrap(e)
+            if isinstance(error, BotError):
+                seats[seat] = error
+            elif isinstance(error, OSError):
+                name = spec.name if isinstance(spec, EngineSpec) else "a bot"
+                why = error.strerror or str(error)
+                problems.append(ConfigError(f"cannot open seat {seat} ({name}): {why}"))
+            else:
+                problems.append(error)
 
     try:
         async with trio.open_nursery() as holders:
             async with trio.open_nursery() as starters:
                 for seat, engine in enumerate(engines):
                     starters.start_soon(open_one, seat, engine, holders)
-            yield [s if s is not None else RuntimeError("not opened") for s in seats]
+            if not problems:
+                yield [
+                    s if s is not None else BotError(FaultKind.CRASH, "not opened") for s in seats
+                ]
             holders.cancel_scope.cancel()
     finally:
         for conn in remote.values():
             conn.close()
-
-
-def setup_error(seats: Sequence[EngineConnection | Exception]) -> ConfigError | None:
-    """The first seat the arena could not set up through no fault of a bot."""
-    return next((s for s in seats if isinstance(s, ConfigError)), None)
+    if problems:
+        # Here, once every seat is closed again: one error, not a nursery's group.
+        raise problems[0]
 
 
 @dataclass
@@ -263,12 +279,10 @@ class Greeting:
 
 
 async def greet(
-    seats: Sequence[EngineConnection | Exception], names: Sequence[str], settings: MatchSettings
+    seats: Sequence[EngineConnection | BotError], names: Sequence[str], settings: MatchSettings
 ) -> Greeting:
     """Handshake with every seat at once. A seat that could not be opened, or
-    fails the handshake, gets a start-up fault. A seat holding a ConfigError
-    (the arena could not even try, e.g. a command that does not exist) is not a
-    bot's fault: see ``setup_error``, which the caller checks first."""
+    fails the handshake, gets a start-up fault."""
     engines = [EngineInfo(seat=i, name=n) for i, n in enumerate(names)]
     faults: list[Fault] = []
     request = convert.handshake_request()
@@ -284,15 +298,19 @@ async def greet(
             engines[seat] = EngineInfo(seat, names[seat], confinement=conn.confinement)
         if isinstance(conn, BotError):
             return fail(seat, conn.kind, conn.message)
-        if isinstance(conn, Exception):
-            return fail(seat, FaultKind.CRASH, str(conn))
+        no_answer = f"no handshake within {timeout:g}s"
         try:
             with trio.fail_after(timeout):
                 info = await conn.handshake(request, timeout)
         except trio.TooSlowError:
-            return fail(seat, FaultKind.STALL, f"{conn.label}: no handshake within {timeout:g}s")
-        except BotError as e:
-            return fail(seat, e.kind, e.message)
+            return fail(seat, FaultKind.STALL, no_answer)
+        except BotError as e:  # the gRPC deadline, met first, is the same stall
+            timed_out = e.kind is FaultKind.TIMEOUT
+            return (
+                fail(seat, FaultKind.STALL, no_answer)
+                if timed_out
+                else fail(seat, e.kind, e.message)
+            )
         engines[seat] = convert.engine_info_from_pb(seat, names[seat], info, conn.confinement)
         if info.protocol_version != PROTOCOL_VERSION:
             message = f"speaks protocol version {info.protocol_version}, not {PROTOCOL_VERSION}"

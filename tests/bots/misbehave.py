@@ -10,6 +10,11 @@ the whole process), then does what MODE says:
   notheld    a card it does not hold   badsum     a capture that does not add up
   garbage    bytes that are no message oversized  an answer of 100 KiB
   error      raise an exception (the call fails with UNKNOWN)
+  unavailable   answer the status UNAVAILABLE, and stay up
+  deadline      answer the status DEADLINE_EXCEEDED at once, and stay up
+  cancelled     answer the status CANCELLED, and stay up
+  quit          stop serving (calls in flight cancelled), then exit with code 0
+  unserve       stop serving (calls in flight cancelled), and stay alive
 and, before any decision:
   never-ready   never print LISTENING    die-at-start  exit with a message
   no-handshake  serve, but never answer the handshake
@@ -38,6 +43,32 @@ args_parser.add_argument("--tag", default="")
 args_parser.add_argument("--listen", default=os.environ.get("SCOPA_BOT_LISTEN", "127.0.0.1:0"))
 ARGS = args_parser.parse_args()
 counter = {"n": 0}
+# Statuses a live bot answers with, by mode.
+STATUSES = {
+    "unavailable": grpc.StatusCode.UNAVAILABLE,
+    "deadline": grpc.StatusCode.DEADLINE_EXCEEDED,
+    "cancelled": grpc.StatusCode.CANCELLED,
+}
+SERVERS: list[Any] = []  # the bot's gRPC server, for the modes that stop it
+
+
+def _keep_servers() -> None:
+    """Remember the server the SDK makes, so that a mode can stop it."""
+    original = grpc.aio.server
+
+    def server(*args: Any, **kwargs: Any) -> Any:
+        made = original(*args, **kwargs)
+        SERVERS.append(made)
+        return made
+
+    grpc.aio.server = server
+
+
+async def stop_serving(then_exit: bool) -> None:
+    await SERVERS[0].stop(None)
+    if then_exit:
+        print("misbehave: quitting on purpose", file=sys.stderr, flush=True)
+        os._exit(0)
 
 
 def wrong_move(d: Decision, mode: str) -> Move | None:
@@ -88,6 +119,11 @@ class Servicer(EngineServicer):
         return self.info
 
     async def Decide(self, request: Any, context: Any) -> Any:
+        if ARGS.mode in STATUSES and counter["n"] >= ARGS.at:
+            await context.abort(STATUSES[ARGS.mode], f"misbehave: {ARGS.mode} on purpose")
+        if ARGS.mode in ("quit", "unserve") and counter["n"] >= ARGS.at:
+            asyncio.get_running_loop().create_task(stop_serving(ARGS.mode == "quit"))
+            await asyncio.sleep(3600)
         if ARGS.mode == "oversized" and counter["n"] >= ARGS.at:
             response = epb.DecisionResponse(comment="x" * 100_000)
             response.move.CopyFrom(request.legal_moves[0])
@@ -119,6 +155,7 @@ async def main() -> None:
 
         servicer = Garbage(choose, name="misbehave-garbage", version="0")
         _patch_raw_serializer()
+    _keep_servers()
     await serve_async(servicer, ARGS.listen)
     servicer.executor.shutdown(wait=False, cancel_futures=True)
 

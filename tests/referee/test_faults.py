@@ -1,17 +1,21 @@
 """Misbehaving bots, each a real process: the right classification and policy,
 no hang, no orphan process, and nobody else harmed."""
 
+import re
+import subprocess
 import time
+from pathlib import Path
 
 import pytest
 import trio
 
+from arena.errors import ConfigError
 from arena.outcome import FaultKind, Termination
 from arena.record import read_log
 from arena.rules import Game, Variant
 from arena.settings import ClockSettings, FaultPolicy, MatchSettings, OnFault
 
-from .conftest import bot, live_pids, play
+from .conftest import PY, bot, live_pids, play
 
 pytestmark = pytest.mark.process
 
@@ -47,6 +51,9 @@ def test_fault_during_play_loses_the_match(mode, kind, words, tag, tmp_path):
     assert (fault.seat, fault.kind, fault.at_startup) == (0, kind, False)
     assert words in fault.message
     assert fault.decision >= 2 or fault.deal_number > 0
+    # Said once: the seat and the engine are the record's, not the message's.
+    assert "seat" not in fault.message and "bad" not in fault.message
+    assert result.reason == fault.headline() and "forfeit" not in result.reason
     assert live_pids(tag) == []
     # The log says the same, and ends properly.
     contents = read_log(log)
@@ -55,6 +62,10 @@ def test_fault_during_play_loses_the_match(mode, kind, words, tag, tmp_path):
         -1
     ]
     assert last_decision.HasField("fault") and not last_decision.HasField("move")
+    # The decision is numbered as the protocol numbers it (0-based), the ordinal beside.
+    assert last_decision.decision == fault.decision
+    n = fault.decision
+    assert f"decision {n} (the {n + 1}" in str(fault)
 
 
 @pytest.mark.parametrize(
@@ -91,6 +102,80 @@ def test_both_sides_failing_at_start_is_nobodys_win(tag):
         ],
     )
     assert report.result.winner is None and len(report.result.faults) == 2
+
+
+def test_what_is_not_a_bots_doing_stops_the_match_before_it_begins(tag, tmp_path):
+    """The organiser's mistakes and the machine's errors are no bot's fault:
+    a ConfigError, no match, no log, and no bot left running."""
+    log = tmp_path / "m.log"
+    good = f"good={bot('greedy', tag)}"
+    cases = [
+        ([good, "bad=/no/such/program"], {}, "cannot start bad (seat 1): /no/such/program"),
+        ([good, f"bad={PY} {tmp_path}/missing.py"], {}, f"{tmp_path}/missing.py: No such file"),
+        ([good, "r=builtin:random"], {"output": Path("/proc/nope")}, "cannot write good"),
+    ]
+    for specs, extra, words in cases:
+        with pytest.raises(ConfigError, match=re.escape(words)):
+            play(MatchSettings(Variant(Game.SCOPA), seed=2, clock=FAST), specs, log=log, **extra)
+        assert not log.exists() and live_pids(tag) == []
+
+
+# What a fault is depends on what happened, never on the move time.
+CLASSIFIED = [
+    ("hang", FaultKind.TIMEOUT, "no answer within"),
+    ("error", FaultKind.MALFORMED, "answered with error status UNKNOWN: "),
+    ("unavailable", FaultKind.MALFORMED, "answered with error status UNAVAILABLE: misbehave"),
+    ("deadline", FaultKind.MALFORMED, "answered with error status DEADLINE_EXCEEDED: misbehave"),
+    ("cancelled", FaultKind.MALFORMED, "answered with error status CANCELLED: misbehave"),
+    ("crash", FaultKind.CRASH, "exited with code 3: misbehave: crashing on purpose"),
+    ("quit", FaultKind.CRASH, "exited with code 0: misbehave: quitting on purpose"),
+    ("unserve", FaultKind.CRASH, "connection lost"),
+]
+
+
+@pytest.mark.parametrize("move_time", [0.1, 2.0])
+@pytest.mark.parametrize(("mode", "kind", "words"), CLASSIFIED)
+def test_a_fault_is_classified_the_same_at_any_move_time(mode, kind, words, move_time, tag):
+    clock = ClockSettings(move_time=move_time, grace=0.05)
+    report = play(
+        MatchSettings(Variant(Game.SCOPA), seed=2, clock=clock, match_id=mode),
+        [f"bad={bot('misbehave', '--mode', mode, '--at', '2', tag)}", "good=builtin:random"],
+    )
+    (fault,) = report.result.faults
+    assert (fault.seat, fault.kind) == (0, kind), fault
+    assert words in fault.message, fault.message
+    assert live_pids(tag) == []
+
+
+@pytest.mark.parametrize("move_time", [0.1, 2.0])
+@pytest.mark.parametrize(
+    ("mode", "kind", "words"),
+    [
+        ("unavailable", FaultKind.MALFORMED, "answered with error status UNAVAILABLE"),
+        ("deadline", FaultKind.MALFORMED, "answered with error status DEADLINE_EXCEEDED"),
+        ("crash", FaultKind.CRASH, "connection lost"),
+        ("unserve", FaultKind.CRASH, "connection lost"),
+    ],
+)
+def test_a_bot_at_an_address_is_classified_alike(mode, kind, words, move_time, tag):
+    """A bot the arena does not run has no exit status to go by: a lost
+    connection is still told from an error status, at any move time."""
+    command = bot("misbehave", "--mode", mode, "--at", "2", "--listen", "127.0.0.1:0", tag)
+    process = subprocess.Popen(command.split(), stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        address = process.stdout.readline().split()[1]
+        clock = ClockSettings(move_time=move_time, grace=0.05)
+        report = play(
+            MatchSettings(Variant(Game.SCOPA), seed=2, clock=clock, match_id=mode),
+            [f"bad={address}", "good=builtin:random"],
+        )
+    finally:
+        process.kill()
+        process.wait()
+    (fault,) = report.result.faults
+    assert (fault.seat, fault.kind) == (0, kind), fault
+    assert words in fault.message, fault.message
 
 
 def test_substitute_policy_plays_on_then_forfeits_after_n_strikes(tag):
