@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from arena.errors import ConfigError
-from arena.outcome import DealBegan, DealScored, MatchEvent, decision_text
+from arena.outcome import DealBegan, DealScored, MatchEvent, Termination, decision_text
 from arena.replay import Replay, ReplayedDeal, Step
 from arena.report import deal_table, side_names
 from arena.rules import Play, Sight, View, Viewer, card_name, cards_of
@@ -74,7 +74,12 @@ def render_text(
     lines.append(replay.status())
     if replay.result is not None:
         r = replay.result
-        outcome = "a draw" if r.winner is None else f"{sides[r.winner]} wins"
+        no_winner = {Termination.COMPLETED: "a draw", Termination.NO_CONTEST: "no contest"}
+        outcome = (
+            no_winner.get(r.termination, "no result")
+            if r.winner is None
+            else f"{sides[r.winner]} wins"
+        )
         lines.append(
             f"final score {' - '.join(map(str, r.final_scores))}: {outcome}"
             f" ({r.termination.value}: {r.reason})"
