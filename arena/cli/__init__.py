@@ -12,11 +12,7 @@ A command parses its arguments, calls the library and prints. Commands import
 what they run inside their function, so that `arena --help` and `arena play`
 start without loading trio, grpc or protobuf.
 
-Exit statuses: 0 success; 1 a check or verification failed (arena check,
-arena replay); 2 a usage or configuration error (argparse's own errors, any
-ArenaError, an OSError such as a file that cannot be written, a request the
-server refused); 3 an internal error (a bug: one line, the traceback with
-``arena --debug``); 130 interrupted; 141 the output was closed.
+Exit statuses are listed once, in exits.py (EXIT_STATUSES, shown by --help).
 """
 
 from __future__ import annotations
