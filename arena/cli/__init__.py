@@ -18,6 +18,7 @@ Exit statuses are listed once, in exits.py (EXIT_STATUSES, shown by --help).
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import warnings
 from collections.abc import Sequence
@@ -61,6 +62,10 @@ def _show_warning(
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; return its exit status (see the module docstring)."""
     warnings.showwarning = _show_warning
+    # gRPC's core logs at INFO to stderr (a bot closing its connection prints
+    # a "Got goaway" line); the arena reports what matters itself. Read when
+    # grpc loads, which commands do only after this.
+    os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

@@ -112,6 +112,16 @@ def test_a_fault_during_play_is_a_forfeit_with_its_own_status(tmp_path: Path) ->
     assert "forfeit: forfeit" not in replay.stdout and "(pid" not in replay.stdout
 
 
+def test_a_bot_that_stops_serving_is_a_crash_said_on_stdout_alone() -> None:
+    out = match(
+        "--engine", f"bad={MISBEHAVE} --mode unserve --at 2", "--engine", "r=builtin:random"
+    )
+    assert out.returncode == exits.MATCH_FORFEIT, (out.stdout, out.stderr)
+    (line,) = fault_lines(out)
+    assert " crash at deal 1, " in line and line.endswith("connection lost (Cancelling all calls)")
+    assert out.stderr == ""  # no library's log lines
+
+
 def test_substitute_faults_that_let_the_match_finish_exit_0_and_are_printed() -> None:
     out = match(
         "--engine",
