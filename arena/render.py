@@ -80,10 +80,9 @@ def render_text(
             if r.winner is None
             else f"{sides[r.winner]} wins"
         )
-        lines.append(
-            f"final score {' - '.join(map(str, r.final_scores))}: {outcome}"
-            f" ({r.termination.value}: {r.reason})"
-        )
+        said = r.termination is Termination.NO_CONTEST  # the outcome says it already
+        how = r.reason if said else f"{r.termination.value}: {r.reason}"
+        lines.append(f"final score {' - '.join(map(str, r.final_scores))}: {outcome} ({how})")
     return "\n".join(lines)
 
 

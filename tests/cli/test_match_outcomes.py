@@ -68,13 +68,14 @@ def test_nothing_listening_at_an_address_is_no_contest_not_a_win() -> None:
 
 
 def test_a_bot_that_exits_at_start_up_is_no_contest(tmp_path: Path) -> None:
+    log = tmp_path / "m.log"
     out = match(
         "--engine",
         "g=builtin:greedy",
         "--engine",
         f"dead={MISBEHAVE} --mode die-at-start",
         "--log",
-        str(tmp_path / "m.log"),
+        str(log),
     )
     assert out.returncode == exits.MATCH_NO_CONTEST, (out.stdout, out.stderr)
     assert "termination: no_contest\n" in out.stdout and "wins" not in out.stdout
@@ -82,6 +83,9 @@ def test_a_bot_that_exits_at_start_up_is_no_contest(tmp_path: Path) -> None:
         "fault: seat 1 (dead) crash at start-up: exited with code 4 before it was ready: "
         "misbehave: cannot load my weights"
     ]
+    replay = subprocess.run([ARENA, "replay", str(log)], capture_output=True, text=True)
+    assert replay.returncode == 0, replay.stderr
+    assert replay.stdout.endswith("final score 0 - 0: no contest (seat 1 crash at start-up)\n")
 
 
 def test_a_fault_during_play_is_a_forfeit_with_its_own_status(tmp_path: Path) -> None:
