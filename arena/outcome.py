@@ -25,13 +25,15 @@ class FaultKind(enum.Enum):
 
 class Termination(enum.Enum):
     COMPLETED = "completed"  # played to the target or the deal limit
-    FORFEIT = "forfeit"  # a seat's fault decided the match
+    FORFEIT = "forfeit"  # a seat's fault during play decided the match
+    NO_CONTEST = "no_contest"  # a seat failed before the first deal: no result, faults kept
     VOID = "void"  # the referee failed: no result, nobody blamed
     ABORTED = "aborted"  # stopped from outside (Ctrl-C, shutdown)
 
     @property
     def has_result(self) -> bool:
-        """Whether the match counts for ratings: void and aborted matches do not."""
+        """Whether the match counts for ratings: only a match that began does.
+        A seat that never started wins nobody a match (no contest)."""
         return self in (Termination.COMPLETED, Termination.FORFEIT)
 
 

@@ -78,7 +78,7 @@ async def run_match(
     Raises ConfigError when the match cannot be set up (a bad spec, a command
     or script that does not exist, an unwritable log or bot output): no match
     is played and no log is left. A bot's failure is never raised: it is a
-    fault in the report's result.
+    fault in the report's result (before the first deal: no contest).
     """
     settings = settings or MatchSettings()
     seated = seat_engines(engines, settings.variant.seats)

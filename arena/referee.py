@@ -9,8 +9,9 @@ observation and the legal moves), waits under its own clock, and checks the
 answer with the rules engine, never with the bot's claims. Every failure is
 classified (arena.outcome.FaultKind), recorded, and handled by the match's
 fault policy: by default the faulting side loses; or a legal substitute move
-is played and the bot is forfeited after N strikes. An error in the referee
-itself makes the match void: no bot loses for it.
+is played and the bot is forfeited after N strikes. A seat that failed before
+the first deal makes the match no contest: it never began, nobody wins it. An
+error in the referee itself makes the match void: no bot loses for it.
 """
 
 from __future__ import annotations
@@ -113,7 +114,8 @@ class Referee:
 
     async def _play(self) -> MatchResult:
         if self.opening_faults:
-            return self._forfeit_result(self.opening_faults)
+            reason = "; ".join(f.headline() for f in self.opening_faults)
+            return self._result(Termination.NO_CONTEST, None, reason)
         first_dealer = self.match.first_dealer
         await self._notify_all(
             "MatchStarted",
@@ -123,7 +125,7 @@ class Referee:
             while not self.match.is_over:
                 await self._play_deal()
         except _Forfeit as f:
-            return self._forfeit_result([f.fault])
+            return self._result(Termination.FORFEIT, 1 - (f.fault.seat & 1), f.fault.headline())
         return self._result(Termination.COMPLETED, self.match.winner, "played to the end")
 
     async def _play_deal(self) -> None:
@@ -259,11 +261,6 @@ class Referee:
         if self.match.is_over and self.match.deal is None:
             return self._result(Termination.COMPLETED, self.match.winner, "played to the end")
         return self._result(termination, None, reason)
-
-    def _forfeit_result(self, faults: list[Fault]) -> MatchResult:
-        losers = {f.seat & 1 for f in faults}
-        winner = None if len(losers) != 1 else 1 - losers.pop()
-        return self._result(Termination.FORFEIT, winner, faults[0].headline())
 
     def _result(self, termination: Termination, winner: int | None, reason: str) -> MatchResult:
         return MatchResult(

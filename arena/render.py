@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from arena.errors import ConfigError
-from arena.outcome import DealBegan, DealScored, MatchEvent, decision_text
+from arena.outcome import DealBegan, DealScored, MatchEvent, Termination, decision_text
 from arena.replay import Replay, ReplayedDeal, Step
 from arena.report import deal_table, side_names
 from arena.rules import Play, Sight, View, Viewer, card_name, cards_of
@@ -75,11 +75,15 @@ def render_text(
     lines.append(replay.status())
     if replay.result is not None:
         r = replay.result
-        outcome = "a draw" if r.winner is None else f"{sides[r.winner]} wins"
-        lines.append(
-            f"final score {' - '.join(map(str, r.final_scores))}: {outcome}"
-            f" ({r.termination.value}: {r.reason})"
+        no_winner = {Termination.COMPLETED: "a draw", Termination.NO_CONTEST: "no contest"}
+        outcome = (
+            no_winner.get(r.termination, "no result")
+            if r.winner is None
+            else f"{sides[r.winner]} wins"
         )
+        said = r.termination is Termination.NO_CONTEST  # the outcome says it already
+        how = r.reason if said else f"{r.termination.value}: {r.reason}"
+        lines.append(f"final score {' - '.join(map(str, r.final_scores))}: {outcome} ({how})")
     return "\n".join(lines)
 
 

@@ -60,14 +60,17 @@ def match_summary(
     final_scores: Sequence[int],
     winner: int | None,
     extra: Sequence[str] = (),
+    no_winner: str = "draw",
 ) -> str:
+    """``no_winner``: the outcome said when nobody won ("no contest" when the
+    match never began)."""
     names = side_names(variant, seat_names)
     lines = [f"{variant.describe()}: {' vs '.join(names)}", ""]
     for deal in deals:
         lines += deal_table(deal, names)
         lines.append("")
     score = " - ".join(str(s) for s in final_scores)
-    outcome = f"{names[winner]} wins" if winner is not None else "draw"
+    outcome = f"{names[winner]} wins" if winner is not None else no_winner
     lines.append(f"final score {score} after {len(deals)} deal(s): {outcome}")
     lines += extra
     return "\n".join(lines)
@@ -76,12 +79,21 @@ def match_summary(
 def report_text(report: MatchReport) -> str:
     """A refereed match: each deal's scoring, the result, how it ended and its
     faults, one line each with the seat's engine. A reason that only sums up
-    the faults (a forfeit) is left to their lines."""
+    the faults (forfeit, no contest) is left to their lines."""
     result = report.result
     names = [e.name for e in report.engines]
-    by_faults = result.faults and result.termination is Termination.FORFEIT
+    by_faults = result.faults and result.termination in (
+        Termination.FORFEIT,
+        Termination.NO_CONTEST,
+    )
     how = result.termination.value + ("" if by_faults else f" ({result.reason})")
     extra = [f"termination: {how}"]
     extra += [f"fault: {f.describe(names[f.seat])}" for f in result.faults]
+    no_winner = {
+        Termination.COMPLETED: "draw",
+        Termination.NO_CONTEST: "no contest",
+    }.get(result.termination, "no result")
     variant = report.settings.variant
-    return match_summary(variant, names, report.deals, result.final_scores, result.winner, extra)
+    return match_summary(
+        variant, names, report.deals, result.final_scores, result.winner, extra, no_winner
+    )

@@ -13,16 +13,13 @@ A command parses its arguments, calls the library and prints. Commands import
 what they run inside their function, so that `arena --help` and `arena play`
 start without loading trio, grpc or protobuf.
 
-Exit statuses: 0 success; 1 a check or verification failed (arena check,
-arena replay, arena verify-seed); 2 a usage or configuration error
-(argparse's own errors, any ArenaError, an OSError such as a file that cannot
-be written, a request the server refused); 3 an internal error (a bug: one line, the traceback with
-``arena --debug``); 130 interrupted; 141 the output was closed.
+Exit statuses are listed once, in exits.py (EXIT_STATUSES, shown by --help).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import warnings
 from collections.abc import Sequence
@@ -92,6 +89,10 @@ def _show_warning(
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; return its exit status (see the module docstring)."""
     warnings.showwarning = _show_warning
+    # gRPC's core logs at INFO to stderr (a bot closing its connection prints
+    # a "Got goaway" line); the arena reports what matters itself. Read when
+    # grpc loads, which commands do only after this.
+    os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

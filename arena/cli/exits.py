@@ -14,12 +14,16 @@ from collections.abc import Iterator
 
 from arena.errors import ArenaError
 
-OK = 0
+OK = 0  # arena match: played to its end (faults under --on-fault substitute are printed)
 FAILED = 1  # a check or a verification failed (arena check, arena replay)
 USAGE = 2  # a bad option, configuration or file; argparse uses it too
-INTERNAL = 3  # a bug in the arena
+INTERNAL = 3  # a bug in the arena (arena match: the match is void)
 INTERRUPTED = 130  # Ctrl-C, as shells report SIGINT
 OUTPUT_CLOSED = 141  # the reader went away (`arena ... | head`), as shells report SIGPIPE
+# How a match ended, when not played to its end: a script can tell a bot's
+# fault from a bot that never played, and both from the arena's own errors.
+MATCH_FORFEIT = 4  # arena match: a bot's fault during play ended the match
+MATCH_NO_CONTEST = 5  # arena match: a seat failed before the first deal
 
 # `arena replay`: what the verification of a match log found.
 REPLAY_VERIFIED = 0  # verified, and the log is complete
@@ -39,10 +43,17 @@ exit status:
 
 EXIT_STATUSES = f"""\
 exit status:
-  {OK:<4} success
+  {OK:<4} success (arena match: the match was played to its end; with
+       --on-fault substitute, any faults it had are printed)
   {FAILED:<4} a check or verification failed (arena check, arena replay)
-  {USAGE:<4} usage or configuration error: a bad option or file, a refused request
-  {INTERNAL:<4} internal error: a bug in the arena (--debug shows the traceback)
+  {USAGE:<4} usage or configuration error: a bad option or file, a refused request,
+       a bot program that does not exist
+  {INTERNAL:<4} internal error: a bug in the arena (--debug shows the traceback;
+       arena match: the match is void)
+  {MATCH_FORFEIT:<4} arena match: a bot's fault ended the match (a forfeit); the fault is printed
+  {MATCH_NO_CONTEST:<4} arena match: no contest, a seat failed before the first deal (it
+       exited, never listened, could not be reached or failed the handshake);
+       nobody wins, the fault is printed
   {INTERRUPTED:<4} interrupted (Ctrl-C)
   {OUTPUT_CLOSED:<4} the output was closed (arena ... | head)"""
 

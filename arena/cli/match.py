@@ -10,7 +10,9 @@ import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from arena.cli import exits
 from arena.cli.common import (
     Subparsers,
     add_sandbox_options,
@@ -32,6 +34,9 @@ from arena.settings import (
     OnFault,
     SandboxSettings,
 )
+
+if TYPE_CHECKING:
+    from arena.outcome import MatchReport, Termination
 
 ROOT = Path(__file__).resolve().parents[2]  # the checkout: engines/ and examples/
 
@@ -93,7 +98,7 @@ def play_and_print(
     log: Path | None = None,
     bot_output: Path | None = None,
     allow_shared_partners: bool = False,
-) -> None:
+) -> MatchReport:
     """Referee one match and print its summary; launched bots' output goes
     beside the log unless told otherwise."""
     from arena.play import run_match_sync
@@ -108,6 +113,20 @@ def play_and_print(
     print(report.summary())
     if log:
         print(f"log: {log}")
+    return report
+
+
+def match_status(termination: Termination) -> int:
+    """The exit status of `arena match` for how its match ended (exits.EXIT_STATUSES)."""
+    from arena.outcome import Termination
+
+    return {
+        Termination.COMPLETED: exits.OK,
+        Termination.FORFEIT: exits.MATCH_FORFEIT,
+        Termination.NO_CONTEST: exits.MATCH_NO_CONTEST,
+        Termination.VOID: exits.INTERNAL,
+        Termination.ABORTED: exits.INTERRUPTED,
+    }[termination]
 
 
 def cmd_match(args: argparse.Namespace) -> int:
@@ -133,14 +152,14 @@ def cmd_match(args: argparse.Namespace) -> int:
         startup_timeout=args.startup_timeout,
         sandbox=sandbox_from_args(args),
     )
-    play_and_print(
+    report = play_and_print(
         specs,
         settings,
         log=Path(args.log) if args.log else None,
         bot_output=Path(args.bot_output) if args.bot_output else None,
         allow_shared_partners=args.allow_shared_partners,
     )
-    return 0
+    return match_status(report.result.termination)
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -226,6 +245,8 @@ def add_parsers(sub: Subparsers) -> None:
             "builtin:random / builtin:greedy (in-process). For 4-seat games give 4 engines, "
             "or 2: each then plays both seats of its side, one instance per seat."
         ),
+        epilog=exits.EXIT_STATUSES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_variant_options(match)
     match.add_argument(

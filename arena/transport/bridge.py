@@ -18,6 +18,7 @@ import grpc
 import trio
 
 
+@trio.lowlevel.enable_ki_protection  # grpcio's bookkeeping must not be cut by Ctrl-C
 async def wait_future(future: grpc.Future, waiters: set[trio.Event] | None = None) -> Any:
     """The result of a grpcio future (raises its grpc.RpcError), waited for in trio.
 

@@ -34,6 +34,7 @@ from arena.wire.v1 import engine_pb2 as epb
 from arena.wire.v1 import engine_pb2_grpc
 
 NOTIFICATIONS = ("MatchStarted", "DealEnded", "MatchEnded")
+_ki_protected = trio.lowlevel.enable_ki_protection
 
 
 class EngineConnection:
@@ -129,8 +130,15 @@ def channel_options() -> list[tuple[str, Any]]:
 
 
 class GrpcConnection(EngineConnection):
-    """A bot reached over gRPC at an address (host:port or unix:/path)."""
+    """A bot reached over gRPC at an address (host:port or unix:/path).
 
+    Every method that calls into grpcio is KI-protected: Ctrl-C reaches the
+    arena at trio's next checkpoint, never halfway through grpcio's own
+    bookkeeping of a call, which would leave the call unwatched and make
+    closing the channel wait for it forever (grpc/grpc#19973).
+    """
+
+    @_ki_protected
     def __init__(self, address: str, label: str | None = None) -> None:
         self.address = address
         self.label = label or address
@@ -150,6 +158,7 @@ class GrpcConnection(EngineConnection):
         for event in list(self.waiters):
             event.set()
 
+    @_ki_protected
     async def wait_ready(self, timeout: float) -> None:
         """Wait until the channel connects; STALL if it does not within ``timeout``."""
         future = grpc.channel_ready_future(self.channel)
@@ -163,6 +172,7 @@ class GrpcConnection(EngineConnection):
         except PeerGone:
             raise BotError(FaultKind.CRASH, self.death or "connection lost") from None
 
+    @_ki_protected
     def watch_health(self) -> None:
         """Keep one Health/Watch stream open: it reports a dead bot within
         milliseconds and keeps grpcio from starting a thread per call on an
@@ -181,6 +191,7 @@ class GrpcConnection(EngineConnection):
         call.add_done_callback(ended)
         self._health = call
 
+    @_ki_protected
     async def health_status(self, timeout: float) -> str | None:
         """The bot's answer to a standard health check ("SERVING", ...), or None
         when it does not serve the health service (it is optional)."""
@@ -201,6 +212,7 @@ class GrpcConnection(EngineConnection):
                 await self.exited.wait()
         return BotError(FaultKind.CRASH, self.death or fallback)
 
+    @_ki_protected
     async def _reachable(self) -> bool:
         """Whether the bot still answers a call on this channel: any answer
         counts, an error status included (the health service is optional)."""
@@ -243,6 +255,7 @@ class GrpcConnection(EngineConnection):
             return status_fault(error.code(), details)
         return await self._crashed("connection lost" + (f" ({details})" if details else ""))
 
+    @_ki_protected
     async def _call(self, method: Any, request: Any, timeout: float) -> Any:
         if self.death is not None:
             raise await self._failed(None, 0.0, timeout)
@@ -263,6 +276,7 @@ class GrpcConnection(EngineConnection):
     async def decide(self, request: epb.DecisionRequest, timeout: float) -> epb.DecisionResponse:
         return await self._call(self.stub.Decide, request, timeout)  # type: ignore[no-any-return]
 
+    @_ki_protected
     async def notify(self, method: str, request: Any, timeout: float) -> None:
         if method not in NOTIFICATIONS:
             raise ValueError(method)
@@ -272,6 +286,7 @@ class GrpcConnection(EngineConnection):
         with trio.move_on_after(timeout), contextlib.suppress(grpc.RpcError, PeerGone):
             await wait_future(future, self.waiters)
 
+    @_ki_protected
     def close(self) -> None:
         if self._health is not None:
             self._health.cancel()

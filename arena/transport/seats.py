@@ -8,9 +8,9 @@ keeps them running between matches (partner seats use different slots).
 
 The handshake is part of seating: a bot that fails to start by its own doing,
 does not answer the handshake, or speaks another protocol gets a start-up
-fault, and the match is forfeited before the first deal. What stops a seat
-through no bot's doing (a program that does not exist, a file the arena
-cannot write) is a ConfigError, and no match is played.
+fault, and the match is no contest: it never began, so nobody wins it. What
+stops a seat through no bot's doing (a program that does not exist, a file
+the arena cannot write) is a ConfigError, and no match is played.
 """
 
 from __future__ import annotations

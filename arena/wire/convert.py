@@ -81,6 +81,7 @@ _FAULT_FROM_PB = {v: k for k, v in _FAULT_TO_PB.items()}
 _TERMINATION_TO_PB = {
     Termination.COMPLETED: pb.COMPLETED,
     Termination.FORFEIT: pb.FORFEIT,
+    Termination.NO_CONTEST: pb.NO_CONTEST,
     Termination.VOID: pb.VOID,
     Termination.ABORTED: pb.ABORTED,
 }

@@ -2,6 +2,7 @@
 no hang, no orphan process, and nobody else harmed."""
 
 import re
+import socket
 import subprocess
 import time
 from pathlib import Path
@@ -11,6 +12,7 @@ import trio
 
 from arena.errors import ConfigError
 from arena.outcome import FaultKind, Termination
+from arena.play import run_match_sync
 from arena.record import read_log
 from arena.rules import Game, Variant
 from arena.settings import ClockSettings, FaultPolicy, MatchSettings, OnFault
@@ -80,16 +82,32 @@ def test_fault_during_play_loses_the_match(mode, kind, words, tag, tmp_path):
         ),
     ],
 )
-def test_fault_before_play(mode, kind, words, tag):
+def test_a_seat_that_never_started_makes_the_match_no_contest(mode, kind, words, tag):
     settings = MatchSettings(
         Variant(Game.SCOPA), seed=2, clock=FAST, match_id=mode, handshake_timeout=1.5
     )
     report = play(settings, ["good=builtin:greedy", f"bad={bot('misbehave', '--mode', mode, tag)}"])
     result = report.result
-    assert result.termination is Termination.FORFEIT and result.winner == 0
+    # Nobody wins a match that never began; the fault is kept.
+    assert result.termination is Termination.NO_CONTEST and result.winner is None
+    assert not result.termination.has_result
     (fault,) = result.faults
     assert (fault.seat, fault.kind, fault.at_startup) == (1, kind, True) and words in fault.message
+    assert result.reason == f"seat 1 {kind.value} at start-up"
     assert report.deals == [] and live_pids(tag) == []
+
+
+def test_nothing_listening_at_a_bots_address_is_no_contest():
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    settings = MatchSettings(Variant(Game.SCOPA), seed=2, match_id="absent", startup_timeout=0.5)
+    report = run_match_sync([f"away=127.0.0.1:{port}", "good=builtin:greedy"], settings)
+    result = report.result
+    assert result.termination is Termination.NO_CONTEST and result.winner is None
+    (fault,) = result.faults
+    assert (fault.seat, fault.kind, fault.at_startup) == (0, FaultKind.STALL, True)
+    assert fault.message == f"no connection to 127.0.0.1:{port} within 0.5s"
 
 
 def test_both_sides_failing_at_start_is_nobodys_win(tag):
@@ -101,7 +119,9 @@ def test_both_sides_failing_at_start_is_nobodys_win(tag):
             f"b={bot('misbehave', '--mode', 'die-at-start', tag)}",
         ],
     )
+    assert report.result.termination is Termination.NO_CONTEST
     assert report.result.winner is None and len(report.result.faults) == 2
+    assert report.result.reason == "seat 0 crash at start-up; seat 1 crash at start-up"
 
 
 def test_what_is_not_a_bots_doing_stops_the_match_before_it_begins(tag, tmp_path):

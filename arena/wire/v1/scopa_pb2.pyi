@@ -30,6 +30,7 @@ class Termination(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     FORFEIT: _ClassVar[Termination]
     VOID: _ClassVar[Termination]
     ABORTED: _ClassVar[Termination]
+    NO_CONTEST: _ClassVar[Termination]
 
 class FaultKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -54,6 +55,7 @@ COMPLETED: Termination
 FORFEIT: Termination
 VOID: Termination
 ABORTED: Termination
+NO_CONTEST: Termination
 FAULT_KIND_UNSPECIFIED: FaultKind
 TIMEOUT: FaultKind
 ILLEGAL: FaultKind
