@@ -230,7 +230,7 @@ class Runner:
                     "start in are played again), or set startup_failure_forfeits = true "
                     "to count them as forfeits"
                 )
-        return dataclasses.replace(result, winner=None, termination=Termination.VOID)
+        return dataclasses.replace(result, winner=None, termination=Termination.NO_CONTEST)
 
     def _forfeit_suspended(
         self, match: ScheduledMatch, out: list[str], why: dict[str, str]
