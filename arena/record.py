@@ -24,7 +24,7 @@ from google.protobuf.message import DecodeError
 
 from arena.errors import RecordError, VerifyError
 from arena.files import open_private
-from arena.outcome import DecisionRecord, EngineInfo, MatchResult, SeatLaunch
+from arena.outcome import DecisionRecord, EngineInfo, MatchResult, SeatLaunch, decision_text
 from arena.rules import FinishedDeal
 from arena.settings import MatchSettings
 from arena.wire import convert
@@ -355,7 +355,7 @@ def _what(record: log_pb2.LogRecord | None) -> str:
         return f", the start of deal {record.deal_started.deal_number + 1}"
     if kind == "decision":
         d = record.decision
-        return f", deal {d.deal_number + 1} decision {d.decision + 1}"
+        return f", deal {d.deal_number + 1} {decision_text(d.decision)}"
     if kind == "deal_ended":
         return f", the end of deal {record.deal_ended.result.deal_number + 1}"
     return ", the end of the match"

@@ -23,6 +23,7 @@ from arena.outcome import (
     MatchHeader,
     MatchResult,
     Termination,
+    decision_text,
 )
 from arena.record import LogContents, read_log
 from arena.rules import FinishedDeal, Match, Move, Variant, View, cards_text, view
@@ -137,7 +138,7 @@ def _fail(deal: int | None, index: int | None, message: str) -> VerifyError:
     if deal is not None:
         where.append(f"deal {deal + 1}")
     if index is not None:
-        where.append(f"decision {index + 1}")
+        where.append(decision_text(index))
     prefix = ", ".join(where)
     return VerifyError(f"{prefix}: {message}" if prefix else message)
 
@@ -462,7 +463,8 @@ def _decide(match: Match, decision: DecisionRecord, deal_number: int, index: int
         raise _fail(
             deal_number,
             index,
-            f"the log numbers it deal {decision.deal_number + 1}, decision {decision.decision + 1}",
+            f"the log numbers it deal {decision.deal_number + 1}, "
+            f"{decision_text(decision.decision)}",
         )
     if deal.to_move is None:
         raise _fail(deal_number, index, "the deal is over, yet the log has another decision")

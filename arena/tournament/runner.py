@@ -245,7 +245,14 @@ class Runner:
     ) -> tuple[dict[str, int], list[tuple[str, str]]]:
         """Each engine's run of faulty matches after this one, and the suspensions it causes."""
         limit = self.cfg.suspend_after
-        faulty = {match.seats[f.seat] for f in result.faults}
+        # A seat that never started is handled by the start-up rule (stop the run,
+        # or a forfeit when the file says so), not by suspension.
+        counted = [
+            f
+            for f in result.faults
+            if not (f.at_startup and result.termination is Termination.NO_CONTEST)
+        ]
+        faulty = {match.seats[f.seat] for f in counted}
         runs = dict(self.consecutive_faults)
         suspend = []
         for name in set(match.seats):

@@ -155,8 +155,9 @@ def test_an_unwritable_bot_output_stops_the_run_before_any_match(tmp_path: Path)
         "--log",
         str(log),
     )
-    assert out.returncode == exits.USAGE and out.stdout == ""
-    assert one_error_line(out).startswith("arena: error: /proc/nope/match-1.seat0.g.log: cannot")
+    assert out.returncode == exits.USAGE and out.stdout.startswith("seed ")
+    assert out.stdout.count("\n") == 1  # the seed, then nothing: no match was played
+    assert one_error_line(out).startswith("arena: error: /proc/nope/m.seat0.g.log: cannot")
     assert not log.exists()  # no match recorded
 
 
@@ -175,7 +176,8 @@ def test_a_bot_program_that_does_not_exist_is_the_organisers_error(
 ) -> None:
     log = tmp_path / "m.log"
     out = match("--engine", f"bad={spec}", "--engine", f"g={GREEDY}", "--log", str(log))
-    assert out.returncode == exits.USAGE and out.stdout == ""
+    assert out.returncode == exits.USAGE and out.stdout.startswith("seed ")
+    assert out.stdout.count("\n") == 1  # the seed, then nothing: no match was played
     assert one_error_line(out).startswith(f"arena: error: {words}")
     assert not log.exists()
 

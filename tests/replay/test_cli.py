@@ -72,7 +72,7 @@ def test_a_tampered_log_exits_non_zero_and_says_where(tmp_path):
         writer.write(r)
     writer.close()
     out = run(str(path))
-    assert out.returncode == 1 and "does not verify: deal 1, decision 4" in out.stderr
+    assert out.returncode == 1 and "does not verify: deal 1, decision 3 (the 4th)" in out.stderr
 
 
 def test_garbage_is_a_clear_error(tmp_path):

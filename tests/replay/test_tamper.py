@@ -349,14 +349,14 @@ TAMPERS = [
         "played",
         lambda b: edit(b, d(b, 2), _seat_120),
         exits.REPLAY_REFUSED,
-        chain_breaks(5, "deal 1 decision 3"),
+        chain_breaks(5, r"deal 1 decision 2 \(the 3rd\)"),
     ),
     Tamper(
         "a decision's seat changed to 120, chain recomputed",
         "played",
         lambda b: rechain(b, at(d(b, 2), _seat_120)),
         exits.REPLAY_REFUSED,
-        r"deal 1, decision 3: the decision names seat 120, but scopa has seats 0\.\.1",
+        r"deal 1, decision 2 \(the 3rd\): the decision names seat 120, but scopa has seats 0\.\.1",
     ),
     Tamper(
         "an engine's seat out of range",
@@ -427,14 +427,15 @@ TAMPERS = [
         "played",
         lambda b: edit(b, d(b, 7), _think_time),
         exits.REPLAY_REFUSED,
-        chain_breaks(10, "deal 1 decision 8"),
+        chain_breaks(10, r"deal 1 decision 7 \(the 8th\)"),
     ),
     Tamper(
         "a think time changed, chain recomputed",
         "played",
         lambda b: rechain(b, at(d(b, 7), _think_time)),
         exits.REPLAY_REFUSED,
-        r"deal 1, decision 8: the log leaves seat \d a bank of [\d.]+s; its think time leaves",
+        r"deal 1, decision 7 \(the 8th\): the log leaves seat \d a bank of [\d.]+s; "
+        "its think time leaves",
     ),
     Tamper(
         "the header's seed changed",
@@ -455,7 +456,7 @@ TAMPERS = [
         "played",
         lambda b: rechain(b, at(0, _move_time)),
         exits.REPLAY_REFUSED,
-        r"deal 1, decision 1: the log allows seat \d 5s, the clock allows 4s",
+        r"deal 1, decision 0 \(the 1st\): the log allows seat \d 5s, the clock allows 4s",
     ),
     Tamper(
         "the header's start time changed",
@@ -469,42 +470,43 @@ TAMPERS = [
         "played",
         lambda b: rechain(b, at(d(b, 3), _deadline)),
         exits.REPLAY_REFUSED,
-        r"deal 1, decision 4: the log allows seat \d 6s, the clock allows 5s",
+        r"deal 1, decision 3 \(the 4th\): the log allows seat \d 6s, the clock allows 5s",
     ),
     Tamper(
         "a move changed",
         "played",
         lambda b: edit(b, d(b, 10), _other_move),
         exits.REPLAY_REFUSED,
-        chain_breaks(13, "deal 1 decision 11"),
+        chain_breaks(13, r"deal 1 decision 10 \(the 11th\)"),
     ),
     Tamper(
         "a move changed, chain recomputed",
         "played",
         lambda b: rechain(b, at(d(b, 10), _other_move)),
         exits.REPLAY_REFUSED,
-        r"deal 1, decision 11: (the log says seat \d played .*; the rules say|the log marks)",
+        r"deal 1, decision 10 \(the 11th\): "
+        r"(the log says seat \d played .*; the rules say|the log marks)",
     ),
     Tamper(
         "two decisions swapped",
         "played",
         lambda b: _swap(b, d(b, 4), d(b, 5)),
         exits.REPLAY_REFUSED,
-        chain_breaks(7, "deal 1 decision 6"),
+        chain_breaks(7, r"deal 1 decision 5 \(the 6th\)"),
     ),
     Tamper(
         "a decision deleted",
         "played",
         lambda b: _drop(b, d(b, 4)),
         exits.REPLAY_REFUSED,
-        chain_breaks(7, "deal 1 decision 6"),
+        chain_breaks(7, r"deal 1 decision 5 \(the 6th\)"),
     ),
     Tamper(
         "a record's chain value changed",
         "played",
         lambda b: _flip_chain_value(b, d(b, 4)),
         exits.REPLAY_REFUSED,
-        chain_breaks(7, "deal 1 decision 5"),
+        chain_breaks(7, r"deal 1 decision 4 \(the 5th\)"),
     ),
     Tamper(
         "the header garbled past reading",
@@ -698,8 +700,9 @@ def test_a_version_1_log_is_still_checked_by_the_rules(tmp_path):
     moved = tmp_path / "moved.log"
     moved.write_bytes(edit(data, d(data, 10), _other_move))
     out = subprocess.run([ARENA, "replay", str(moved)], capture_output=True, text=True)
-    assert out.returncode == exits.REPLAY_REFUSED and "deal 1, decision 11" in out.stderr
-    with pytest.raises(VerifyError, match="deal 1, decision 11"):
+    assert out.returncode == exits.REPLAY_REFUSED
+    assert "deal 1, decision 10 (the 11th)" in out.stderr
+    with pytest.raises(VerifyError, match=r"deal 1, decision 10 \(the 11th\)"):
         replay_log(moved)
     appended = tmp_path / "appended.log"
     appended.write_bytes(data + b"\0")

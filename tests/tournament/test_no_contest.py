@@ -1,12 +1,13 @@
 """A bot that never starts wins its opponents nothing: its matches are no
-contest, out of every standing and rating, while its faults still count
-towards a suspension (whose forfeits are the tournament's documented rule)."""
+contest, out of every standing and rating, and after three in a row the run
+stops, saying why (forfeits only when the file asks for them)."""
 
 from pathlib import Path
 
 import pytest
 import trio
 
+from arena.errors import ConfigError
 from arena.outcome import Termination
 from arena.tournament.config import config_from_dict
 from arena.tournament.runner import open_tournament_store, run_tournament
@@ -31,16 +32,16 @@ def test_matches_against_a_bot_that_never_starts_count_for_no_one(tmp_path, tag)
             "keep_warm": False,
         }
     )
-    store, _ = open_tournament_store(cfg)
-    trio.run(run_tournament, cfg, store, lambda: "")
+    opened = open_tournament_store(cfg)
+    store, cfg = opened.store, opened.cfg
+    with pytest.raises(ConfigError, match="dead failed to start in 3 matches in a row"):
+        trio.run(run_tournament, cfg, store, lambda: "")
     matches = store.finished()
-    assert len(matches) == 8  # nothing dropped
-    played = [m for m in matches if "suspended" not in m.reason]
-    assert len(played) == 3  # then "dead" is suspended
-    assert all(m.termination is Termination.NO_CONTEST and m.winner_side is None for m in played)
-    assert all(not m.termination.has_result for m in played)
+    assert len(matches) == 3  # then the run stopped: no string of forfeits
+    assert all(m.termination is Termination.NO_CONTEST and m.winner_side is None for m in matches)
+    assert all(not m.termination.has_result for m in matches)
+    assert store.suspended() == {}  # start-up failures stop the run; they do not suspend
     rows = {r.engine: r for r in compute_standings(store, resamples=10).rows}
-    # The five forfeits after the suspension are the only results: none of the no-contests.
-    assert (rows["good"].played, rows["good"].wins) == (5, 5)
-    assert (rows["dead"].played, rows["dead"].losses, rows["dead"].faults) == (5, 5, 3)
+    assert (rows["good"].played, rows["good"].wins) == (0, 0)
+    assert (rows["dead"].played, rows["dead"].faults) == (0, 3)
     assert live_pids(tag) == []
