@@ -55,7 +55,8 @@ CREATE TABLE IF NOT EXISTS matches (
     winner_side INTEGER,
     score0 INTEGER, score1 INTEGER,
     termination TEXT, reason TEXT, deals INTEGER,
-    log_path TEXT, finished_at TEXT, finish_order INTEGER
+    log_path TEXT, finished_at TEXT, finish_order INTEGER,
+    log_chain TEXT                   -- hex SHA-256 chain value ending the match log
 );
 CREATE INDEX IF NOT EXISTS matches_status ON matches(status);
 CREATE TABLE IF NOT EXISTS faults (
@@ -111,6 +112,9 @@ class MatchEntry:
     termination: Termination | None  # None while pending
     reason: str
     log_path: str | None  # None while pending, and for matches forfeited unplayed
+    # The hex SHA-256 chain value that ends its log (docs/logs.md): published, it
+    # pins the log down, so not even a rewrite that recomputes the chain passes.
+    log_chain: str | None = None
 
 
 class NoStoreYet(StoreError):
@@ -185,6 +189,7 @@ class Store:
                 raise StoreError(
                     f"{self.path}: results schema {version}, this arena uses {SCHEMA_VERSION}"
                 )
+        self._has_chain = "matches" not in tables or "log_chain" in self._columns("matches")
         if self._lock is None:
             return  # a reader changes nothing
         self.db.execute("PRAGMA journal_mode=WAL")
@@ -195,6 +200,12 @@ class Store:
                     self.db.execute(statement)
             if fresh:
                 self.set_meta("schema_version", str(SCHEMA_VERSION))
+            if not self._has_chain:  # a store from before logs had a chain
+                self.db.execute("ALTER TABLE matches ADD COLUMN log_chain TEXT")
+        self._has_chain = True
+
+    def _columns(self, table: str) -> set[str]:
+        return {str(r[1]) for r in self.db.execute(f"PRAGMA table_info({table})")}
 
     def close(self) -> None:
         db = getattr(self, "db", None)
@@ -308,6 +319,7 @@ class Store:
         result: MatchResult,
         log_path: str | None,
         *,
+        log_chain: str | None = None,
         engines: Sequence[EngineInfo] = (),
         suspend: Sequence[tuple[str, str]] = (),
     ) -> None:
@@ -321,7 +333,7 @@ class Store:
             updated = self.db.execute(
                 "UPDATE matches SET status = ?, winner_side = ?, score0 = ?, score1 = ?, "
                 "termination = ?, reason = ?, deals = ?, log_path = ?, finished_at = ?, "
-                "finish_order = ? WHERE id = ? AND status = ?",
+                "finish_order = ?, log_chain = ? WHERE id = ? AND status = ?",
                 (
                     MatchStatus.DONE.value,
                     result.winner,
@@ -333,6 +345,7 @@ class Store:
                     log_path,
                     _now(),
                     order,
+                    log_chain,
                     match.id,
                     MatchStatus.PENDING.value,
                 ),
@@ -368,7 +381,8 @@ class Store:
                 self.db.execute(
                     "UPDATE matches SET status = ?, winner_side = NULL, score0 = NULL, "
                     "score1 = NULL, termination = NULL, reason = NULL, deals = NULL, "
-                    "log_path = NULL, finished_at = NULL, finish_order = NULL WHERE id = ?",
+                    "log_path = NULL, finished_at = NULL, finish_order = NULL, "
+                    "log_chain = NULL WHERE id = ?",
                     (MatchStatus.PENDING.value, match_id),
                 )
 
@@ -398,15 +412,19 @@ class Store:
             for r in rows
         ]
 
+    @property
+    def _select_entry(self) -> str:
+        return _SELECT_ENTRY.format(chain="log_chain" if self._has_chain else "NULL")
+
     @_guarded
     def matches(self) -> list[MatchEntry]:
         """Every match of the schedule, in schedule order."""
-        rows = self.db.execute(f"{_SELECT_ENTRY} ORDER BY seq").fetchall()
+        rows = self.db.execute(f"{self._select_entry} ORDER BY seq").fetchall()
         return [_entry(r) for r in rows]
 
     @_guarded
     def match(self, match_id: str) -> MatchEntry | None:
-        row = self.db.execute(f"{_SELECT_ENTRY} WHERE id = ?", (match_id,)).fetchone()
+        row = self.db.execute(f"{self._select_entry} WHERE id = ?", (match_id,)).fetchone()
         return None if row is None else _entry(row)
 
     @_guarded
@@ -434,13 +452,15 @@ class Store:
 
 
 _SELECT_ENTRY = (
-    "SELECT id, seats, status, score0, score1, winner_side, termination, reason, log_path "
-    "FROM matches"
+    "SELECT id, seats, status, score0, score1, winner_side, termination, reason, log_path, "
+    "{chain} FROM matches"
 )
 
 
 def _entry(row: tuple[Any, ...]) -> MatchEntry:
-    match_id, seats, status, score0, score1, winner_side, termination, reason, log_path = row
+    (match_id, seats, status, score0, score1, winner_side, termination, reason, log_path, chain) = (
+        row
+    )
     match_status = MatchStatus(status)
     return MatchEntry(
         id=match_id,
@@ -451,6 +471,7 @@ def _entry(row: tuple[Any, ...]) -> MatchEntry:
         termination=None if termination is None else Termination(termination),
         reason=reason or "",
         log_path=log_path,
+        log_chain=chain,
     )
 
 

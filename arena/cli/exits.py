@@ -17,7 +17,7 @@ from arena.errors import ArenaError
 OK = 0  # arena match: played to its end (faults under --on-fault substitute are printed)
 FAILED = 1  # a check or a verification failed (arena check, arena replay)
 USAGE = 2  # a bad option, configuration or file; argparse uses it too
-INTERNAL = 3  # a bug in the arena (arena match: the match is void)
+INTERNAL = 70  # a bug in the arena (arena match: the match is void); EX_SOFTWARE of sysexits
 INTERRUPTED = 130  # Ctrl-C, as shells report SIGINT
 OUTPUT_CLOSED = 141  # the reader went away (`arena ... | head`), as shells report SIGPIPE
 # How a match ended, when not played to its end: a script can tell a bot's
@@ -39,7 +39,7 @@ exit status:
   {REPLAY_UNREADABLE:<4} unreadable: not a match log, or a format version this arena does not read
   {REPLAY_INCOMPLETE:<4} incomplete: verified up to where it stops, but it stops before the
        match's end (the match was interrupted, or the log was cut short)
-  An internal error (a bug in the arena) also exits {INTERNAL}, saying "internal error"."""
+  An internal error (a bug in the arena) exits {INTERNAL}, saying "internal error"."""
 
 EXIT_STATUSES = f"""\
 exit status:

@@ -68,6 +68,7 @@ def cmd_remote(args: argparse.Namespace) -> int:
                     score = "-".join(map(str, m.final_scores)) if m.final_scores else ""
                     print(
                         f"{m.id:<40} {' '.join(m.seats):<40} {m.status:<8} {score} {m.termination}"
+                        + (f"  chain {m.log_chain}" if m.log_chain else "")
                     )
             elif cmd == "log":
                 data = arena.match_log(args.match)
@@ -76,6 +77,7 @@ def cmd_remote(args: argparse.Namespace) -> int:
                     f"wrote {args.output} ({len(data)} bytes); "
                     f"check it with `arena replay {args.output}`"
                 )
+                print(_chain_check(arena, args.match, Path(args.output)))
             elif cmd == "watch":
                 _watch(arena, args.match, args.delay, args.faces)
         except grpc.RpcError as e:
@@ -90,6 +92,24 @@ def _print_bot(bot: spb.BotInfo) -> None:
         f"{bot.name:<20} {bot.owner:<14} {bot.address:<24} "
         f"{bot.engine_name} {bot.engine_version}{state}"
     )
+
+
+def _chain_check(arena: ArenaClient, match: str, log: Path) -> str:
+    """Whether a downloaded log ends with the chain value the match list published."""
+    from arena.errors import RecordError
+    from arena.record import read_log
+
+    comp_id = match.partition("/")[0]
+    listed = next((m.log_chain for m in arena.matches(comp_id) if m.id == match), "")
+    try:
+        chain = read_log(log).chain
+    except RecordError as e:
+        return f"its chain does not verify: {e}"
+    if not listed or chain is None:
+        return "no published chain value to compare it with"
+    if chain.hex() != listed:
+        return f"it does NOT end with the published chain value {listed}"
+    return f"it ends with the published chain value {listed}"
 
 
 def _print_comp(c: spb.CompetitionInfo) -> None:

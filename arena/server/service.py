@@ -313,4 +313,5 @@ def _match_summary(key: str, entry: MatchEntry, running: set[str]) -> spb.MatchS
         reason=entry.reason,
         final_scores=entry.scores or (),
         winner_side=entry.winner_side,
+        log_chain=entry.log_chain,
     )

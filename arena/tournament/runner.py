@@ -15,13 +15,15 @@ import sys
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import trio
 
-from arena.errors import ConfigError
+from arena.errors import ConfigError, RecordError
 from arena.outcome import MatchEvent, MatchResult, Termination
 from arena.play import run_match
 from arena.ratings import llr_normalized, sprt, sprt_bounds
+from arena.record import read_log
 from arena.rules.seeding import commitment, new_seed
 from arena.settings import MatchSettings
 from arena.store import ScheduledMatch, Store, open_store
@@ -200,7 +202,14 @@ class Runner:
                 return
             result = self._startup_failures(match, result)
             runs, suspend = self._fault_runs(match, result)
-            self.store.record(match, result, str(log_path), engines=report.engines, suspend=suspend)
+            self.store.record(
+                match,
+                result,
+                str(log_path),
+                log_chain=final_chain(log_path),
+                engines=report.engines,
+                suspend=suspend,
+            )
             self.consecutive_faults = runs  # only once the store has them
         if self.progress is not None:
             self.progress.update(match, result, self.on_result())
@@ -323,6 +332,15 @@ async def maybe_pool(cfg: TournamentConfig) -> AsyncIterator[WarmPool | None]:
         return
     async with open_warm_pool(cfg.output / "bots", cfg.startup_timeout, cfg.sandbox) as pool:
         yield pool
+
+
+def final_chain(log: Path) -> str | None:
+    """The hex chain value ending a log just written (None: no log was left)."""
+    try:
+        chain = read_log(log).chain
+    except RecordError:
+        return None
+    return None if chain is None else chain.hex()
 
 
 def reopen_no_contests(store: Store) -> int:

@@ -135,6 +135,7 @@ def match_summary(
     reason: str,
     final_scores: Sequence[int] = (),
     winner_side: int | None = None,
+    log_chain: str | None = None,
 ) -> spb.MatchSummary:
     """``final_scores`` and ``winner_side`` are left unset for a match without
     a result yet (and ``winner_side`` for a draw)."""
@@ -145,6 +146,7 @@ def match_summary(
         termination=termination,
         reason=reason,
         final_scores=list(final_scores),
+        log_chain=log_chain or "",
     )
     if winner_side is not None:
         summary.winner_side = winner_side

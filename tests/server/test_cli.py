@@ -60,3 +60,4 @@ def test_remote_commands_run_a_small_competition_and_watch_it(server, bots, tmp_
             break
         time.sleep(0.1)
     assert out.exists() and run("replay", str(out)).returncode == 0
+    assert "it ends with the published chain value" in got.stdout

@@ -8,6 +8,7 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from arena.record import read_log
 from arena.replay import replay_log
 from arena.rules import cards_of
 from arena.rules.seeding import commitment
@@ -61,6 +62,9 @@ def test_a_competition_runs_to_the_end_through_the_service(server, bots, tmp_pat
     log.write_bytes(stub.GetMatchLog(spb.MatchRef(id=matches[0].id), timeout=10).data)
     replay = replay_log(log)
     assert replay.complete and list(replay.result.final_scores) == list(matches[0].final_scores)
+    # The list publishes each log's final chain value: the download is that log.
+    assert matches[0].log_chain == read_log(log).chain.hex()
+    assert len({m.log_chain for m in matches}) == 6
     # The standard health service and reflection are there for generic tools.
     channel = grpc.insecure_channel(server.address)
     assert (

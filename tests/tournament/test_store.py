@@ -392,3 +392,36 @@ def test_damaged_stores_through_the_command_line(tmp_path):
         assert run.returncode == 2, (args, run.stderr)
         assert run.stderr.startswith("arena: error: ") and run.stderr.count("\n") == 1, run.stderr
         assert digest(damaged) == before
+
+
+def test_each_log_s_final_chain_value_is_stored_with_its_result(tmp_path):
+    from arena.record import read_log
+
+    cfg = config_from_dict({"engine": BUILTINS[:2], "seed": "c", "output": str(tmp_path)})
+    opened = open_tournament_store(cfg)
+    trio.run(run_tournament, opened.cfg, opened.store, lambda: "")
+    entries = opened.store.matches()
+    opened.store.close()
+    assert len(entries) == 2
+    for entry in entries:
+        assert entry.log_chain == read_log(Path(entry.log_path)).chain.hex()
+
+
+def test_a_store_from_before_log_chains_is_read_and_upgraded(tmp_path):
+    path = tmp_path / "old.sqlite"
+    store = fresh(path)
+    store.record(MATCH, RESULT, "logs/m.log")
+    store.close()
+    db = sqlite3.connect(path)
+    db.execute("ALTER TABLE matches DROP COLUMN log_chain")
+    db.commit()
+    db.close()
+    reader = open_store(path)
+    assert [e.log_chain for e in reader.matches()] == [None, None]
+    reader.close()
+    writer = open_store(path, writer=True)  # adds the column, keeps every row
+    writer.record(
+        ScheduledMatch("a~b#0/1", 1, "a~b#0", 7, 0, ("b", "a")), RESULT, "x", log_chain="ab"
+    )
+    assert [e.log_chain for e in writer.matches()] == [None, "ab"]
+    writer.close()

@@ -158,7 +158,7 @@ class StandingsReply(_message.Message):
     def __init__(self, rows: _Optional[_Iterable[_Union[StandingsRow, _Mapping]]] = ..., text: _Optional[str] = ...) -> None: ...
 
 class MatchSummary(_message.Message):
-    __slots__ = ("id", "seats", "status", "final_scores", "winner_side", "termination", "reason")
+    __slots__ = ("id", "seats", "status", "final_scores", "winner_side", "termination", "reason", "log_chain")
     ID_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
@@ -166,6 +166,7 @@ class MatchSummary(_message.Message):
     WINNER_SIDE_FIELD_NUMBER: _ClassVar[int]
     TERMINATION_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
+    LOG_CHAIN_FIELD_NUMBER: _ClassVar[int]
     id: str
     seats: _containers.RepeatedScalarFieldContainer[str]
     status: str
@@ -173,7 +174,8 @@ class MatchSummary(_message.Message):
     winner_side: int
     termination: str
     reason: str
-    def __init__(self, id: _Optional[str] = ..., seats: _Optional[_Iterable[str]] = ..., status: _Optional[str] = ..., final_scores: _Optional[_Iterable[int]] = ..., winner_side: _Optional[int] = ..., termination: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+    log_chain: str
+    def __init__(self, id: _Optional[str] = ..., seats: _Optional[_Iterable[str]] = ..., status: _Optional[str] = ..., final_scores: _Optional[_Iterable[int]] = ..., winner_side: _Optional[int] = ..., termination: _Optional[str] = ..., reason: _Optional[str] = ..., log_chain: _Optional[str] = ...) -> None: ...
 
 class MatchList(_message.Message):
     __slots__ = ("matches",)
