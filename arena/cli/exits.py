@@ -45,15 +45,17 @@ EXIT_STATUSES = f"""\
 exit status:
   {OK:<4} success (arena match: the match was played to its end; with
        --on-fault substitute, any faults it had are printed)
-  {FAILED:<4} a check or verification failed (arena check, arena replay)
+  {FAILED:<4} a check or verification failed (arena check, arena replay: the log was
+       tampered with or breaks the rules, arena verify-seed: a deck differs)
   {USAGE:<4} usage or configuration error: a bad option or file, a refused request,
-       a bot program that does not exist
-  {INTERNAL:<4} internal error: a bug in the arena (--debug shows the traceback;
-       arena match: the match is void)
+       a bot program that does not exist, a results store in use or damaged
+  {REPLAY_INCOMPLETE:<4} arena replay: the log verifies but stops before the match's end
   {MATCH_FORFEIT:<4} arena match: a bot's fault ended the match (a forfeit); the fault is printed
   {MATCH_NO_CONTEST:<4} arena match: no contest, a seat failed before the first deal (it
        exited, never listened, could not be reached or failed the handshake);
        nobody wins, the fault is printed
+  {INTERNAL:<4} internal error: a bug in the arena (--debug shows the traceback;
+       arena match: the match is void)
   {INTERRUPTED:<4} interrupted (Ctrl-C)
   {OUTPUT_CLOSED:<4} the output was closed (arena ... | head)"""
 

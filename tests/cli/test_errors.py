@@ -38,7 +38,7 @@ def match_log(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_help_documents_the_exit_statuses() -> None:
     out = run("--help")
     assert out.returncode == 0 and "exit status:" in out.stdout and "--debug" in out.stdout
-    for status in ("0", "1", "2", "3", "4", "5", "130", "141"):
+    for status in ("0", "1", "2", "3", "4", "5", "70", "130", "141"):
         assert f"\n  {status} " in out.stdout
 
 
