@@ -8,15 +8,15 @@ and competition control run there.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import NoReturn
 
 import grpc
 import trio
 
 from arena.check import CheckReport, check_bot
-from arena.errors import ArenaError
+from arena.errors import ArenaError, ConfigError
 from arena.server.auth import Access, Role, new_token, token_hash
 from arena.server.broker import Broker
 from arena.server.competitions import (
@@ -26,6 +26,7 @@ from arena.server.competitions import (
     competition_results,
     new_competition_id,
 )
+from arena.server.names import checked_name
 from arena.server.status import abort
 from arena.server.storage import Competition, CompetitionStatus, ServerStorage
 from arena.store import MatchEntry, MatchStatus
@@ -35,7 +36,6 @@ from arena.wire import service as wire
 from arena.wire.v1 import server_pb2 as spb
 from arena.wire.v1 import server_pb2_grpc
 
-NAME = re.compile(r"^[A-Za-z0-9_.+\-]{1,64}$")
 MAX_ADDRESS_CHARS = 300
 
 
@@ -61,36 +61,41 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
     def RegisterParticipant(
         self, request: spb.RegisterParticipantRequest, context: grpc.ServicerContext
     ) -> spb.RegisterParticipantResponse:
-        if not NAME.match(request.name):
-            abort(
-                context,
-                grpc.StatusCode.INVALID_ARGUMENT,
-                "a name uses 1-64 letters, digits or . _ + -",
-            )
+        name = self._new_name("participants", request.name, "participant name", context)
         token = new_token()
-        if not self._storage.add_participant(request.name, token_hash(token)):
-            abort(context, grpc.StatusCode.ALREADY_EXISTS, f"participant {request.name!r} exists")
-        return wire.participant_registered(request.name, token)
+        if not self._storage.add_participant(name, token_hash(token)):
+            self._name_taken("participants", name, context)
+        return wire.participant_registered(name, token)
 
     def RegisterBot(
         self, request: spb.RegisterBotRequest, context: grpc.ServicerContext
     ) -> spb.BotInfo:
         owner = self._access.require(context, Role.PARTICIPANT, "register a bot")
-        if not NAME.match(request.name):
-            abort(
-                context,
-                grpc.StatusCode.INVALID_ARGUMENT,
-                "a bot name uses 1-64 letters, digits or . _ + -",
-            )
-        if self._storage.bot(request.name) is not None:
-            abort(context, grpc.StatusCode.ALREADY_EXISTS, f"bot {request.name!r} exists")
+        name = self._new_name("bots", request.name, "bot name", context)
         report = self._passing_check(request.address, context)
         added = self._storage.add_bot(
-            request.name, owner, request.address, report.engine_name, report.engine_version
+            name, owner, request.address, report.engine_name, report.engine_version
         )
         if not added:
-            abort(context, grpc.StatusCode.ALREADY_EXISTS, f"bot {request.name!r} exists")
-        return self._bot_info(request.name, context)
+            self._name_taken("bots", name, context)
+        return self._bot_info(name, context)
+
+    def _new_name(self, table: str, raw: str, what: str, context: grpc.ServicerContext) -> str:
+        """The name as it will be stored; a call with a name that breaks the
+        rule (names.py), or reads as one taken, ends here."""
+        try:
+            name = checked_name(raw, what)
+        except ConfigError as e:
+            abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(e))
+        if self._storage.name_taken(table, name) is not None:
+            self._name_taken(table, name, context)
+        return name
+
+    def _name_taken(self, table: str, name: str, context: grpc.ServicerContext) -> NoReturn:
+        taken = self._storage.name_taken(table, name) or name
+        kind = "participant" if table == "participants" else "bot"
+        same = "exists" if taken == name else f"reads the same as the existing {taken!r}"
+        abort(context, grpc.StatusCode.ALREADY_EXISTS, f"{kind} {name!r} {same}")
 
     def UpdateBot(
         self, request: spb.UpdateBotRequest, context: grpc.ServicerContext
@@ -169,6 +174,7 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
             cfg, bots = competition_config(
                 request.config, self._storage, competition_dir(self._data, comp_id)
             )
+            checked_name(cfg.name, "competition name")
         except ArenaError as e:
             abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(e))
         # The results store is made now, so that the seed's commitment is

@@ -17,6 +17,7 @@ from typing import Any
 
 from arena.errors import ConfigError
 from arena.files import create_private
+from arena.server.names import name_key
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -68,9 +69,25 @@ class ServerStorage:
             )
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.executescript(SCHEMA)
+            self._migrate()
         except sqlite3.DatabaseError as e:
             raise ConfigError(f"{path}: not a usable server database ({e})") from None
         self._lock = threading.Lock()
+
+    def _migrate(self) -> None:
+        """Bring a database made by an older server up to this schema: columns
+        are only ever added, and filled in from what is there."""
+        for table, column in _ADDED_COLUMNS:
+            have = {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
+            if column.split()[0] not in have:
+                self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column}")
+        for table in ("participants", "bots"):
+            rows = self._db.execute(f"SELECT name FROM {table} WHERE name_key IS NULL").fetchall()
+            for (name,) in rows:
+                self._db.execute(
+                    f"UPDATE {table} SET name_key = ? WHERE name = ?", (name_key(name), name)
+                )
+            self._db.execute(f"CREATE INDEX IF NOT EXISTS {table}_name_key ON {table}(name_key)")
 
     def close(self) -> None:
         with self._lock:
@@ -104,8 +121,33 @@ class ServerStorage:
     # Participants ----------------------------------------------------------------
 
     def add_participant(self, name: str, token_hash: str) -> bool:
-        """False when the name is taken."""
-        return self._insert("INSERT INTO participants VALUES (?, ?, ?)", (name, token_hash, _now()))
+        """False when the name, or one that reads the same (names.name_key), is taken."""
+        return self._insert_new_name(
+            "participants",
+            "name, token_hash, created_at",
+            (name, token_hash, _now()),
+            name,
+        )
+
+    def _insert_new_name(
+        self, table: str, columns: str, values: tuple[Any, ...], name: str
+    ) -> bool:
+        """Insert the row unless a row's name has the same key, in one
+        statement so that two calls at once cannot both pass."""
+        marks = ", ".join("?" for _ in values)
+        with self._lock, self._db:
+            cursor = self._db.execute(
+                f"INSERT INTO {table}({columns}, name_key) SELECT {marks}, ? "
+                f"WHERE NOT EXISTS (SELECT 1 FROM {table} WHERE name_key = ?)",
+                (*values, name_key(name), name_key(name)),
+            )
+            return cursor.rowcount == 1
+
+    def name_taken(self, table: str, name: str) -> str | None:
+        """The stored name that reads as ``name`` in ``table`` (participants or bots)."""
+        assert table in ("participants", "bots")
+        rows = self._query(f"SELECT name FROM {table} WHERE name_key = ?", (name_key(name),))
+        return str(rows[0][0]) if rows else None
 
     def participant_with(self, token_hash: str) -> str | None:
         """The name of the participant whose token has this hash."""
@@ -117,11 +159,12 @@ class ServerStorage:
     def add_bot(
         self, name: str, owner: str, address: str, engine_name: str, engine_version: str
     ) -> bool:
-        """False when the name is taken."""
-        return self._insert(
-            "INSERT INTO bots(name, owner, address, engine_name, engine_version) "
-            "VALUES (?, ?, ?, ?, ?)",
+        """False when the name, or one that reads the same, is taken."""
+        return self._insert_new_name(
+            "bots",
+            "name, owner, address, engine_name, engine_version",
             (name, owner, address, engine_name, engine_version),
+            name,
         )
 
     def update_bot(self, name: str, address: str, engine_name: str, engine_version: str) -> None:
@@ -173,6 +216,12 @@ class ServerStorage:
         rows = self._query("SELECT id FROM competitions WHERE status = ?", (status.value,))
         return [str(comp_id) for (comp_id,) in rows]
 
+
+# Columns added since the first schema, as (table, column definition).
+_ADDED_COLUMNS = (
+    ("participants", "name_key TEXT"),
+    ("bots", "name_key TEXT"),
+)
 
 _SELECT_BOT = (
     "SELECT name, owner, address, COALESCE(engine_name, ''), COALESCE(engine_version, ''), "
