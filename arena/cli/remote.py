@@ -33,6 +33,12 @@ def cmd_remote(args: argparse.Namespace) -> int:
             if cmd == "participant":
                 r = arena.register_participant(args.name)
                 print(f"participant {r.name}; token (shown once, keep it): {r.token}")
+            elif cmd == "rotate-token":
+                r = arena.rotate_token()
+                print(
+                    f"new {r.role} token for {r.name} (shown once, keep it; "
+                    f"the old one no longer works): {r.token}"
+                )
             elif cmd == "register":
                 _print_bot(arena.register_bot(args.name, args.address))
             elif cmd == "update":
@@ -145,6 +151,10 @@ def add_parsers(sub: Subparsers) -> None:
     cmds = p.add_subparsers(dest="remote_command", metavar="COMMAND", required=True)
     c = cmds.add_parser("participant", help="register a participant name; prints its token once")
     c.add_argument("name", help="letters, digits and . _ + - (organiser's token needed)")
+    cmds.add_parser(
+        "rotate-token",
+        help="replace your token (participant or organiser); prints the new one once",
+    )
     c = cmds.add_parser("register", help="register a bot of yours (it is checked at once)")
     c.add_argument("name", help="the bot's name in competitions")
     c.add_argument("address", help="where the server reaches it, HOST:PORT")

@@ -4,6 +4,7 @@ resume the competitions that were running, and stop on SIGTERM or Ctrl-C."""
 
 from __future__ import annotations
 
+import os
 import signal
 from concurrent import futures
 from pathlib import Path
@@ -14,7 +15,8 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from arena.errors import ConfigError
-from arena.server.auth import Access, settle_organiser_token
+from arena.files import DIR_MODE, private_dir
+from arena.server.auth import Access, server_key, settle_organiser_token
 from arena.server.broker import Broker
 from arena.server.competitions import CompetitionManager
 from arena.server.service import ArenaServicer
@@ -30,9 +32,12 @@ RPC_THREADS = 32
 
 async def serve(data: Path, listen: str, organiser_token: str | None) -> None:
     """Run the server until SIGTERM or Ctrl-C; ``data`` holds everything it keeps."""
+    # Only the user running the server may read its data, an older server's too.
+    os.chmod(private_dir(data), DIR_MODE)
     storage = ServerStorage(data / "server.sqlite")
     try:
-        made = settle_organiser_token(storage, organiser_token)
+        key = server_key(data)
+        made = settle_organiser_token(storage, key, organiser_token)
         if made is not None:
             print(f"organiser token (shown once, stored hashed): {made}", flush=True)
         broker = Broker()
@@ -40,7 +45,7 @@ async def serve(data: Path, listen: str, organiser_token: str | None) -> None:
             manager = CompetitionManager(nursery, storage, data, broker)
             servicer = ArenaServicer(
                 storage,
-                Access(storage),
+                Access(storage, key),
                 manager,
                 broker,
                 data,

@@ -17,7 +17,7 @@ import trio
 
 from arena.check import CheckReport, check_bot
 from arena.errors import ArenaError, ConfigError
-from arena.server.auth import Access, Role, new_token, token_hash
+from arena.server.auth import Access, Role, new_token
 from arena.server.broker import Broker
 from arena.server.competitions import (
     CompetitionManager,
@@ -63,9 +63,16 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
     ) -> spb.RegisterParticipantResponse:
         name = self._new_name("participants", request.name, "participant name", context)
         token = new_token()
-        if not self._storage.add_participant(name, token_hash(token)):
+        if not self._storage.add_participant(name, self._access.hash(token)):
             self._name_taken("participants", name, context)
         return wire.participant_registered(name, token)
+
+    def RotateToken(
+        self, request: spb.RotateTokenRequest, context: grpc.ServicerContext
+    ) -> spb.RotateTokenResponse:
+        """A participant or the organiser replaces a token that may have leaked."""
+        role, name = self._access.holder(context, "rotate a token", "the token to replace")
+        return wire.token_rotated(name, role.value, self._access.rotate(role, name))
 
     def RegisterBot(
         self, request: spb.RegisterBotRequest, context: grpc.ServicerContext

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import enum
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Sequence
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ConfigError
-from arena.files import create_private
+from arena.files import FILE_MODE, create_private
 from arena.server.names import name_key
 
 SCHEMA = """
@@ -63,6 +64,10 @@ class ServerStorage:
 
     def __init__(self, path: Path) -> None:
         create_private(path)
+        # A database of an older server may be 0644: it holds who plays what.
+        for part in (path, path.with_name(f"{path.name}-wal"), path.with_name(f"{path.name}-shm")):
+            if part.exists():
+                os.chmod(part, FILE_MODE)
         try:
             self._db = sqlite3.connect(
                 path, isolation_level=None, check_same_thread=False, timeout=30
@@ -153,6 +158,10 @@ class ServerStorage:
         """The name of the participant whose token has this hash."""
         rows = self._query("SELECT name FROM participants WHERE token_hash = ?", (token_hash,))
         return str(rows[0][0]) if rows else None
+
+    def set_participant_hash(self, name: str, token_hash: str) -> None:
+        """Replace a participant's token (rotation, or an older hash rewritten)."""
+        self._execute("UPDATE participants SET token_hash = ? WHERE name = ?", (token_hash, name))
 
     # Bots ------------------------------------------------------------------------
 

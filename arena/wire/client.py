@@ -62,6 +62,10 @@ class ArenaClient:
         request = spb.RegisterParticipantRequest(name=name)
         return self._call("RegisterParticipant", request, spb.RegisterParticipantResponse, QUICK)
 
+    def rotate_token(self) -> spb.RotateTokenResponse:
+        request = spb.RotateTokenRequest()
+        return self._call("RotateToken", request, spb.RotateTokenResponse, QUICK)
+
     def register_bot(self, name: str, address: str) -> spb.BotInfo:
         request = spb.RegisterBotRequest(name=name, address=address)
         return self._call("RegisterBot", request, spb.BotInfo, SLOW)

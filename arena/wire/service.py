@@ -17,6 +17,10 @@ def participant_registered(name: str, token: str) -> spb.RegisterParticipantResp
     return spb.RegisterParticipantResponse(name=name, token=token)
 
 
+def token_rotated(name: str, role: str, token: str) -> spb.RotateTokenResponse:
+    return spb.RotateTokenResponse(name=name, role=role, token=token)
+
+
 class BotRecord(Protocol):
     """A registered bot as the server keeps it (arena.server.storage.Bot)."""
 

@@ -232,3 +232,17 @@ class SpectatorDealStart(_message.Message):
     deal_number: int
     dealer: int
     def __init__(self, deal_number: _Optional[int] = ..., dealer: _Optional[int] = ...) -> None: ...
+
+class RotateTokenRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class RotateTokenResponse(_message.Message):
+    __slots__ = ("name", "role", "token")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    ROLE_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    role: str
+    token: str
+    def __init__(self, name: _Optional[str] = ..., role: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...

@@ -109,6 +109,11 @@ class ArenaStub:
                 request_serializer=arena_dot_wire_dot_v1_dot_server__pb2.WatchRequest.SerializeToString,
                 response_deserializer=arena_dot_wire_dot_v1_dot_server__pb2.SpectatorEvent.FromString,
                 _registered_method=True)
+        self.RotateToken = channel.unary_unary(
+                '/scopa.v1.Arena/RotateToken',
+                request_serializer=arena_dot_wire_dot_v1_dot_server__pb2.RotateTokenRequest.SerializeToString,
+                response_deserializer=arena_dot_wire_dot_v1_dot_server__pb2.RotateTokenResponse.FromString,
+                _registered_method=True)
 
 
 class ArenaServicer:
@@ -217,6 +222,15 @@ class ArenaServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RotateToken(self, request, context):
+        """A participant or the organiser replaces its own token (sent as usual):
+        the new one is shown only here, and the old one stops working at once.
+        An organiser token given when the server starts replaces a rotated one.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -294,6 +308,11 @@ def add_ArenaServicer_to_server(servicer, server):
                     servicer.WatchMatch,
                     request_deserializer=arena_dot_wire_dot_v1_dot_server__pb2.WatchRequest.FromString,
                     response_serializer=arena_dot_wire_dot_v1_dot_server__pb2.SpectatorEvent.SerializeToString,
+            ),
+            'RotateToken': grpc.unary_unary_rpc_method_handler(
+                    servicer.RotateToken,
+                    request_deserializer=arena_dot_wire_dot_v1_dot_server__pb2.RotateTokenRequest.FromString,
+                    response_serializer=arena_dot_wire_dot_v1_dot_server__pb2.RotateTokenResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -701,6 +720,33 @@ class Arena:
             '/scopa.v1.Arena/WatchMatch',
             arena_dot_wire_dot_v1_dot_server__pb2.WatchRequest.SerializeToString,
             arena_dot_wire_dot_v1_dot_server__pb2.SpectatorEvent.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RotateToken(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/scopa.v1.Arena/RotateToken',
+            arena_dot_wire_dot_v1_dot_server__pb2.RotateTokenRequest.SerializeToString,
+            arena_dot_wire_dot_v1_dot_server__pb2.RotateTokenResponse.FromString,
             options,
             channel_credentials,
             insecure,
