@@ -46,8 +46,7 @@ def cmd_remote(args: argparse.Namespace) -> int:
             elif cmd == "withdraw":
                 _print_bot(arena.withdraw_bot(args.name))
             elif cmd == "bots":
-                for bot in arena.bots():
-                    _print_bot(bot)
+                _print_bot_table(arena.bots())
             elif cmd == "check":
                 report = arena.check_bot(args.address)
                 for item in report.items:
@@ -75,6 +74,7 @@ def cmd_remote(args: argparse.Namespace) -> int:
                     print(
                         f"{m.id:<40} {' '.join(m.seats):<40} {m.status:<8} {score} {m.termination}"
                         + (f"  chain {m.log_chain}" if m.log_chain else "")
+                        + (f"  reason: {m.reason}" if m.reason else "")
                     )
             elif cmd == "log":
                 data = arena.match_log(args.match)
@@ -98,6 +98,21 @@ def _print_bot(bot: spb.BotInfo) -> None:
         f"{bot.name:<20} {bot.owner:<14} {bot.address:<24} "
         f"{bot.engine_name} {bot.engine_version}{state}"
     )
+
+
+def _print_bot_table(bots: list[spb.BotInfo]) -> None:
+    """The registered bots, with what the server's last liveness probe saw."""
+    print(
+        f"{'NAME':<20} {'OWNER':<14} {'ADDRESS':<24} {'VERSION':<12} {'STATUS':<9} "
+        f"{'LAST SEEN':<26} DETAIL"
+    )
+    for bot in bots:
+        status = "withdrawn" if bot.withdrawn else bot.status or "unchecked"
+        version = bot.seen_version or bot.engine_version
+        print(
+            f"{bot.name:<20} {bot.owner:<14} {bot.address:<24} {version:<12} {status:<9} "
+            f"{bot.last_seen or 'never':<26} {bot.status_detail}"
+        )
 
 
 def _chain_check(arena: ArenaClient, match: str, log: Path) -> str:

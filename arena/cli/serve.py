@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from functools import partial
 from pathlib import Path
 
 from arena.cli import exits
@@ -32,7 +33,19 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from arena.server import serve
 
     token = organiser_token(args.organiser_token_file)
-    trio.run(serve, Path(args.data), args.listen, token)
+    for option in ("liveness_interval", "absent_grace"):
+        if getattr(args, option) < 0:
+            raise ConfigError(f"--{option.replace('_', '-')} must be 0 or more seconds")
+    trio.run(
+        partial(
+            serve,
+            liveness_interval=max(args.liveness_interval, 0.1),
+            absent_grace=args.absent_grace,
+        ),
+        Path(args.data),
+        args.listen,
+        token,
+    )
     return exits.OK
 
 
@@ -69,6 +82,21 @@ def add_parsers(sub: Subparsers) -> None:
     serve.add_argument("--listen", default="127.0.0.1:50051", help="address to listen on")
     serve.add_argument(
         "--organiser-token-file", default=None, help="file holding the organiser token"
+    )
+    serve.add_argument(
+        "--liveness-interval",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="how often every registered bot is probed with a handshake (default %(default)g)",
+    )
+    serve.add_argument(
+        "--absent-grace",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="how long a competition waits for a bot that does not answer before its "
+        "matches are recorded as forfeits by absence (default %(default)g)",
     )
     serve.set_defaults(func=cmd_serve)
 

@@ -16,6 +16,7 @@ import trio
 from arena.errors import ArenaError, ConfigError
 from arena.outcome import MatchEvent
 from arena.server.broker import Broker
+from arena.server.liveness import Liveness
 from arena.server.storage import CompetitionStatus, ServerStorage
 from arena.store import NoStoreYet, Store, open_store
 from arena.tournament.config import TournamentConfig, config_from_dict
@@ -79,9 +80,15 @@ class CompetitionManager:
     finish), and resume on restart. Call its methods on the trio loop."""
 
     def __init__(
-        self, nursery: trio.Nursery, storage: ServerStorage, data: Path, broker: Broker
+        self,
+        nursery: trio.Nursery,
+        storage: ServerStorage,
+        data: Path,
+        broker: Broker,
+        liveness: Liveness | None = None,
     ) -> None:
         self._nursery = nursery
+        self._liveness = liveness
         self._storage = storage
         self._data = data
         self._broker = broker
@@ -133,6 +140,7 @@ class CompetitionManager:
         self._runners[comp_id] = runner
         ended = False
         try:
+            runner.absent = await self._absent(comp_id, cfg)
             async with maybe_pool(cfg) as pool:
                 await runner.run(store.pending(), pool)
             ended = True
@@ -145,6 +153,16 @@ class CompetitionManager:
                 status = CompetitionStatus.FINISHED if done == total else CompetitionStatus.PAUSED
                 self._storage.set_competition_status(comp_id, status)
                 print(f"competition {comp_id}: {status.value} ({done}/{total} matches)", flush=True)
+
+    async def _absent(self, comp_id: str, cfg: TournamentConfig) -> dict[str, str]:
+        """The competition's remote bots that do not answer within the grace, with why."""
+        if self._liveness is None:
+            return {}
+        remote = {e.name: e.address for e in cfg.engines if e.kind == "address"}
+        absent = await self._liveness.absent(remote)
+        for name, why in absent.items():
+            print(f"competition {comp_id}: {name} absent, its matches forfeit: {why}", flush=True)
+        return absent
 
 
 def new_competition_id() -> str:

@@ -19,6 +19,7 @@ from arena.files import DIR_MODE, private_dir
 from arena.server.auth import Access, server_key, settle_organiser_token
 from arena.server.broker import Broker
 from arena.server.competitions import CompetitionManager
+from arena.server.liveness import Liveness
 from arena.server.service import ArenaServicer
 from arena.server.storage import CompetitionStatus, ServerStorage
 from arena.wire.protocol import MAX_SERVER_REPLY_BYTES, MAX_SERVER_REQUEST_BYTES
@@ -28,10 +29,21 @@ from arena.wire.v1 import server_pb2_grpc
 # grpcio's sync server serves as many calls at once as it has threads; a bot
 # check or a spectator holds one for its whole length.
 RPC_THREADS = 32
+LIVENESS_INTERVAL = 60.0
+ABSENT_GRACE = 30.0
 
 
-async def serve(data: Path, listen: str, organiser_token: str | None) -> None:
-    """Run the server until SIGTERM or Ctrl-C; ``data`` holds everything it keeps."""
+async def serve(
+    data: Path,
+    listen: str,
+    organiser_token: str | None,
+    *,
+    liveness_interval: float = LIVENESS_INTERVAL,
+    absent_grace: float = ABSENT_GRACE,
+) -> None:
+    """Run the server until SIGTERM or Ctrl-C; ``data`` holds everything it keeps.
+    Bots are probed every ``liveness_interval`` seconds; a competition waits
+    ``absent_grace`` seconds for a bot that does not answer before it starts."""
     # Only the user running the server may read its data, an older server's too.
     os.chmod(private_dir(data), DIR_MODE)
     storage = ServerStorage(data / "server.sqlite")
@@ -42,7 +54,8 @@ async def serve(data: Path, listen: str, organiser_token: str | None) -> None:
             print(f"organiser token (shown once, stored hashed): {made}", flush=True)
         broker = Broker()
         async with trio.open_nursery() as nursery:
-            manager = CompetitionManager(nursery, storage, data, broker)
+            liveness = Liveness(storage, liveness_interval, absent_grace)
+            manager = CompetitionManager(nursery, storage, data, broker, liveness)
             servicer = ArenaServicer(
                 storage,
                 Access(storage, key),
@@ -57,6 +70,7 @@ async def serve(data: Path, listen: str, organiser_token: str | None) -> None:
             for comp_id in storage.competitions_with_status(CompetitionStatus.RUNNING):
                 print(f"resuming competition {comp_id}", flush=True)
                 manager.start(comp_id)
+            nursery.start_soon(liveness.watch)
             with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
                 async for _ in signals:
                     break

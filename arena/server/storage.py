@@ -48,6 +48,11 @@ class Bot:
     engine_name: str  # from its handshake at the last check
     engine_version: str
     withdrawn: bool
+    # What the last liveness probe saw (liveness.py): alive, dead, or "" before any.
+    liveness: str = ""
+    liveness_detail: str = ""
+    last_seen: str = ""  # when it last answered, UTC ISO 8601
+    seen_version: str = ""  # the version it gave then
 
 
 @dataclass(frozen=True)
@@ -182,6 +187,16 @@ class ServerStorage:
             (address, engine_name, engine_version, name),
         )
 
+    def set_liveness(self, name: str, liveness: str, detail: str, version: str) -> None:
+        """What a probe of the bot saw, now; an answer also moves its last-seen time."""
+        answered = liveness == "alive"
+        self._execute(
+            "UPDATE bots SET liveness = ?, liveness_detail = ?, "
+            "last_seen = CASE WHEN ? THEN ? ELSE last_seen END, "
+            "seen_version = CASE WHEN ? THEN ? ELSE seen_version END WHERE name = ?",
+            (liveness, detail, answered, _now(), answered, version, name),
+        )
+
     def withdraw_bot(self, name: str) -> None:
         self._execute("UPDATE bots SET withdrawn = 1 WHERE name = ?", (name,))
 
@@ -230,17 +245,22 @@ class ServerStorage:
 _ADDED_COLUMNS = (
     ("participants", "name_key TEXT"),
     ("bots", "name_key TEXT"),
+    ("bots", "liveness TEXT"),
+    ("bots", "liveness_detail TEXT"),
+    ("bots", "last_seen TEXT"),
+    ("bots", "seen_version TEXT"),
 )
 
 _SELECT_BOT = (
     "SELECT name, owner, address, COALESCE(engine_name, ''), COALESCE(engine_version, ''), "
-    "withdrawn FROM bots"
+    "withdrawn, COALESCE(liveness, ''), COALESCE(liveness_detail, ''), "
+    "COALESCE(last_seen, ''), COALESCE(seen_version, '') FROM bots"
 )
 
 
 def _bot(row: tuple[Any, ...]) -> Bot:
-    name, owner, address, engine_name, engine_version, withdrawn = row
-    return Bot(name, owner, address, engine_name, engine_version, bool(withdrawn))
+    name, owner, address, engine_name, engine_version, withdrawn, *seen = row
+    return Bot(name, owner, address, engine_name, engine_version, bool(withdrawn), *seen)
 
 
 def _now() -> str:

@@ -13,7 +13,7 @@ import dataclasses
 import math
 import sys
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -140,10 +140,13 @@ class Runner:
         should_stop: Callable[[], bool] = lambda: False,
         spectate: Callable[[str, MatchEvent], None] | None = None,
         notice: Callable[[str], None] | None = None,
+        absent: Mapping[str, str] | None = None,
     ) -> None:
         """``should_stop``: checked before each new match (a paused competition
         lets the matches in flight finish). ``spectate(match_id, event)``: the
-        public events of every match, for live spectators."""
+        public events of every match, for live spectators. ``absent``: engines
+        known not to answer, with why; their matches are forfeited at once
+        rather than each waiting out the start-up timeout."""
         self.cfg = cfg
         self.store = store
         self.on_result = on_result or (lambda: "")
@@ -155,6 +158,7 @@ class Runner:
         self.startup_runs: dict[str, int] = {}  # matches in a row an engine did not start in
         self.stopped: str | None = None  # why the run stopped early
         self.progress: Progress | None = None
+        self.absent = dict(absent or {})
 
     def should_stop(self) -> bool:
         return self.stopped is not None or self._should_stop()
@@ -163,8 +167,12 @@ class Runner:
         cfg = self.cfg
         suspended = self.store.suspended()
         out = [name for name in match.seats if name in suspended]
-        if out:
-            result = self._forfeit_suspended(match, out, suspended)
+        gone = [name for name in match.seats if name in self.absent]
+        if out or gone:
+            if out:
+                result = self._forfeit_suspended(match, out, suspended)
+            else:
+                result = self._forfeit_absent(match, gone)
             self.store.record(match, result, None)
         else:
             log_path = cfg.output / "logs" / f"{match.id.replace('/', '_')}.log"
@@ -247,6 +255,12 @@ class Runner:
         sides = {s & 1 for s, name in enumerate(match.seats) if name in out}
         winner = None if len(sides) != 1 else 1 - sides.pop()
         reason = "; ".join(f"{name} suspended ({why[name]})" for name in sorted(set(out)))
+        return MatchResult((0, 0), winner, Termination.FORFEIT, reason)
+
+    def _forfeit_absent(self, match: ScheduledMatch, out: list[str]) -> MatchResult:
+        sides = {s & 1 for s, name in enumerate(match.seats) if name in out}
+        winner = None if len(sides) != 1 else 1 - sides.pop()
+        reason = "; ".join(f"{name} absent ({self.absent[name]})" for name in sorted(set(out)))
         return MatchResult((0, 0), winner, Termination.FORFEIT, reason)
 
     def _fault_runs(

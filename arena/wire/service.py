@@ -36,6 +36,14 @@ class BotRecord(Protocol):
     def engine_version(self) -> str: ...
     @property
     def withdrawn(self) -> bool: ...
+    @property
+    def liveness(self) -> str: ...
+    @property
+    def liveness_detail(self) -> str: ...
+    @property
+    def last_seen(self) -> str: ...
+    @property
+    def seen_version(self) -> str: ...
 
 
 def bot_info(bot: BotRecord) -> spb.BotInfo:
@@ -46,6 +54,10 @@ def bot_info(bot: BotRecord) -> spb.BotInfo:
         engine_name=bot.engine_name,
         engine_version=bot.engine_version,
         withdrawn=bot.withdrawn,
+        status=bot.liveness,
+        status_detail=bot.liveness_detail,
+        last_seen=bot.last_seen,
+        seen_version=bot.seen_version,
     )
 
 

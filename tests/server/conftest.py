@@ -27,6 +27,7 @@ class Server:
     token_file: Path
     proc: subprocess.Popen | None = None
     address: str = ""
+    options: tuple[str, ...] = ()  # more `arena serve` options
 
     def start(self) -> None:
         self.proc = subprocess.Popen(
@@ -39,6 +40,7 @@ class Server:
                 "127.0.0.1:0",
                 "--organiser-token-file",
                 str(self.token_file),
+                *self.options,
             ],
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,

@@ -44,20 +44,28 @@ class BotRef(_message.Message):
     def __init__(self, name: _Optional[str] = ...) -> None: ...
 
 class BotInfo(_message.Message):
-    __slots__ = ("name", "owner", "address", "engine_name", "engine_version", "withdrawn")
+    __slots__ = ("name", "owner", "address", "engine_name", "engine_version", "withdrawn", "status", "status_detail", "last_seen", "seen_version")
     NAME_FIELD_NUMBER: _ClassVar[int]
     OWNER_FIELD_NUMBER: _ClassVar[int]
     ADDRESS_FIELD_NUMBER: _ClassVar[int]
     ENGINE_NAME_FIELD_NUMBER: _ClassVar[int]
     ENGINE_VERSION_FIELD_NUMBER: _ClassVar[int]
     WITHDRAWN_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    STATUS_DETAIL_FIELD_NUMBER: _ClassVar[int]
+    LAST_SEEN_FIELD_NUMBER: _ClassVar[int]
+    SEEN_VERSION_FIELD_NUMBER: _ClassVar[int]
     name: str
     owner: str
     address: str
     engine_name: str
     engine_version: str
     withdrawn: bool
-    def __init__(self, name: _Optional[str] = ..., owner: _Optional[str] = ..., address: _Optional[str] = ..., engine_name: _Optional[str] = ..., engine_version: _Optional[str] = ..., withdrawn: _Optional[bool] = ...) -> None: ...
+    status: str
+    status_detail: str
+    last_seen: str
+    seen_version: str
+    def __init__(self, name: _Optional[str] = ..., owner: _Optional[str] = ..., address: _Optional[str] = ..., engine_name: _Optional[str] = ..., engine_version: _Optional[str] = ..., withdrawn: _Optional[bool] = ..., status: _Optional[str] = ..., status_detail: _Optional[str] = ..., last_seen: _Optional[str] = ..., seen_version: _Optional[str] = ...) -> None: ...
 
 class ListBotsRequest(_message.Message):
     __slots__ = ()
