@@ -43,6 +43,8 @@ async def probe(address: str, timeout: float = PROBE_TIMEOUT) -> Probe:
         return Probe(False, e.message)
     except trio.TooSlowError:
         return Probe(False, f"no handshake answer within {timeout:g}s")
+    except Exception as e:  # an unreadable answer: dead to the arena, never the server's end
+        return Probe(False, f"unusable answer: {e}")
     finally:
         conn.close()
     return Probe(True, f"{info.name} {info.version}".strip(), info.version)
@@ -51,15 +53,22 @@ async def probe(address: str, timeout: float = PROBE_TIMEOUT) -> Probe:
 class Liveness:
     """Probes bots and keeps what it saw in the server's storage."""
 
-    def __init__(self, storage: ServerStorage, interval: float, grace: float) -> None:
+    def __init__(
+        self,
+        storage: ServerStorage,
+        interval: float,
+        grace: float,
+        timeout: float = PROBE_TIMEOUT,
+    ) -> None:
         self._storage = storage
+        self.timeout = timeout  # for one probe to connect, and again to be answered
         self.interval = interval  # between two rounds of probes of every bot
         self.grace = grace  # how long a competition waits for a dead bot
         self._limit = trio.CapacityLimiter(PROBES_AT_ONCE)
 
     async def check(self, name: str, address: str) -> Probe:
         async with self._limit:
-            seen = await probe(address)
+            seen = await probe(address, self.timeout)
         self._storage.set_liveness(name, ALIVE if seen.alive else DEAD, seen.detail, seen.version)
         return seen
 
