@@ -25,7 +25,8 @@ from arena.strategies import BUILT_IN
 _ADDRESS = re.compile(
     r"^(unix:.+|(ipv4:|ipv6:|dns:(//[^/]*/)?)?([A-Za-z0-9_.\-]+|\[[0-9a-fA-F:]+\]):\d{1,5})$"
 )
-_NAME = re.compile(r"^[A-Za-z0-9_.+\-]{1,64}$")
+# \Z, not $: $ also matches before a final newline, which let "bob\n" in.
+_NAME = re.compile(r"\A[A-Za-z0-9_.+\-]{1,64}\Z")
 
 
 def parse_duration(value: object) -> float:

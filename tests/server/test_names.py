@@ -64,3 +64,11 @@ def test_an_older_database_gets_name_keys_for_the_names_it_holds(tmp_path):
     assert not storage.add_participant("carol", "h2")
     assert not storage.add_bot("CAROL-greedy", "carol", "x:2", "", "")
     assert storage.add_participant("dave", "h3")
+
+
+def test_an_engine_name_with_a_final_newline_is_refused_too():
+    from arena.settings import EngineSpec
+
+    with pytest.raises(ConfigError, match="engine name"):
+        EngineSpec.of("bob\n", "builtin:random")
+    assert EngineSpec.of("bob", "builtin:random").name == "bob"
