@@ -174,7 +174,8 @@ def _get(
     value = table[key]
     kinds = kind if isinstance(kind, tuple) else (kind,)
     if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
-        name = " or ".join(_KIND_NAMES.get(k, k.__name__) for k in kinds)
+        number = set(kinds) == {int, float}
+        name = "a number" if number else " or ".join(_KIND_NAMES.get(k, k.__name__) for k in kinds)
         raise ConfigError(f"{where}: {key} must be {name}, not {value!r}")
     return value
 
@@ -302,12 +303,10 @@ def config_from_dict(
         on_fault = OnFault(_get(policy_raw, "on_fault", str, here, "lose"))
     except ValueError:
         raise ConfigError(f"{where}: policy.on_fault must be lose or substitute") from None
+    strikes = _get(policy_raw, "strikes", int, here, 3)
+    substitute = _get(policy_raw, "substitute", str, here, "random")
     try:
-        policy = FaultPolicy(
-            on_fault,
-            strikes=_get(policy_raw, "strikes", int, here, 3),
-            substitute=_get(policy_raw, "substitute", str, here, "random"),
-        )
+        policy = FaultPolicy(on_fault, strikes=strikes, substitute=substitute)
     except ConfigError as e:
         raise ConfigError(f"{here}: {e}") from None
     sprt = None

@@ -51,6 +51,7 @@ def test_bad_configs_say_what_is_wrong(extra, message):
     with pytest.raises(ConfigError) as e:
         config_from_dict({**BASE, **extra})
     assert message in str(e.value)
+    assert str(e.value).count("config:") == 1  # where it is, said once
 
 
 def test_engines_are_checked():
@@ -82,9 +83,9 @@ SPRT = {"format": "sprt", "sprt": {"test": "a", "base": "b"}}
 @pytest.mark.parametrize(
     ("sprt", "message"),
     [
-        ({"elo0": "x"}, "[sprt]: elo0 must be an integer or a number, not 'x'"),
-        ({"elo1": True}, "[sprt]: elo1 must be an integer or a number"),
-        ({"alpha": "0.05"}, "[sprt]: alpha must be an integer or a number"),
+        ({"elo0": "x"}, "[sprt]: elo0 must be a number, not 'x'"),
+        ({"elo1": True}, "[sprt]: elo1 must be a number"),
+        ({"alpha": "0.05"}, "[sprt]: alpha must be a number"),
         ({"alpha": 0.7}, "[sprt]: alpha must be between 0 and 0.5"),
         ({"beta": 0}, "[sprt]: beta must be between 0 and 0.5"),
         ({"max_sets": "many"}, "[sprt]: max_sets must be an integer"),
