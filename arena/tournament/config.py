@@ -291,10 +291,13 @@ def config_from_dict(
     clock_raw = _get(raw, "clock", dict, where, {})
     _check_keys(clock_raw, {"move_time", "bank", "increment", "grace"}, f"{where}: [clock]")
     clock = ClockSettings(
-        move_time=parse_duration(clock_raw.get("move_time", "1s"), "clock.move_time") or None,
-        bank=parse_duration(clock_raw["bank"], "clock.bank") if "bank" in clock_raw else None,
-        increment=parse_duration(clock_raw.get("increment", 0), "clock.increment"),
-        grace=parse_duration(clock_raw.get("grace", "50ms"), "clock.grace"),
+        move_time=parse_duration(clock_raw.get("move_time", "1s"), f"{where}: clock.move_time")
+        or None,
+        bank=parse_duration(clock_raw["bank"], f"{where}: clock.bank")
+        if "bank" in clock_raw
+        else None,
+        increment=parse_duration(clock_raw.get("increment", 0), f"{where}: clock.increment"),
+        grace=parse_duration(clock_raw.get("grace", "50ms"), f"{where}: clock.grace"),
     )
     policy_raw = _get(raw, "policy", dict, where, {})
     _check_keys(policy_raw, {"on_fault", "strikes", "substitute"}, f"{where}: [policy]")
@@ -391,7 +394,9 @@ def config_from_dict(
         clock=clock,
         policy=policy,
         suspend_after=suspend_after,
-        startup_timeout=parse_duration(raw.get("startup_timeout", "10s"), "startup_timeout"),
+        startup_timeout=parse_duration(
+            raw.get("startup_timeout", "10s"), f"{where}: startup_timeout"
+        ),
         sprt=sprt,
         sandbox=sandbox,
         elo_k=_elo_k(raw, where),
