@@ -307,10 +307,13 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
 
     def _competition_info(self, comp_id: str, context: grpc.ServicerContext) -> spb.CompetitionInfo:
         competition = self._competition(comp_id, context)
-        with competition_results(self._data, comp_id) as store:
-            done, total = (0, 0) if store is None else store.counts()
-            commitment = "" if store is None else store.meta("seed_commitment") or ""
-            seed = "" if store is None else store.meta("seed") or ""
+        try:
+            with competition_results(self._data, comp_id) as store:
+                done, total = (0, 0) if store is None else store.counts()
+                commitment = "" if store is None else store.meta("seed_commitment") or ""
+                seed = "" if store is None else store.meta("seed") or ""
+        except ArenaError:  # a damaged store: its competition has failed, and says why
+            done, total, commitment, seed = 0, 0, "", ""
         finished = competition.status is CompetitionStatus.FINISHED
         return wire.competition_info(
             id=competition.id,

@@ -155,6 +155,19 @@ def test_a_competition_that_cannot_run_fails_and_the_server_serves_on(server, bo
     assert wait_for(stub, good.id, "finished").matches_done == 1
 
 
+def test_a_competition_whose_store_is_damaged_fails_and_is_still_listed(server, bots):
+    stub = server.stub()
+    register(stub, "alice", "alice-greedy", bots["greedy"])
+    register(stub, "bob", "bob-random", bots["random"])
+    comp = create(stub, two("broken", 1))
+    (server.data / comp.id / "results.sqlite").write_bytes(b"not a database at all " * 100)
+    control(stub, "StartCompetition", comp.id)
+    info = wait_for(stub, comp.id, "failed", seconds=60)
+    assert info.reason and "\n" not in info.reason and alive(server)
+    listed = stub.ListCompetitions(spb.ListCompetitionsRequest(), timeout=10).competitions
+    assert [(c.id, c.status, c.reason) for c in listed] == [(comp.id, "failed", info.reason)]
+
+
 @pytest.mark.slow
 def test_a_bot_updated_mid_competition_does_not_stop_it_across_a_restart(server, bots, tag):
     stub = server.stub()
