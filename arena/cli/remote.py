@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -40,13 +41,13 @@ def cmd_remote(args: argparse.Namespace) -> int:
                     f"the old one no longer works): {r.token}"
                 )
             elif cmd == "register":
-                _print_bot(arena.register_bot(args.name, args.address))
+                _print_bots([arena.register_bot(args.name, args.address)])
             elif cmd == "update":
-                _print_bot(arena.update_bot(args.name, args.address))
+                _print_bots([arena.update_bot(args.name, args.address)])
             elif cmd == "withdraw":
-                _print_bot(arena.withdraw_bot(args.name))
+                _print_bots([arena.withdraw_bot(args.name)])
             elif cmd == "bots":
-                _print_bot_table(arena.bots())
+                _print_bots(arena.bots())
             elif cmd == "check":
                 report = arena.check_bot(args.address)
                 for item in report.items:
@@ -66,16 +67,12 @@ def cmd_remote(args: argparse.Namespace) -> int:
                 _print_comp(arena.resume_competition(args.id))
             elif cmd == "status":
                 _print_comp(arena.competition(args.id))
+            elif cmd == "list":
+                _print_comps(arena.competitions())
             elif cmd == "standings":
                 print(arena.standings(args.id).text)
             elif cmd == "matches":
-                for m in arena.matches(args.id):
-                    score = "-".join(map(str, m.final_scores)) if m.final_scores else ""
-                    print(
-                        f"{m.id:<40} {' '.join(m.seats):<40} {m.status:<8} {score} {m.termination}"
-                        + (f"  chain {m.log_chain}" if m.log_chain else "")
-                        + (f"  reason: {m.reason}" if m.reason else "")
-                    )
+                _print_matches(arena.matches(args.id))
             elif cmd == "log":
                 data = arena.match_log(args.match)
                 Path(args.output).write_bytes(data)
@@ -92,27 +89,65 @@ def cmd_remote(args: argparse.Namespace) -> int:
     return exits.OK
 
 
-def _print_bot(bot: spb.BotInfo) -> None:
-    state = " (withdrawn)" if bot.withdrawn else ""
-    print(
-        f"{bot.name:<20} {bot.owner:<14} {bot.address:<24} "
-        f"{bot.engine_name} {bot.engine_version}{state}"
+def table(headers: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
+    """Columns aligned under their headers (the last column is not padded)."""
+    lines = [list(headers), *([str(cell) for cell in row] for row in rows)]
+    widths = [max(len(line[i]) for line in lines) for i in range(len(headers))]
+    return "\n".join(
+        "  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip()
+        for line in lines
     )
 
 
-def _print_bot_table(bots: list[spb.BotInfo]) -> None:
+def _print_bots(bots: Iterable[spb.BotInfo]) -> None:
     """The registered bots, with what the server's last liveness probe saw."""
-    print(
-        f"{'NAME':<20} {'OWNER':<14} {'ADDRESS':<24} {'VERSION':<12} {'STATUS':<9} "
-        f"{'LAST SEEN':<26} DETAIL"
-    )
-    for bot in bots:
-        status = "withdrawn" if bot.withdrawn else bot.status or "unchecked"
-        version = bot.seen_version or bot.engine_version
-        print(
-            f"{bot.name:<20} {bot.owner:<14} {bot.address:<24} {version:<12} {status:<9} "
-            f"{bot.last_seen or 'never':<26} {bot.status_detail}"
+    rows = [
+        (
+            b.name,
+            b.owner,
+            b.address,
+            f"{b.engine_name} {b.seen_version or b.engine_version}".strip(),
+            "withdrawn" if b.withdrawn else b.status or "unchecked",
+            b.last_seen or "never",
+            b.status_detail or "-",
         )
+        for b in bots
+    ]
+    headers = ("BOT", "OWNER", "ADDRESS", "ENGINE", "STATUS", "LAST SEEN", "DETAIL")
+    print(table(headers, rows))
+
+
+def _print_matches(matches: Iterable[spb.MatchSummary]) -> None:
+    rows = [
+        (
+            m.id,
+            " ".join(m.seats),
+            m.status,
+            "-".join(map(str, m.final_scores)) if m.final_scores else "-",
+            m.termination or "-",
+            m.reason or "-",
+            m.log_chain or "-",
+        )
+        for m in matches
+    ]
+    print(table(("MATCH", "SEATS", "STATUS", "SCORE", "TERMINATION", "REASON", "CHAIN"), rows))
+
+
+def _print_comps(competitions: Iterable[spb.CompetitionInfo]) -> None:
+    rows = [
+        (
+            c.id,
+            c.name,
+            c.status,
+            f"{c.matches_done}/{c.matches_total}",
+            c.created_at,
+            c.seed_commitment or "-",
+            c.reason or "-",
+        )
+        for c in competitions
+    ]
+    headers = ("ID", "NAME", "STATUS", "MATCHES", "CREATED", "SEED COMMITMENT", "REASON")
+    print(table(headers, rows))
 
 
 def _chain_check(arena: ArenaClient, match: str, log: Path) -> str:
@@ -138,6 +173,8 @@ def _print_comp(c: spb.CompetitionInfo) -> None:
         f"competition {c.id} ({c.name}): {c.status}, {c.matches_done}/{c.matches_total} matches, "
         f"bots {', '.join(c.bots)}"
     )
+    if c.reason:
+        print(f"  reason: {c.reason}")
     if c.seed_commitment:
         print(f"  seed commitment: sha256 {c.seed_commitment}")
     if c.seed:
@@ -193,6 +230,7 @@ def add_parsers(sub: Subparsers) -> None:
     ):
         c = cmds.add_parser(name, help=f"{text} a competition")
         c.add_argument("id", help="the competition's id, as `create` printed it")
+    cmds.add_parser("list", help="list the competitions: state, progress, created, seed commitment")
     c = cmds.add_parser("standings", help="a competition's leaderboard")
     c.add_argument("id", help="the competition's id")
     c = cmds.add_parser("matches", help="a competition's matches")

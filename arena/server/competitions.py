@@ -6,9 +6,10 @@ directory under the server's data, with its results store and logs."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import secrets
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import trio
@@ -17,17 +18,19 @@ from arena.errors import ArenaError, ConfigError
 from arena.outcome import MatchEvent
 from arena.server.broker import Broker
 from arena.server.liveness import Liveness
-from arena.server.storage import CompetitionStatus, ServerStorage
+from arena.server.storage import Competition, CompetitionStatus, ServerStorage
 from arena.store import NoStoreYet, Store, open_store
 from arena.tournament.config import TournamentConfig, config_from_dict
 from arena.tournament.runner import Runner, maybe_pool, open_tournament_store
 from arena.tournament.schedule import build_schedule
+from arena.transport.seats import check_partners
 
 
 def competition_config(
-    text: str, storage: ServerStorage, output: Path
-) -> tuple[TournamentConfig, list[str]]:
-    """A tournament file whose engines are registered bots (``bots = [...]``)."""
+    text: str, address_of: Callable[[str], str], output: Path
+) -> tuple[TournamentConfig, dict[str, str]]:
+    """A tournament file whose engines are registered bots (``bots = [...]``),
+    each reached at ``address_of(name)``; the bots' names and addresses in order."""
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -39,21 +42,76 @@ def competition_config(
         )
     if not isinstance(bots, list) or len(bots) < 2 or not all(isinstance(b, str) for b in bots):
         raise ConfigError('a competition needs bots = ["name", "name", ...] with at least 2 bots')
-    engines = []
-    for name in bots:
+    engines = {name: address_of(name) for name in bots}
+    raw.pop("store", None)
+    raw["engine"] = [{"name": name, "spec": spec} for name, spec in engines.items()]
+    raw["output"] = str(output)
+    # Registered bots are remote: they could recognise a duplicate deal's twin, so
+    # single deals unless the organiser asks for duplicates (and acknowledges that).
+    raw.setdefault("duplicate", False)
+    return config_from_dict(raw, "competition"), engines
+
+
+def registered_address(storage: ServerStorage) -> Callable[[str], str]:
+    """The address of a bot as registered now, for a competition being created."""
+
+    def address_of(name: str) -> str:
         bot = storage.bot(name)
         if bot is None:
             raise ConfigError(f"no registered bot named {name!r}")
         if bot.withdrawn:
             raise ConfigError(f"bot {name!r} was withdrawn")
-        engines.append({"name": name, "spec": bot.address})
-    raw.pop("store", None)
-    raw["engine"] = engines
-    raw["output"] = str(output)
-    # Registered bots are remote: they could recognise a duplicate deal's twin, so
-    # single deals unless the organiser asks for duplicates (and acknowledges that).
-    raw.setdefault("duplicate", False)
-    return config_from_dict(raw, "competition"), list(bots)
+        return bot.address
+
+    return address_of
+
+
+def snapshot_address(competition: Competition, storage: ServerStorage) -> Callable[[str], str]:
+    """The address a bot had when the competition was created (older records,
+    made before snapshots were kept, fall back to the registered one)."""
+    registered = registered_address(storage)
+
+    def address_of(name: str) -> str:
+        if name in competition.engines:
+            return competition.engines[name]
+        return registered(name)
+
+    return address_of
+
+
+def refuse_unworkable(cfg: TournamentConfig) -> None:
+    """ConfigError for a competition that could never be played, found at
+    create rather than when its first match starts: a bot the arena cannot
+    dial, or one remote bot in two partner seats without the organiser's consent."""
+    for engine in cfg.engines:
+        if engine.kind != "address":
+            raise ConfigError(
+                f"bot {engine.name!r} is registered at {engine.describe()!r}, which is not an "
+                "address the arena can dial (HOST:PORT, [IPV6]:PORT or unix:/PATH)"
+            )
+    if cfg.variant.seats != 4 or cfg.allow_shared_partners:
+        return
+    # Who sits where does not depend on the seed (only the decks do): any will do.
+    seated = dataclasses.replace(cfg, seed=cfg.seed or "seatings")
+    for seats in {tuple(m.seats) for m in build_schedule(seated)}:
+        try:
+            check_partners([cfg.engine(name) for name in seats], allow_shared=False)
+        except ConfigError as e:
+            why = str(e).split("; allow it", 1)[0]
+            raise ConfigError(
+                f"{why}; give each partner seat its own bot (another address), or set "
+                "allow_shared_partners = true to accept it"
+            ) from None
+
+
+def prepare_store(cfg: TournamentConfig) -> None:
+    """Make the results store with its seed commitment and full schedule, so
+    that the commitment is public before any match and counts are right at once."""
+    opened = open_tournament_store(cfg)
+    try:
+        opened.store.schedule(build_schedule(opened.cfg))
+    finally:
+        opened.store.close()
 
 
 def competition_dir(data: Path, comp_id: str) -> Path:
@@ -114,45 +172,55 @@ class CompetitionManager:
         return {f"{c}/{m}" for c, r in list(self._runners.items()) for m in list(r.running)}
 
     async def _run(self, comp_id: str) -> None:
-        competition = self._storage.competition(comp_id)
-        assert competition is not None, f"competition {comp_id} is not stored"
+        """Play the competition; whatever stops it for good makes it FAILED
+        with the reason, and the server goes on serving."""
         try:
-            cfg, _ = competition_config(
-                competition.config, self._storage, competition_dir(self._data, comp_id)
-            )
-            opened = open_tournament_store(cfg)
-            store, cfg = opened.store, opened.cfg
-            store.schedule(build_schedule(cfg))
-        except ArenaError as e:
-            print(f"competition {comp_id} cannot run: {e}", flush=True)
-            self._storage.set_competition_status(comp_id, CompetitionStatus.PAUSED)
-            return
+            await self._play(comp_id)
+        except Exception as e:  # one competition never takes the server down
+            reason = _reason(e)
+            print(f"competition {comp_id} failed: {reason}", flush=True)
+            self._storage.set_competition_status(comp_id, CompetitionStatus.FAILED, reason)
+
+    async def _play(self, comp_id: str) -> None:
+        competition = self._storage.competition(comp_id)
+        if competition is None:
+            raise ConfigError(f"competition {comp_id} is not stored")
+        cfg, _ = competition_config(
+            competition.config,
+            snapshot_address(competition, self._storage),
+            competition_dir(self._data, comp_id),
+        )
+        opened = open_tournament_store(cfg)
+        store, cfg = opened.store, opened.cfg
 
         def spectate(match_id: str, event: MatchEvent) -> None:
             self._broker.publish(f"{comp_id}/{match_id}", event)
 
-        runner = Runner(
-            cfg,
-            store,
-            should_stop=lambda: self._stopping.get(comp_id, False),
-            spectate=spectate,
-        )
-        self._runners[comp_id] = runner
         ended = False
         try:
-            runner.absent = await self._absent(comp_id, cfg)
-            async with maybe_pool(cfg) as pool:
-                await runner.run(store.pending(), pool)
+            store.schedule(build_schedule(cfg))
+            runner = Runner(
+                cfg,
+                store,
+                should_stop=lambda: self._stopping.get(comp_id, False),
+                spectate=spectate,
+            )
+            self._runners[comp_id] = runner
+            try:
+                runner.absent = await self._absent(comp_id, cfg)
+                async with maybe_pool(cfg) as pool:
+                    await runner.run(store.pending(), pool)
+            finally:
+                self._runners.pop(comp_id, None)
             ended = True
         finally:
-            del self._runners[comp_id]
             done, total = store.counts()
             store.close()
-            # Stopped with the server: stays running, so the next start resumes it.
-            if ended:
-                status = CompetitionStatus.FINISHED if done == total else CompetitionStatus.PAUSED
-                self._storage.set_competition_status(comp_id, status)
-                print(f"competition {comp_id}: {status.value} ({done}/{total} matches)", flush=True)
+        # Stopped with the server (cancelled): stays running, so the next start resumes it.
+        if ended:
+            status = CompetitionStatus.FINISHED if done == total else CompetitionStatus.PAUSED
+            self._storage.set_competition_status(comp_id, status, runner.stopped or "")
+            print(f"competition {comp_id}: {status.value} ({done}/{total} matches)", flush=True)
 
     async def _absent(self, comp_id: str, cfg: TournamentConfig) -> dict[str, str]:
         """The competition's remote bots that do not answer within the grace, with why."""
@@ -163,6 +231,15 @@ class CompetitionManager:
         for name, why in absent.items():
             print(f"competition {comp_id}: {name} absent, its matches forfeit: {why}", flush=True)
         return absent
+
+
+def _reason(error: BaseException) -> str:
+    """One line for the organiser: an arena error's own words, else its kind and text."""
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    if isinstance(error, ArenaError):
+        return str(error)
+    return f"internal error: {type(error).__name__}: {error}".splitlines()[0]
 
 
 def new_competition_id() -> str:

@@ -17,6 +17,7 @@ import trio
 
 from arena.check import CheckReport, check_bot
 from arena.errors import ArenaError, ConfigError
+from arena.server.addresses import normalize_address
 from arena.server.auth import Access, Role, new_token
 from arena.server.broker import Broker
 from arena.server.competitions import (
@@ -25,12 +26,14 @@ from arena.server.competitions import (
     competition_dir,
     competition_results,
     new_competition_id,
+    prepare_store,
+    refuse_unworkable,
+    registered_address,
 )
 from arena.server.names import checked_name
 from arena.server.status import abort
 from arena.server.storage import Competition, CompetitionStatus, ServerStorage
 from arena.store import MatchEntry, MatchStatus
-from arena.tournament.runner import open_tournament_store
 from arena.tournament.standings import compute_standings
 from arena.wire import service as wire
 from arena.wire.v1 import server_pb2 as spb
@@ -79,9 +82,10 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
     ) -> spb.BotInfo:
         owner = self._access.require(context, Role.PARTICIPANT, "register a bot")
         name = self._new_name("bots", request.name, "bot name", context)
-        report = self._passing_check(request.address, context)
+        address = self._dialable(request.address, context)
+        report = self._passing_check(address, context)
         added = self._storage.add_bot(
-            name, owner, request.address, report.engine_name, report.engine_version
+            name, owner, address, report.engine_name, report.engine_version
         )
         if not added:
             self._name_taken("bots", name, context)
@@ -108,10 +112,10 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
         self, request: spb.UpdateBotRequest, context: grpc.ServicerContext
     ) -> spb.BotInfo:
         self._own_bot(request.name, context, "update a bot")
-        report = self._passing_check(request.address, context)
-        self._storage.update_bot(
-            request.name, request.address, report.engine_name, report.engine_version
-        )
+        address = self._dialable(request.address, context)
+        report = self._passing_check(address, context)
+        # Competitions already created keep the address they were made with.
+        self._storage.update_bot(request.name, address, report.engine_name, report.engine_version)
         return self._bot_info(request.name, context)
 
     def WithdrawBot(self, request: spb.BotRef, context: grpc.ServicerContext) -> spb.BotInfo:
@@ -137,6 +141,20 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
     def _check(self, address: str) -> CheckReport:
         """The conformance check, run on the server's trio loop."""
         return trio.from_thread.run(check_bot, address, trio_token=self._trio_token)
+
+    def _dialable(self, address: str, context: grpc.ServicerContext) -> str:
+        """The address in the one spelling the server keeps; refused when the arena
+        could not dial it in a competition (it must not pass here and fail there)."""
+        if not address or len(address) > MAX_ADDRESS_CHARS:
+            abort(
+                context,
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "give the bot's address: host:port or unix:/path",
+            )
+        try:
+            return normalize_address(address)
+        except ArenaError as e:
+            abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(e))
 
     def _passing_check(self, address: str, context: grpc.ServicerContext) -> CheckReport:
         """The check of a bot being registered or updated; a failure ends the call."""
@@ -178,36 +196,42 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
         self._access.require(context, Role.ORGANISER, "create a competition")
         comp_id = new_competition_id()
         try:
-            cfg, bots = competition_config(
-                request.config, self._storage, competition_dir(self._data, comp_id)
+            cfg, engines = competition_config(
+                request.config,
+                registered_address(self._storage),
+                competition_dir(self._data, comp_id),
             )
             checked_name(cfg.name, "competition name")
+            refuse_unworkable(cfg)
         except ArenaError as e:
             abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(e))
         # The results store is made now, so that the seed's commitment is
         # published before any match can be played.
         try:
-            open_tournament_store(cfg).store.close()
+            prepare_store(cfg)
         except ArenaError as e:
             abort(context, grpc.StatusCode.INTERNAL, f"cannot create the competition's store: {e}")
-        self._storage.add_competition(comp_id, cfg.name, request.config, bots)
+        # The bots' addresses are kept as they are now: the competition's snapshot.
+        self._storage.add_competition(comp_id, cfg.name, request.config, engines)
         return self._competition_info(comp_id, context)
 
     def StartCompetition(
         self, request: spb.CompetitionRef, context: grpc.ServicerContext
     ) -> spb.CompetitionInfo:
-        return self._control(request.id, context, "start", self._manager.start)
+        refused = (CompetitionStatus.FAILED,)
+        return self._control(request.id, context, "start", self._manager.start, refused)
 
     def ResumeCompetition(
         self, request: spb.CompetitionRef, context: grpc.ServicerContext
     ) -> spb.CompetitionInfo:
-        refused = (CompetitionStatus.CREATED, CompetitionStatus.FINISHED)
+        refused = (CompetitionStatus.CREATED, CompetitionStatus.FINISHED, CompetitionStatus.FAILED)
         return self._control(request.id, context, "resume", self._manager.start, refused)
 
     def PauseCompetition(
         self, request: spb.CompetitionRef, context: grpc.ServicerContext
     ) -> spb.CompetitionInfo:
-        return self._control(request.id, context, "pause", self._manager.pause)
+        refused = (CompetitionStatus.FAILED, CompetitionStatus.FINISHED)
+        return self._control(request.id, context, "pause", self._manager.pause, refused)
 
     def _control(
         self,
@@ -219,12 +243,14 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
     ) -> spb.CompetitionInfo:
         """The organiser starts, pauses or resumes a competition, in the trio loop."""
         self._access.require(context, Role.ORGANISER, f"{verb} a competition")
-        status = self._competition(comp_id, context).status
+        competition = self._competition(comp_id, context)
+        status = competition.status
         if status in refused:
+            why = f" ({competition.reason})" if competition.reason else ""
             abort(
                 context,
                 grpc.StatusCode.FAILED_PRECONDITION,
-                f"competition {comp_id} is {status.value}: only a paused or running one resumes",
+                f"competition {comp_id} is {status.value}{why}: cannot {verb} it",
             )
         trio.from_thread.run_sync(act, comp_id, trio_token=self._trio_token)
         return self._competition_info(comp_id, context)
@@ -233,6 +259,13 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
         self, request: spb.CompetitionRef, context: grpc.ServicerContext
     ) -> spb.CompetitionInfo:
         return self._competition_info(request.id, context)
+
+    def ListCompetitions(
+        self, request: spb.ListCompetitionsRequest, context: grpc.ServicerContext
+    ) -> spb.ListCompetitionsResponse:
+        return wire.competition_list(
+            self._competition_info(c.id, context) for c in self._storage.competitions()
+        )
 
     def GetStandings(
         self, request: spb.CompetitionRef, context: grpc.ServicerContext
@@ -287,10 +320,13 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
 
     def _competition_info(self, comp_id: str, context: grpc.ServicerContext) -> spb.CompetitionInfo:
         competition = self._competition(comp_id, context)
-        with competition_results(self._data, comp_id) as store:
-            done, total = (0, 0) if store is None else store.counts()
-            commitment = "" if store is None else store.meta("seed_commitment") or ""
-            seed = "" if store is None else store.meta("seed") or ""
+        try:
+            with competition_results(self._data, comp_id) as store:
+                done, total = (0, 0) if store is None else store.counts()
+                commitment = "" if store is None else store.meta("seed_commitment") or ""
+                seed = "" if store is None else store.meta("seed") or ""
+        except ArenaError:  # a damaged store: its competition has failed, and says why
+            done, total, commitment, seed = 0, 0, "", ""
         finished = competition.status is CompetitionStatus.FINISHED
         return wire.competition_info(
             id=competition.id,
@@ -301,6 +337,8 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
             matches_total=total,
             seed_commitment=commitment,
             seed=seed if finished else "",
+            reason=competition.reason,
+            created_at=competition.created_at,
         )
 
     def _match_ref(self, key: str, context: grpc.ServicerContext) -> tuple[str, str]:

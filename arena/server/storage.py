@@ -10,8 +10,7 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -27,7 +26,8 @@ CREATE TABLE IF NOT EXISTS participants (name TEXT PRIMARY KEY, token_hash TEXT 
 CREATE TABLE IF NOT EXISTS bots (name TEXT PRIMARY KEY, owner TEXT NOT NULL, address TEXT NOT NULL,
     engine_name TEXT, engine_version TEXT, withdrawn INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS competitions (id TEXT PRIMARY KEY, name TEXT NOT NULL,
-    config TEXT NOT NULL, bots TEXT NOT NULL, status TEXT NOT NULL, created_at TEXT NOT NULL);
+    config TEXT NOT NULL, bots TEXT NOT NULL, status TEXT NOT NULL, created_at TEXT NOT NULL,
+    reason TEXT, engines TEXT);
 """
 
 
@@ -38,6 +38,7 @@ class CompetitionStatus(enum.Enum):
     RUNNING = "running"  # also after a server stop: the next start resumes it
     PAUSED = "paused"
     FINISHED = "finished"
+    FAILED = "failed"  # cannot start or go on; the reason is kept, never resumed
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,12 @@ class Competition:
     config: str  # the competition file as the organiser sent it
     bots: list[str]
     status: CompetitionStatus
+    created_at: str = ""
+    reason: str = ""  # why it failed
+    # Each bot's address as it was when the competition was created (name ->
+    # spec): a competition plays the bots it was made with, whatever changes later.
+    # Empty for competitions stored before snapshots: their bots are looked up.
+    engines: dict[str, str] = field(default_factory=dict)
 
 
 class ServerStorage:
@@ -210,30 +217,43 @@ class ServerStorage:
 
     # Competitions ----------------------------------------------------------------
 
-    def add_competition(self, comp_id: str, name: str, config: str, bots: Sequence[str]) -> None:
+    def add_competition(
+        self, comp_id: str, name: str, config: str, engines: dict[str, str]
+    ) -> None:
+        """``engines``: each bot's name and address, in the competition's order."""
         self._execute(
-            "INSERT INTO competitions VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT INTO competitions(id, name, config, bots, status, created_at, engines) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
             (
                 comp_id,
                 name,
                 config,
-                json.dumps(list(bots)),
+                json.dumps(list(engines)),
                 CompetitionStatus.CREATED.value,
                 _now(),
+                json.dumps(engines),
             ),
         )
 
     def competition(self, comp_id: str) -> Competition | None:
-        rows = self._query(
-            "SELECT id, name, config, bots, status FROM competitions WHERE id = ?", (comp_id,)
-        )
-        if not rows:
-            return None
-        cid, name, config, bots, status = rows[0]
-        return Competition(cid, name, config, json.loads(bots), CompetitionStatus(status))
+        rows = self._query(f"{_SELECT_COMPETITION} WHERE id = ?", (comp_id,))
+        return _competition(rows[0]) if rows else None
 
-    def set_competition_status(self, comp_id: str, status: CompetitionStatus) -> None:
-        self._execute("UPDATE competitions SET status = ? WHERE id = ?", (status.value, comp_id))
+    def competitions(self) -> list[Competition]:
+        """Every competition, oldest first."""
+        return [
+            _competition(row)
+            for row in self._query(f"{_SELECT_COMPETITION} ORDER BY created_at, rowid")
+        ]
+
+    def set_competition_status(
+        self, comp_id: str, status: CompetitionStatus, reason: str = ""
+    ) -> None:
+        """``reason``: why it failed or stopped by itself (cleared otherwise)."""
+        self._execute(
+            "UPDATE competitions SET status = ?, reason = ? WHERE id = ?",
+            (status.value, reason, comp_id),
+        )
 
     def competitions_with_status(self, status: CompetitionStatus) -> list[str]:
         """The ids of the competitions that stand at ``status``."""
@@ -249,7 +269,29 @@ _ADDED_COLUMNS = (
     ("bots", "liveness_detail TEXT"),
     ("bots", "last_seen TEXT"),
     ("bots", "seen_version TEXT"),
+    ("competitions", "reason TEXT"),
+    ("competitions", "engines TEXT"),
 )
+
+_SELECT_COMPETITION = (
+    "SELECT id, name, config, bots, status, created_at, COALESCE(reason, ''), "
+    "COALESCE(engines, '{}') FROM competitions"
+)
+
+
+def _competition(row: tuple[Any, ...]) -> Competition:
+    cid, name, config, bots, status, created_at, reason, engines = row
+    return Competition(
+        cid,
+        name,
+        config,
+        json.loads(bots),
+        CompetitionStatus(status),
+        created_at,
+        reason,
+        json.loads(engines),
+    )
+
 
 _SELECT_BOT = (
     "SELECT name, owner, address, COALESCE(engine_name, ''), COALESCE(engine_version, ''), "

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import math
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -72,6 +73,9 @@ class TournamentConfig:
     stop_after_startup_failures: int = 3
     # True: a seat that never started forfeits its match instead, and the run goes on.
     startup_failure_forfeits: bool = False
+    # One remote bot may serve two partner seats (it sees both hands): only when
+    # the organiser says so, as `arena match --allow-shared-partners` does.
+    allow_shared_partners: bool = False
 
     @property
     def store_path(self) -> Path:
@@ -128,6 +132,8 @@ class TournamentConfig:
             data[f"engine.{e.name}.spec"] = e.describe()
             if e.kind == "command":
                 data.update(_sandbox_keys(f"engine.{e.name}.sandbox", e.sandbox or self.sandbox))
+        if self.allow_shared_partners:  # absent when false: older stores still resume
+            data["allow_shared_partners"] = True
         if self.sprt is not None:
             data["sprt.test"] = self.sprt.test
             data["sprt.base"] = self.sprt.base
@@ -166,9 +172,34 @@ def _get(
     if key not in table:
         return default
     value = table[key]
-    if not isinstance(value, kind) or (isinstance(value, bool) and kind is int):
-        name = kind.__name__ if isinstance(kind, type) else " or ".join(k.__name__ for k in kind)
-        raise ConfigError(f"{where}: {key} must be a {name}, not {value!r}")
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+        number = set(kinds) == {int, float}
+        name = "a number" if number else " or ".join(_KIND_NAMES.get(k, k.__name__) for k in kinds)
+        raise ConfigError(f"{where}: {key} must be {name}, not {value!r}")
+    return value
+
+
+# How a type is named in an error, with its article: "rounds must be an integer".
+_KIND_NAMES = {
+    int: "an integer",
+    float: "a number",
+    str: "a string",
+    bool: "true or false",
+    dict: "a table",
+    list: "a list",
+}
+
+
+def _number(table: dict[str, Any], key: str, where: str, default: float) -> float:
+    """A float or an integer from the file (never a string or a boolean)."""
+    return float(_get(table, key, (int, float), where, default))
+
+
+def _at_least(value: int | None, key: str, where: str, least: int) -> int | None:
+    """``value`` unchanged when it is at least ``least``; the same one-line error otherwise."""
+    if value is not None and value < least:
+        raise ConfigError(f"{where}: {key} must be at least {least}, not {value}")
     return value
 
 
@@ -199,6 +230,7 @@ TOP_KEYS = {
     "acknowledge_remote_twins",
     "stop_after_startup_failures",
     "startup_failure_forfeits",
+    "allow_shared_partners",
 }
 SANDBOX_KEYS = {"mode", "memory_mib", "processes", "disk_mib"}
 
@@ -259,21 +291,27 @@ def config_from_dict(
     clock_raw = _get(raw, "clock", dict, where, {})
     _check_keys(clock_raw, {"move_time", "bank", "increment", "grace"}, f"{where}: [clock]")
     clock = ClockSettings(
-        move_time=parse_duration(clock_raw.get("move_time", "1s"), "clock.move_time") or None,
-        bank=parse_duration(clock_raw["bank"], "clock.bank") if "bank" in clock_raw else None,
-        increment=parse_duration(clock_raw.get("increment", 0), "clock.increment"),
-        grace=parse_duration(clock_raw.get("grace", "50ms"), "clock.grace"),
+        move_time=parse_duration(clock_raw.get("move_time", "1s"), f"{where}: clock.move_time")
+        or None,
+        bank=parse_duration(clock_raw["bank"], f"{where}: clock.bank")
+        if "bank" in clock_raw
+        else None,
+        increment=parse_duration(clock_raw.get("increment", 0), f"{where}: clock.increment"),
+        grace=parse_duration(clock_raw.get("grace", "50ms"), f"{where}: clock.grace"),
     )
     policy_raw = _get(raw, "policy", dict, where, {})
     _check_keys(policy_raw, {"on_fault", "strikes", "substitute"}, f"{where}: [policy]")
+    here = f"{where}: [policy]"
     try:
-        policy = FaultPolicy(
-            OnFault(policy_raw.get("on_fault", "lose")),
-            strikes=int(policy_raw.get("strikes", 3)),
-            substitute=str(policy_raw.get("substitute", "random")),
-        )
+        on_fault = OnFault(_get(policy_raw, "on_fault", str, here, "lose"))
     except ValueError:
         raise ConfigError(f"{where}: policy.on_fault must be lose or substitute") from None
+    strikes = _get(policy_raw, "strikes", int, here, 3)
+    substitute = _get(policy_raw, "substitute", str, here, "random")
+    try:
+        policy = FaultPolicy(on_fault, strikes=strikes, substitute=substitute)
+    except ConfigError as e:
+        raise ConfigError(f"{here}: {e}") from None
     sprt = None
     if fmt == "sprt":
         s = _get(raw, "sprt", dict, where, None)
@@ -286,16 +324,23 @@ def config_from_dict(
             {"test", "base", "elo0", "elo1", "alpha", "beta", "max_sets", "count_faults"},
             f"{where}: [sprt]",
         )
+        here = f"{where}: [sprt]"
         sprt = SprtSettings(
-            test=str(s.get("test", "")),
-            base=str(s.get("base", "")),
-            elo0=float(s.get("elo0", 0)),
-            elo1=float(s.get("elo1", 20)),
-            alpha=float(s.get("alpha", 0.05)),
-            beta=float(s.get("beta", 0.05)),
-            max_sets=int(s.get("max_sets", 5000)),
-            count_faults=_get(s, "count_faults", bool, f"{where}: [sprt]", False),
+            test=_get(s, "test", str, here, ""),
+            base=_get(s, "base", str, here, ""),
+            elo0=_number(s, "elo0", here, 0.0),
+            elo1=_number(s, "elo1", here, 20.0),
+            alpha=_number(s, "alpha", here, 0.05),
+            beta=_number(s, "beta", here, 0.05),
+            max_sets=_get(s, "max_sets", int, here, 5000),
+            count_faults=_get(s, "count_faults", bool, here, False),
         )
+        for key in ("alpha", "beta"):
+            if not 0 < getattr(sprt, key) < 0.5:
+                raise ConfigError(f"{here}: {key} must be between 0 and 0.5")
+        if not all(map(math.isfinite, (sprt.elo0, sprt.elo1))):
+            raise ConfigError(f"{here}: elo0 and elo1 must be finite numbers")
+        _at_least(sprt.max_sets, "max_sets", here, 1)
         for role in (sprt.test, sprt.base):
             if role not in names:
                 raise ConfigError(f"{where}: sprt engine {role!r} is not among the engines")
@@ -318,7 +363,9 @@ def config_from_dict(
     concurrency = _get(raw, "concurrency", int, where, 1)
     if rounds < 1 or concurrency < 1:
         raise ConfigError(f"{where}: rounds and concurrency must be at least 1")
-    suspend_after = _get(raw, "suspend_after", int, where, None)
+    suspend_after = _at_least(
+        _get(raw, "suspend_after", int, where, None), "suspend_after", where, 1
+    )
     duplicate = _get(raw, "duplicate", bool, where, True)
     acknowledged = _get(raw, "acknowledge_remote_twins", bool, where, False)
     remote = [e.name for e in engines if e.kind == "address"]
@@ -347,12 +394,15 @@ def config_from_dict(
         clock=clock,
         policy=policy,
         suspend_after=suspend_after,
-        startup_timeout=parse_duration(raw.get("startup_timeout", "10s"), "startup_timeout"),
+        startup_timeout=parse_duration(
+            raw.get("startup_timeout", "10s"), f"{where}: startup_timeout"
+        ),
         sprt=sprt,
         sandbox=sandbox,
         elo_k=_elo_k(raw, where),
         stop_after_startup_failures=_count(raw, "stop_after_startup_failures", where, 3),
         startup_failure_forfeits=_get(raw, "startup_failure_forfeits", bool, where, False),
+        allow_shared_partners=_get(raw, "allow_shared_partners", bool, where, False),
     )
 
 

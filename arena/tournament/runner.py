@@ -202,6 +202,7 @@ class Runner:
                     spectate=spectate,
                     warm=pool,
                     bot_output=cfg.output / "bots",
+                    allow_shared_partners=cfg.allow_shared_partners,
                 )
             finally:
                 self.running.discard(match.id)

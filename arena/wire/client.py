@@ -103,6 +103,11 @@ class ArenaClient:
     def competition(self, competition: str) -> spb.CompetitionInfo:
         return self._competition_call("GetCompetition", competition)
 
+    def competitions(self) -> list[spb.CompetitionInfo]:
+        request = spb.ListCompetitionsRequest()
+        reply = self._call("ListCompetitions", request, spb.ListCompetitionsResponse, 30)
+        return list(reply.competitions)
+
     def _competition_call(self, method: str, competition: str) -> spb.CompetitionInfo:
         return self._call(method, spb.CompetitionRef(id=competition), spb.CompetitionInfo, 30)
 

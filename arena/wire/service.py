@@ -83,6 +83,8 @@ def competition_info(
     matches_total: int = 0,
     seed_commitment: str = "",
     seed: str = "",
+    reason: str = "",
+    created_at: str = "",
 ) -> spb.CompetitionInfo:
     return spb.CompetitionInfo(
         id=id,
@@ -93,7 +95,13 @@ def competition_info(
         matches_total=matches_total,
         seed_commitment=seed_commitment,
         seed=seed,
+        reason=reason,
+        created_at=created_at,
     )
+
+
+def competition_list(competitions: Iterable[spb.CompetitionInfo]) -> spb.ListCompetitionsResponse:
+    return spb.ListCompetitionsResponse(competitions=list(competitions))
 
 
 class StandingsLine(Protocol):

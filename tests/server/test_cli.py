@@ -39,7 +39,20 @@ def test_remote_commands_run_a_small_competition_and_watch_it(server, bots, tmp_
     assert denied.returncode == 2 and "PERMISSION_DENIED" in denied.stderr
     created = run("remote", "--token", ORGANISER, "create", str(config), env=env)
     comp = created.stdout.split()[1]
-    assert run("remote", "--token", ORGANISER, "start", comp, env=env).returncode == 0
+    assert "0/1 matches" in created.stdout
+    started = run("remote", "--token", ORGANISER, "start", comp, env=env)
+    assert started.returncode == 0 and "/1 matches" in started.stdout  # never "0/0"
+    bots = run("remote", "bots", env=env).stdout.splitlines()
+    assert bots[0].split() == ["BOT", "OWNER", "ADDRESS", "ENGINE", "STATE"]
+    assert {line.split()[0] for line in bots[1:]} == {"carol-greedy", "carol-random"}
+    listed = run("remote", "list", env=env).stdout.splitlines()
+    assert listed[0].split()[:4] == ["ID", "NAME", "STATUS", "MATCHES"]
+    assert listed[1].split()[:2] == [comp, "mini"] and "/1" in listed[1].split()[3]
+    bad = tmp_path / "bad.toml"
+    bad.write_text(config.read_text() + '[policy]\nstrikes = "x"\n')
+    refused = run("remote", "--token", ORGANISER, "create", str(bad), env=env)
+    assert refused.returncode == 2 and len(refused.stderr.splitlines()) == 1
+    assert "INVALID_ARGUMENT" in refused.stderr and "strikes must be an integer" in refused.stderr
     watched = run("remote", "watch", f"{comp}/carol-greedy~carol-random#0/0", env=env)
     assert (
         watched.returncode == 0
@@ -49,8 +62,9 @@ def test_remote_commands_run_a_small_competition_and_watch_it(server, bots, tmp_
     assert " takes " in watched.stdout or " is laid" in watched.stdout
     status = run("remote", "status", comp, env=env)
     assert comp in status.stdout
-    listing = run("remote", "matches", comp, env=env)
-    first = listing.stdout.split()[0]
+    listing = run("remote", "matches", comp, env=env).stdout.splitlines()
+    assert listing[0].split()[:3] == ["MATCH", "SEATS", "STATUS"]
+    first = listing[1].split()[0]
     out = tmp_path / "first.log"
     import time
 

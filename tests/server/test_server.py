@@ -217,7 +217,9 @@ def test_bad_requests_get_clear_codes(server, bots, tmp_path):
     )
     assert "FAIL  connection" in detail
     comp = create(stub, rounds=1)
-    assert stub.ListMatches(spb.CompetitionRef(id=comp), timeout=10).matches == []  # not started
+    # Not started: the schedule is there from create, every match pending.
+    scheduled = stub.ListMatches(spb.CompetitionRef(id=comp), timeout=10).matches
+    assert len(scheduled) == 2 and {m.status for m in scheduled} == {"pending"}
     expect(NF, stub.GetMatchLog, spb.MatchRef(id=f"{comp}/no-such-match"))
 
 

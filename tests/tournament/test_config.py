@@ -30,7 +30,16 @@ def test_the_shipped_examples_load():
         ({"format": "swiss"}, "format 'swiss' is not one of"),
         ({"variant": "briscola"}, "unknown game"),
         ({"rounds": 0}, "at least 1"),
-        ({"rounds": "two"}, "rounds must be a int"),
+        ({"rounds": "two"}, "rounds must be an integer, not 'two'"),
+        ({"rounds": 1.5}, "rounds must be an integer"),
+        ({"concurrency": True}, "concurrency must be an integer"),
+        ({"policy": {"strikes": "x"}}, "[policy]: strikes must be an integer, not 'x'"),
+        ({"policy": {"strikes": 0}}, "[policy]: strikes must be at least 1"),
+        ({"policy": {"on_fault": 3}}, "[policy]: on_fault must be a string"),
+        ({"policy": {"substitute": 1}}, "[policy]: substitute must be a string"),
+        ({"suspend_after": 0}, "suspend_after must be at least 1"),
+        ({"deal_limit": 0}, "deal limit must be at least 1"),
+        ({"allow_shared_partners": "yes"}, "allow_shared_partners must be true or false"),
         ({"format": "gauntlet"}, "needs challenger"),
         ({"format": "teams"}, "needs a 4-seat game"),
         ({"policy": {"on_fault": "shrug"}}, "lose or substitute"),
@@ -42,6 +51,7 @@ def test_bad_configs_say_what_is_wrong(extra, message):
     with pytest.raises(ConfigError) as e:
         config_from_dict({**BASE, **extra})
     assert message in str(e.value)
+    assert str(e.value).count("config:") == 1  # where it is, said once
 
 
 def test_engines_are_checked():
@@ -65,3 +75,34 @@ def test_live_elo_k_is_configurable():
     assert config_from_dict({**BASE, "elo_k": 8}).elo_k == 8.0
     with pytest.raises(ConfigError, match="elo_k must be a positive number"):
         config_from_dict({**BASE, "elo_k": 0})
+
+
+SPRT = {"format": "sprt", "sprt": {"test": "a", "base": "b"}}
+
+
+@pytest.mark.parametrize(
+    ("sprt", "message"),
+    [
+        ({"elo0": "x"}, "[sprt]: elo0 must be a number, not 'x'"),
+        ({"elo1": True}, "[sprt]: elo1 must be a number"),
+        ({"alpha": "0.05"}, "[sprt]: alpha must be a number"),
+        ({"alpha": 0.7}, "[sprt]: alpha must be between 0 and 0.5"),
+        ({"beta": 0}, "[sprt]: beta must be between 0 and 0.5"),
+        ({"max_sets": "many"}, "[sprt]: max_sets must be an integer"),
+        ({"max_sets": 0}, "[sprt]: max_sets must be at least 1"),
+        ({"test": 1}, "[sprt]: test must be a string"),
+        ({"elo0": float("inf")}, "finite"),
+    ],
+)
+def test_bad_sprt_values_name_their_key(sprt, message):
+    """A wrong type is a ConfigError naming the key, never a bare conversion error."""
+    raw = {**BASE, **SPRT, "sprt": {**SPRT["sprt"], **sprt}}
+    with pytest.raises(ConfigError) as e:
+        config_from_dict(raw)
+    assert message in str(e.value)
+    assert "\n" not in str(e.value)
+
+
+def test_an_sprt_config_with_numbers_of_either_kind_loads():
+    cfg = config_from_dict({**BASE, **SPRT, "sprt": {**SPRT["sprt"], "elo0": 0, "elo1": 10.5}})
+    assert cfg.sprt is not None and (cfg.sprt.elo0, cfg.sprt.elo1) == (0.0, 10.5)

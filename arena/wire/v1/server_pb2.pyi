@@ -114,7 +114,7 @@ class CompetitionRef(_message.Message):
     def __init__(self, id: _Optional[str] = ...) -> None: ...
 
 class CompetitionInfo(_message.Message):
-    __slots__ = ("id", "name", "status", "matches_done", "matches_total", "bots", "seed_commitment", "seed")
+    __slots__ = ("id", "name", "status", "matches_done", "matches_total", "bots", "seed_commitment", "seed", "reason", "created_at")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
@@ -123,6 +123,8 @@ class CompetitionInfo(_message.Message):
     BOTS_FIELD_NUMBER: _ClassVar[int]
     SEED_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
     SEED_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     id: str
     name: str
     status: str
@@ -131,7 +133,9 @@ class CompetitionInfo(_message.Message):
     bots: _containers.RepeatedScalarFieldContainer[str]
     seed_commitment: str
     seed: str
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., status: _Optional[str] = ..., matches_done: _Optional[int] = ..., matches_total: _Optional[int] = ..., bots: _Optional[_Iterable[str]] = ..., seed_commitment: _Optional[str] = ..., seed: _Optional[str] = ...) -> None: ...
+    reason: str
+    created_at: str
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., status: _Optional[str] = ..., matches_done: _Optional[int] = ..., matches_total: _Optional[int] = ..., bots: _Optional[_Iterable[str]] = ..., seed_commitment: _Optional[str] = ..., seed: _Optional[str] = ..., reason: _Optional[str] = ..., created_at: _Optional[str] = ...) -> None: ...
 
 class StandingsRow(_message.Message):
     __slots__ = ("rank", "bot", "elo", "elo_low", "elo_high", "played", "wins", "losses", "draws", "faults")
@@ -254,3 +258,13 @@ class RotateTokenResponse(_message.Message):
     role: str
     token: str
     def __init__(self, name: _Optional[str] = ..., role: _Optional[str] = ..., token: _Optional[str] = ...) -> None: ...
+
+class ListCompetitionsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListCompetitionsResponse(_message.Message):
+    __slots__ = ("competitions",)
+    COMPETITIONS_FIELD_NUMBER: _ClassVar[int]
+    competitions: _containers.RepeatedCompositeFieldContainer[CompetitionInfo]
+    def __init__(self, competitions: _Optional[_Iterable[_Union[CompetitionInfo, _Mapping]]] = ...) -> None: ...

@@ -114,6 +114,11 @@ class ArenaStub:
                 request_serializer=arena_dot_wire_dot_v1_dot_server__pb2.RotateTokenRequest.SerializeToString,
                 response_deserializer=arena_dot_wire_dot_v1_dot_server__pb2.RotateTokenResponse.FromString,
                 _registered_method=True)
+        self.ListCompetitions = channel.unary_unary(
+                '/scopa.v1.Arena/ListCompetitions',
+                request_serializer=arena_dot_wire_dot_v1_dot_server__pb2.ListCompetitionsRequest.SerializeToString,
+                response_deserializer=arena_dot_wire_dot_v1_dot_server__pb2.ListCompetitionsResponse.FromString,
+                _registered_method=True)
 
 
 class ArenaServicer:
@@ -231,6 +236,13 @@ class ArenaServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListCompetitions(self, request, context):
+        """Every competition, oldest first, as GetCompetition shows each.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -313,6 +325,11 @@ def add_ArenaServicer_to_server(servicer, server):
                     servicer.RotateToken,
                     request_deserializer=arena_dot_wire_dot_v1_dot_server__pb2.RotateTokenRequest.FromString,
                     response_serializer=arena_dot_wire_dot_v1_dot_server__pb2.RotateTokenResponse.SerializeToString,
+            ),
+            'ListCompetitions': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListCompetitions,
+                    request_deserializer=arena_dot_wire_dot_v1_dot_server__pb2.ListCompetitionsRequest.FromString,
+                    response_serializer=arena_dot_wire_dot_v1_dot_server__pb2.ListCompetitionsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -747,6 +764,33 @@ class Arena:
             '/scopa.v1.Arena/RotateToken',
             arena_dot_wire_dot_v1_dot_server__pb2.RotateTokenRequest.SerializeToString,
             arena_dot_wire_dot_v1_dot_server__pb2.RotateTokenResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListCompetitions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/scopa.v1.Arena/ListCompetitions',
+            arena_dot_wire_dot_v1_dot_server__pb2.ListCompetitionsRequest.SerializeToString,
+            arena_dot_wire_dot_v1_dot_server__pb2.ListCompetitionsResponse.FromString,
             options,
             channel_credentials,
             insecure,

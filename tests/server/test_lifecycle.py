@@ -1,0 +1,261 @@
+"""A competition never takes the server down: what cannot work is refused at
+create, what fails later is FAILED with its reason and stays so across
+restarts; competitions keep the bot addresses they were made with; the
+listing and every count agree."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import grpc
+import pytest
+
+from arena.wire.v1 import server_pb2 as spb
+
+from .conftest import ORGANISER, ROOT, auth, register, wait_for
+
+pytestmark = pytest.mark.process
+
+TWO = """
+name = "{name}"
+bots = ["alice-greedy", "bob-random"]
+rounds = {rounds}
+concurrency = 2
+{extra}
+[clock]
+move_time = "1s"
+"""
+
+
+def two(name: str, rounds: int = 1, extra: str = "", tables: str = "") -> str:
+    """A competition of alice-greedy and bob-random; ``extra`` top-level keys, then ``tables``."""
+    return TWO.format(name=name, rounds=rounds, extra=extra) + tables
+
+
+SCOPONE = 'variant = "scopone"'
+
+
+def expect(code, call, *args, **kwargs) -> str:
+    with pytest.raises(grpc.RpcError) as e:
+        call(*args, timeout=30, **kwargs)
+    assert e.value.code() == code, e.value.details()
+    return e.value.details()
+
+
+def create(stub, config: str) -> spb.CompetitionInfo:
+    request = spb.CreateCompetitionRequest(config=config)
+    return stub.CreateCompetition(request, metadata=auth(ORGANISER), timeout=30)
+
+
+def control(stub, method: str, comp_id: str) -> spb.CompetitionInfo:
+    call = getattr(stub, method)
+    return call(spb.CompetitionRef(id=comp_id), metadata=auth(ORGANISER), timeout=10)
+
+
+def alive(server) -> bool:
+    return server.proc is not None and server.proc.poll() is None
+
+
+def test_a_scopone_competition_of_two_bots_is_refused_unless_allowed(server, bots):
+    stub = server.stub()
+    register(stub, "alice", "alice-greedy", bots["greedy"])
+    register(stub, "bob", "bob-random", bots["random"])
+    detail = expect(
+        grpc.StatusCode.INVALID_ARGUMENT,
+        stub.CreateCompetition,
+        spb.CreateCompetitionRequest(config=two("s", extra=SCOPONE)),
+        metadata=auth(ORGANISER),
+    )
+    assert "partners served by the same remote bot" in detail
+    assert "allow_shared_partners = true" in detail and "\n" not in detail
+    assert stub.ListCompetitions(spb.ListCompetitionsRequest(), timeout=10).competitions == []
+    # With the organiser's explicit allowance it is played to the end.
+    allowed = two("s", extra=SCOPONE + "\nallow_shared_partners = true")
+    comp = create(stub, allowed)
+    control(stub, "StartCompetition", comp.id)
+    info = wait_for(stub, comp.id, "finished")
+    assert info.matches_done == info.matches_total == comp.matches_total > 0
+    assert alive(server)
+
+
+def test_addresses_are_normalized_and_undialable_ones_refused(server, bots):
+    stub = server.stub()
+    port = bots["greedy"].rsplit(":", 1)[1]
+    alice = register(stub, "alice", "alice-greedy", f"ipv4:127.0.0.1:{port}")
+    bob_port = bots["random"].rsplit(":", 1)[1]
+    register(stub, "bob", "bob-random", f"localhost:{bob_port}")
+    listed = {b.name: b.address for b in stub.ListBots(spb.ListBotsRequest(), timeout=10).bots}
+    assert listed == {"alice-greedy": f"127.0.0.1:{port}", "bob-random": f"127.0.0.1:{bob_port}"}
+    for address, words in [
+        ("python bot.py", "spaces"),
+        ("unix:relative.sock", "absolute path"),
+        ("127.0.0.1", "HOST:PORT"),
+        ("127.0.0.1:70000", "port from 1 to 65535"),
+    ]:
+        detail = expect(
+            grpc.StatusCode.INVALID_ARGUMENT,
+            stub.RegisterBot,
+            spb.RegisterBotRequest(name="other", address=address),
+            metadata=auth(alice),
+        )
+        assert words in detail
+    # The bot registered as ipv4:127.0.0.1:PORT plays its competition to the end.
+    comp = create(stub, two("v4", 1))
+    control(stub, "StartCompetition", comp.id)
+    info = wait_for(stub, comp.id, "finished")
+    assert (info.matches_done, info.matches_total) == (1, 1) and alive(server)
+    matches = stub.ListMatches(spb.CompetitionRef(id=comp.id), timeout=10).matches
+    assert all(m.termination == "completed" for m in matches), matches
+
+
+def test_a_competition_that_cannot_run_fails_and_the_server_serves_on(server, bots):
+    """The death loop of old: a stored running competition that can never be
+    played (here: one remote bot in partner seats, left by an older server)."""
+    stub = server.stub()
+    register(stub, "alice", "alice-greedy", bots["greedy"])
+    register(stub, "bob", "bob-random", bots["random"])
+    good = create(stub, two("good", 1))
+    server.stop()
+    db = sqlite3.connect(server.data / "server.sqlite")
+    engines = {"alice-greedy": bots["greedy"], "bob-random": bots["random"]}
+    with db:
+        db.execute(
+            "INSERT INTO competitions(id, name, config, bots, status, created_at, engines) "
+            "VALUES ('cdead', 's', ?, ?, 'running', '2026-01-01T00:00:00+00:00', ?)",
+            (two("s", extra=SCOPONE), json.dumps(list(engines)), json.dumps(engines)),
+        )
+    db.close()
+    for _ in range(2):  # and again after a restart: the failure is not re-entered
+        server.start()
+        stub = server.stub()
+        info = wait_for(stub, "cdead", "failed", seconds=60)
+        assert "partners served by the same remote bot" in info.reason
+        assert alive(server)
+        listed = {
+            c.id: c
+            for c in stub.ListCompetitions(spb.ListCompetitionsRequest(), timeout=10).competitions
+        }
+        assert listed["cdead"].status == "failed" and listed["cdead"].reason == info.reason
+        detail = expect(
+            grpc.StatusCode.FAILED_PRECONDITION,
+            stub.ResumeCompetition,
+            spb.CompetitionRef(id="cdead"),
+            metadata=auth(ORGANISER),
+        )
+        assert "is failed" in detail and "partners" in detail
+        server.stop()
+    server.start()
+    stub = server.stub()
+    control(stub, "StartCompetition", good.id)  # everything else is served as before
+    assert wait_for(stub, good.id, "finished").matches_done == 1
+
+
+def test_a_competition_whose_store_is_damaged_fails_and_is_still_listed(server, bots):
+    stub = server.stub()
+    register(stub, "alice", "alice-greedy", bots["greedy"])
+    register(stub, "bob", "bob-random", bots["random"])
+    comp = create(stub, two("broken", 1))
+    (server.data / comp.id / "results.sqlite").write_bytes(b"not a database at all " * 100)
+    control(stub, "StartCompetition", comp.id)
+    info = wait_for(stub, comp.id, "failed", seconds=60)
+    assert info.reason and "\n" not in info.reason and alive(server)
+    listed = stub.ListCompetitions(spb.ListCompetitionsRequest(), timeout=10).competitions
+    assert [(c.id, c.status, c.reason) for c in listed] == [(comp.id, "failed", info.reason)]
+
+
+@pytest.mark.slow
+def test_a_bot_updated_mid_competition_does_not_stop_it_across_a_restart(server, bots, tag):
+    stub = server.stub()
+    alice = register(stub, "alice", "alice-greedy", bots["greedy"])
+    register(stub, "bob", "bob-random", bots["random"])
+    comp = create(stub, two("long", 40)).id
+    control(stub, "StartCompetition", comp)
+    deadline = time.monotonic() + 60
+    while stub.GetCompetition(spb.CompetitionRef(id=comp), timeout=10).matches_done < 5:
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    other = subprocess.Popen(
+        [sys.executable, str(ROOT / "engines/greedy/bot.py"), tag],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        new_address = other.stdout.readline().split()[1]
+        stub.UpdateBot(
+            spb.UpdateBotRequest(name="alice-greedy", address=new_address),
+            metadata=auth(alice),
+            timeout=60,
+        )
+        server.stop(signal.SIGKILL)
+        server.start()
+        stub = server.stub()
+        control(stub, "PauseCompetition", comp)
+        paused = wait_for(stub, comp, "paused")
+        assert paused.reason == "" and paused.matches_done < 40
+        control(stub, "ResumeCompetition", comp)
+        info = wait_for(stub, comp, "finished", seconds=240)
+        assert (info.matches_done, info.matches_total) == (40, 40)
+        # The competition kept its snapshot; the registry moved on for later ones.
+        bots_now = {
+            b.name: b.address for b in stub.ListBots(spb.ListBotsRequest(), timeout=10).bots
+        }
+        assert bots_now["alice-greedy"] == new_address
+        later = create(stub, two("later", 1))
+        control(stub, "StartCompetition", later.id)
+        assert wait_for(stub, later.id, "finished").matches_done == 1
+    finally:
+        other.terminate()
+        other.wait(10)
+
+
+def test_the_listing_and_every_count_agree_and_bad_values_name_their_key(server, bots):
+    stub = server.stub()
+    register(stub, "alice", "alice-greedy", bots["greedy"])
+    register(stub, "bob", "bob-random", bots["random"])
+    first = create(stub, two("first", 3))
+    second = create(stub, two("second", 1))
+    assert (first.matches_done, first.matches_total) == (0, 3)
+    started = control(stub, "StartCompetition", second.id)
+    assert started.matches_total == 1
+    listed = stub.ListCompetitions(spb.ListCompetitionsRequest(), timeout=10).competitions
+    assert [c.id for c in listed] == [first.id, second.id]
+    assert listed[0].status == "created" and listed[0].matches_total == 3
+    assert listed[0].seed_commitment == first.seed_commitment and len(first.seed_commitment) == 64
+    assert listed[0].created_at.startswith("20") and listed[0].created_at == first.created_at
+    wait_for(stub, second.id, "finished")
+    again = {
+        c.id: c
+        for c in stub.ListCompetitions(spb.ListCompetitionsRequest(), timeout=10).competitions
+    }
+    status = stub.GetCompetition(spb.CompetitionRef(id=second.id), timeout=10)
+    assert again[second.id] == status and status.matches_done == status.matches_total == 1
+    sprt = two("t", 1, extra='format = "sprt"')
+    for extra, words in [
+        (
+            '[sprt]\ntest = "alice-greedy"\nbase = "bob-random"\nelo0 = "x"\n',
+            "[sprt]: elo0 must be",
+        ),
+        (
+            '[sprt]\ntest = "alice-greedy"\nbase = "bob-random"\nalpha = true\n',
+            "[sprt]: alpha must be",
+        ),
+    ]:
+        detail = expect(
+            grpc.StatusCode.INVALID_ARGUMENT,
+            stub.CreateCompetition,
+            spb.CreateCompetitionRequest(config=sprt + extra),
+            metadata=auth(ORGANISER),
+        )
+        assert words in detail and "\n" not in detail
+    detail = expect(
+        grpc.StatusCode.INVALID_ARGUMENT,
+        stub.CreateCompetition,
+        spb.CreateCompetitionRequest(config=two("p", 1, tables='[policy]\nstrikes = "x"\n')),
+        metadata=auth(ORGANISER),
+    )
+    assert "[policy]: strikes must be an integer, not 'x'" in detail
