@@ -106,14 +106,15 @@ def _print_bots(bots: Iterable[spb.BotInfo]) -> None:
             b.name,
             b.owner,
             b.address,
-            f"{b.engine_name} {b.seen_version or b.engine_version}".strip(),
+            b.engine_name or "-",
+            b.seen_version or b.engine_version or "-",
             "withdrawn" if b.withdrawn else b.status or "unchecked",
             b.last_seen or "never",
             b.status_detail or "-",
         )
         for b in bots
     ]
-    headers = ("BOT", "OWNER", "ADDRESS", "ENGINE", "STATUS", "LAST SEEN", "DETAIL")
+    headers = ("BOT", "OWNER", "ADDRESS", "ENGINE", "VERSION", "STATUS", "LAST SEEN", "DETAIL")
     print(table(headers, rows))
 
 

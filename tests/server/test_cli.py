@@ -43,7 +43,17 @@ def test_remote_commands_run_a_small_competition_and_watch_it(server, bots, tmp_
     started = run("remote", "--token", ORGANISER, "start", comp, env=env)
     assert started.returncode == 0 and "/1 matches" in started.stdout  # never "0/0"
     bots = run("remote", "bots", env=env).stdout.splitlines()
-    assert bots[0].split() == ["BOT", "OWNER", "ADDRESS", "ENGINE", "STATE"]
+    assert bots[0].split() == [
+        "BOT",
+        "OWNER",
+        "ADDRESS",
+        "ENGINE",
+        "VERSION",
+        "STATUS",
+        "LAST",
+        "SEEN",
+        "DETAIL",
+    ]
     assert {line.split()[0] for line in bots[1:]} == {"carol-greedy", "carol-random"}
     listed = run("remote", "list", env=env).stdout.splitlines()
     assert listed[0].split()[:4] == ["ID", "NAME", "STATUS", "MATCHES"]

@@ -82,13 +82,14 @@ def test_a_stopped_bot_is_seen_dead_and_its_matches_forfeit_with_the_reason(tmp_
         listed = subprocess.run(
             [ARENA, "remote", "bots"], capture_output=True, text=True, timeout=60, env=env
         ).stdout.splitlines()
-        assert listed[0].split()[:5] == ["NAME", "OWNER", "ADDRESS", "VERSION", "STATUS"]
+        assert listed[0].split()[:6] == ["BOT", "OWNER", "ADDRESS", "ENGINE", "VERSION", "STATUS"]
         rows = {line.split()[0]: line.split() for line in listed[1:]}
-        assert rows["bob-random"][4] == "dead" and rows["alice-greedy"][4] == "alive"
+        assert rows["bob-random"][5] == "dead" and rows["alice-greedy"][5] == "alive"
         shown = subprocess.run(
             [ARENA, "remote", "matches", comp], capture_output=True, text=True, timeout=60, env=env
         ).stdout
-        assert shown.count("reason: bob-random absent") == 6
+        assert shown.splitlines()[0].split()[5] == "REASON"
+        assert shown.count("bob-random absent") == 6
     finally:
         bob_bot.kill()
         bob_bot.wait(10)
