@@ -21,7 +21,12 @@ from arena.server.liveness import Liveness
 from arena.server.storage import Competition, CompetitionStatus, ServerStorage
 from arena.store import NoStoreYet, Store, open_store
 from arena.tournament.config import TournamentConfig, config_from_dict
-from arena.tournament.runner import Runner, maybe_pool, open_tournament_store
+from arena.tournament.runner import (
+    Runner,
+    maybe_pool,
+    open_tournament_store,
+    reopen_no_contests,
+)
 from arena.tournament.schedule import build_schedule
 from arena.transport.seats import check_partners
 
@@ -199,6 +204,7 @@ class CompetitionManager:
         ended = False
         try:
             store.schedule(build_schedule(cfg))
+            reopen_no_contests(store)  # a bot that did not start gets its matches again
             runner = Runner(
                 cfg,
                 store,
