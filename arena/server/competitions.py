@@ -10,8 +10,12 @@ import secrets
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import trio
+
+if TYPE_CHECKING:
+    from arena.server.standings import StandingsCache
 
 from arena.errors import ArenaError, ConfigError
 from arena.outcome import MatchEvent
@@ -79,9 +83,15 @@ class CompetitionManager:
     finish), and resume on restart. Call its methods on the trio loop."""
 
     def __init__(
-        self, nursery: trio.Nursery, storage: ServerStorage, data: Path, broker: Broker
+        self,
+        nursery: trio.Nursery,
+        storage: ServerStorage,
+        data: Path,
+        broker: Broker,
+        standings: StandingsCache | None = None,
     ) -> None:
         self._nursery = nursery
+        self._standings = standings
         self._storage = storage
         self._data = data
         self._broker = broker
@@ -124,11 +134,17 @@ class CompetitionManager:
         def spectate(match_id: str, event: MatchEvent) -> None:
             self._broker.publish(f"{comp_id}/{match_id}", event)
 
+        def recorded(match_id: str) -> None:
+            self._broker.close(f"{comp_id}/{match_id}")
+            if self._standings is not None:
+                self._standings.refresh(comp_id)
+
         runner = Runner(
             cfg,
             store,
             should_stop=lambda: self._stopping.get(comp_id, False),
             spectate=spectate,
+            recorded=recorded,
         )
         self._runners[comp_id] = runner
         ended = False

@@ -1,0 +1,104 @@
+"""Standings served from a cache: a bootstrap over a large competition takes
+seconds, so it is computed on one background thread when a match is
+recorded, never on a request's path. A request gets the latest standings
+computed; while newer results are being folded in it says how far behind they are."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.server.competitions import competition_results
+from arena.tournament.standings import Row, compute_standings
+
+# Bootstrap resamples behind each interval.
+RESAMPLES = 100
+
+
+@dataclass(frozen=True)
+class CachedStandings:
+    text: str
+    rows: list[Row]
+    matches_done: int  # results in the store when these were computed
+
+
+class StandingsCache:
+    """Per competition, the last standings and how many results they cover. Thread-safe."""
+
+    def __init__(self, data: Path, resamples: int = RESAMPLES) -> None:
+        self._data = data
+        self._resamples = resamples
+        self._cond = threading.Condition()
+        self._cached: dict[str, CachedStandings] = {}
+        self._dirty: list[str] = []
+        self._closed = False
+        self._thread = threading.Thread(target=self._work, name="arena-standings", daemon=True)
+        self._thread.start()
+
+    def refresh(self, comp_id: str) -> None:
+        """Recompute competition ``comp_id``'s standings soon (a match was recorded)."""
+        with self._cond:
+            if comp_id not in self._dirty:
+                self._dirty.append(comp_id)
+            self._cond.notify_all()
+
+    def get(self, comp_id: str, first_wait: float = 60.0) -> CachedStandings | None:
+        """The latest standings of ``comp_id``; None before its first result.
+
+        Waits only when nothing was ever computed for it (up to ``first_wait``
+        seconds); otherwise answers at once, and asks for a refresh if results
+        were recorded since."""
+        with competition_results(self._data, comp_id) as store:
+            done = 0 if store is None else store.counts()[0]
+        if done == 0:
+            return None
+        with self._cond:
+            cached = self._cached.get(comp_id)
+            if cached is not None and cached.matches_done >= done:
+                return cached
+            if comp_id not in self._dirty:
+                self._dirty.append(comp_id)
+                self._cond.notify_all()
+            if cached is None:
+                self._cond.wait_for(lambda: comp_id in self._cached, timeout=first_wait)
+                cached = self._cached.get(comp_id)
+        if cached is None or cached.matches_done >= done:
+            return cached
+        behind = done - cached.matches_done
+        note = (
+            f"\n\nas of {cached.matches_done} results; {behind} more recorded since, "
+            "being folded in"
+        )
+        return CachedStandings(cached.text + note, cached.rows, cached.matches_done)
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+        self._thread.join(timeout=5)
+
+    def _work(self) -> None:
+        while True:
+            with self._cond:
+                self._cond.wait_for(lambda: self._dirty or self._closed)
+                if self._closed:
+                    return
+                comp_id = self._dirty.pop(0)
+            try:
+                computed = self._compute(comp_id)
+            except Exception as e:  # a store being written or gone: the next result retries
+                print(f"standings of competition {comp_id}: {e}", flush=True)
+                computed = None
+            if computed is not None:
+                with self._cond:
+                    self._cached[comp_id] = computed
+                    self._cond.notify_all()
+
+    def _compute(self, comp_id: str) -> CachedStandings | None:
+        with competition_results(self._data, comp_id) as store:
+            if store is None:
+                return None
+            done = store.counts()[0]
+            standings = compute_standings(store, resamples=self._resamples)
+        return CachedStandings(standings.table(), standings.rows, done)
