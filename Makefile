@@ -69,6 +69,8 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_tournament
 	@echo
 	$(BIN)/python -m benchmarks.bench_sandbox
+	@echo
+	$(BIN)/python -m benchmarks.bench_standings
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis engines/js/node_modules

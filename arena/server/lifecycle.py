@@ -73,6 +73,14 @@ async def serve(
                 for comp_id in storage.competitions_with_status(CompetitionStatus.RUNNING):
                     print(f"resuming competition {comp_id}", flush=True)
                     manager.start(comp_id)
+                # Standings are computed before anyone asks, not on the first call.
+                for status in (
+                    CompetitionStatus.RUNNING,
+                    CompetitionStatus.PAUSED,
+                    CompetitionStatus.FINISHED,
+                ):
+                    for comp_id in storage.competitions_with_status(status):
+                        standings.refresh(comp_id)
                 with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
                     async for _ in signals:
                         break

@@ -1,11 +1,18 @@
 """Standings served from a cache: a bootstrap over a large competition takes
-seconds, so it is computed on one background thread when a match is
-recorded, never on a request's path. A request gets the latest standings
-computed; while newer results are being folded in it says how far behind they are."""
+seconds, so it is computed in the background when a match is recorded,
+never on a request's path. A request gets the latest standings computed;
+while newer results are being folded in it says how far behind they are.
+
+The computation runs in a worker process: pure Python in a thread of the
+server would hold the GIL for a second or more and delay every call and
+every spectator event meanwhile (measured: 185 ms for a cached answer).
+"""
 
 from __future__ import annotations
 
+import multiprocessing
 import threading
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +40,7 @@ class StandingsCache:
         self._cached: dict[str, CachedStandings] = {}
         self._dirty: list[str] = []
         self._closed = False
+        self._pool: ProcessPoolExecutor | None = None
         self._thread = threading.Thread(target=self._work, name="arena-standings", daemon=True)
         self._thread.start()
 
@@ -77,6 +85,8 @@ class StandingsCache:
             self._closed = True
             self._cond.notify_all()
         self._thread.join(timeout=5)
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
 
     def _work(self) -> None:
         while True:
@@ -96,9 +106,17 @@ class StandingsCache:
                     self._cond.notify_all()
 
     def _compute(self, comp_id: str) -> CachedStandings | None:
-        with competition_results(self._data, comp_id) as store:
-            if store is None:
-                return None
-            done = store.counts()[0]
-            standings = compute_standings(store, resamples=self._resamples)
-        return CachedStandings(standings.table(), standings.rows, done)
+        if self._pool is None:
+            # spawn, not fork: the server's process holds gRPC channels and threads.
+            self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+        return self._pool.submit(compute_cached, self._data, comp_id, self._resamples).result()
+
+
+def compute_cached(data: Path, comp_id: str, resamples: int) -> CachedStandings | None:
+    """The standings of competition ``comp_id`` now (run in the worker process)."""
+    with competition_results(data, comp_id) as store:
+        if store is None:
+            return None
+        done = store.counts()[0]
+        standings = compute_standings(store, resamples=resamples)
+    return CachedStandings(standings.table(), standings.rows, done)
