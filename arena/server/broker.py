@@ -146,7 +146,15 @@ class Broker:
         return match
 
     def _wake(self, key: str) -> None:
-        """Wake every watcher of ``key`` on its own loop (the lock is held)."""
+        """Wake every watcher of ``key``, with one call into each loop (the lock is held)."""
+        by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Event]] = {}
         for watcher in self._watchers.get(key, ()):
+            by_loop.setdefault(watcher.loop, []).append(watcher.wake)
+        for loop, wakes in by_loop.items():
             with contextlib.suppress(RuntimeError):  # its loop has closed: stopping
-                watcher.loop.call_soon_threadsafe(watcher.wake.set)
+                loop.call_soon_threadsafe(_set_all, wakes)
+
+
+def _set_all(wakes: list[asyncio.Event]) -> None:
+    for wake in wakes:
+        wake.set()
