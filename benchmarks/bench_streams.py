@@ -21,7 +21,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
 from pathlib import Path
 
 import grpc
@@ -55,6 +54,7 @@ def main() -> None:
     ap.add_argument("--matches", type=int, default=10, help="live matches the streams watch")
     ap.add_argument("--engines", type=int, default=16)
     ap.add_argument("--results", type=int, default=1200, help="results already recorded")
+    ap.add_argument("--clients", type=int, default=1, help="processes holding the streams")
     ap.add_argument("--think", type=float, default=0.1, help="seconds each bot takes a move")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -91,20 +91,28 @@ async def bench(data: Path, args: argparse.Namespace) -> None:
         )
         server = await trio.to_thread.run_sync(GrpcServer.start, servicer, "127.0.0.1:0")
         address = f"127.0.0.1:{server.port}"
-        standings.refresh(COMP)
+        # Standings computed before the clock starts: what a refresh costs is
+        # bench_standings' figure.
+        await trio.to_thread.run_sync(standings.get, COMP)
         try:
-            watchers = await trio.lowlevel.open_process(
-                [
-                    sys.executable,
-                    "-m",
-                    "benchmarks.bench_streams",
-                    "--watch",
-                    address,
-                    str(args.streams),
-                    *published,
-                ],
-                stdout=subprocess.PIPE,
-            )
+            # The streams' receiving end is split over processes, so that the
+            # figures are the server's and not one Python client's backlog.
+            share = -(-args.streams // args.clients)
+            watchers = [
+                await trio.lowlevel.open_process(
+                    [
+                        sys.executable,
+                        "-m",
+                        "benchmarks.bench_streams",
+                        "--watch",
+                        address,
+                        str(min(share, args.streams - i * share)),
+                        *published,
+                    ],
+                    stdout=subprocess.PIPE,
+                )
+                for i in range(args.clients)
+            ]
             while broker.watching() < args.streams:
                 await trio.sleep(0.05)
             opened = broker.watching()
@@ -131,7 +139,10 @@ async def bench(data: Path, args: argparse.Namespace) -> None:
                 for seed, key in enumerate(published):
                     matches.start_soon(referee, key, seed)
                     await trio.sleep(0.3)
-            watched = json.loads(await read_all(watchers))
+            watched: dict[str, list[list[float]]] = {key: [] for key in published}
+            for proc in watchers:
+                for key, streams in json.loads(await read_all(proc)).items():
+                    watched[key].extend(streams)
             probed = json.loads(await read_all(prober))
         finally:
             await trio.to_thread.run_sync(server.stop)
@@ -145,7 +156,7 @@ def thinking(strategy: str, seed: int, think: float) -> tuple[str, InProcessConn
     """A built-in strategy that takes ``think`` seconds a move, as a bot would."""
     choose = BUILT_IN[strategy](random.Random(seed))
 
-    def slow(observation: Observation, legal: Sequence[Move]) -> Move:
+    def slow(observation: Observation, legal: list[Move]) -> Move:
         time.sleep(think)  # in the connection's worker thread, not on the loop
         return choose(observation, legal)
 
@@ -168,7 +179,7 @@ def report(
     watched: dict[str, list[list[float]]],
     probed: dict[str, list[float]],
 ) -> None:
-    delays = []
+    delays: list[float] = []
     complete = 0
     for key, streams in watched.items():
         sent = published[key]
