@@ -156,7 +156,7 @@ def thinking(strategy: str, seed: int, think: float) -> tuple[str, InProcessConn
     """A built-in strategy that takes ``think`` seconds a move, as a bot would."""
     choose = BUILT_IN[strategy](random.Random(seed))
 
-    def slow(observation: Observation, legal: list[Move]) -> Move:
+    def slow(observation: Observation, legal: list[Move]) -> tuple[int, int]:
         time.sleep(think)  # in the connection's worker thread, not on the loop
         return choose(observation, legal)
 
