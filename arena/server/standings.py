@@ -10,8 +10,10 @@ every spectator event meanwhile (measured: 185 ms for a cached answer).
 
 from __future__ import annotations
 
+import math
 import multiprocessing
 import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +23,9 @@ from arena.tournament.standings import Row, compute_standings
 
 # Bootstrap resamples behind each interval.
 RESAMPLES = 100
+# Least seconds between two computations of one competition's standings: while
+# matches finish every second, back-to-back refreshes would keep a core busy.
+MIN_REFRESH_SECONDS = 5.0
 
 
 @dataclass(frozen=True)
@@ -33,9 +38,13 @@ class CachedStandings:
 class StandingsCache:
     """Per competition, the last standings and how many results they cover. Thread-safe."""
 
-    def __init__(self, data: Path, resamples: int = RESAMPLES) -> None:
+    def __init__(
+        self, data: Path, resamples: int = RESAMPLES, min_interval: float = MIN_REFRESH_SECONDS
+    ) -> None:
         self._data = data
         self._resamples = resamples
+        self._min_interval = min_interval
+        self._computed_at: dict[str, float] = {}
         self._cond = threading.Condition()
         self._cached: dict[str, CachedStandings] = {}
         self._dirty: list[str] = []
@@ -94,7 +103,13 @@ class StandingsCache:
                 self._cond.wait_for(lambda: self._dirty or self._closed)
                 if self._closed:
                     return
-                comp_id = self._dirty.pop(0)
+                comp_id = self._dirty[0]
+                since = time.monotonic() - self._computed_at.get(comp_id, -math.inf)
+                if since < self._min_interval:
+                    self._cond.wait(self._min_interval - since)
+                    continue
+                self._dirty.pop(0)
+                self._computed_at[comp_id] = time.monotonic()
             try:
                 computed = self._compute(comp_id)
             except Exception as e:  # a store being written or gone: the next result retries

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.process  # the computation runs in a worker process
 def test_a_recorded_match_is_folded_in_off_the_request_path(tmp_path):
     (tmp_path / "c1").mkdir()
     store = filled_results(tmp_path / "c1" / "results.sqlite", engines=6, matches=200)
-    cache = StandingsCache(tmp_path, resamples=10)
+    cache = StandingsCache(tmp_path, resamples=10, min_interval=1.0)
     try:
         assert cache.get("c0") is None  # no such competition's results: nothing to wait for
         first = cache.get("c1")
