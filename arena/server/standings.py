@@ -26,6 +26,9 @@ RESAMPLES = 100
 # Least seconds between two computations of one competition's standings: while
 # matches finish every second, back-to-back refreshes would keep a core busy.
 MIN_REFRESH_SECONDS = 5.0
+# How long a request waits for standings that are behind before it takes the
+# previous ones: within the 200 ms a client may expect an answer in.
+FRESH_WAIT_SECONDS = 0.12
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,7 @@ class StandingsCache:
         self._resamples = resamples
         self._min_interval = min_interval
         self._computed_at: dict[str, float] = {}
+        self._urgent: set[str] = set()  # asked for by a request: not held back
         self._cond = threading.Condition()
         self._cached: dict[str, CachedStandings] = {}
         self._dirty: list[str] = []
@@ -60,12 +64,16 @@ class StandingsCache:
                 self._dirty.append(comp_id)
             self._cond.notify_all()
 
-    def get(self, comp_id: str, first_wait: float = 60.0) -> CachedStandings | None:
+    def get(
+        self, comp_id: str, first_wait: float = 60.0, fresh_wait: float = FRESH_WAIT_SECONDS
+    ) -> CachedStandings | None:
         """The latest standings of ``comp_id``; None before its first result.
 
-        Waits only when nothing was ever computed for it (up to ``first_wait``
-        seconds); otherwise answers at once, and asks for a refresh if results
-        were recorded since."""
+        When results were recorded since the last computation, asks for one at
+        once (whatever the interval between refreshes) and waits up to
+        ``fresh_wait`` seconds for it: a small competition's comes back in
+        time, a large one's answer is the previous table, saying so. Waits up
+        to ``first_wait`` only when nothing was ever computed for it."""
         with competition_results(self._data, comp_id) as store:
             done = 0 if store is None else store.counts()[0]
         if done == 0:
@@ -76,10 +84,18 @@ class StandingsCache:
                 return cached
             if comp_id not in self._dirty:
                 self._dirty.append(comp_id)
-                self._cond.notify_all()
+            self._urgent.add(comp_id)
+            self._cond.notify_all()
+
+            def current() -> bool:
+                now = self._cached.get(comp_id)
+                return now is not None and now.matches_done >= done
+
             if cached is None:
                 self._cond.wait_for(lambda: comp_id in self._cached, timeout=first_wait)
-                cached = self._cached.get(comp_id)
+            else:
+                self._cond.wait_for(current, timeout=fresh_wait)
+            cached = self._cached.get(comp_id)
         if cached is None or cached.matches_done >= done:
             return cached
         behind = done - cached.matches_done
@@ -105,10 +121,11 @@ class StandingsCache:
                     return
                 comp_id = self._dirty[0]
                 since = time.monotonic() - self._computed_at.get(comp_id, -math.inf)
-                if since < self._min_interval:
+                if since < self._min_interval and comp_id not in self._urgent:
                     self._cond.wait(self._min_interval - since)
                     continue
                 self._dirty.pop(0)
+                self._urgent.discard(comp_id)
                 self._computed_at[comp_id] = time.monotonic()
             try:
                 computed = self._compute(comp_id)
