@@ -97,7 +97,7 @@ def main() -> None:
         f" max {max(warm) * ms:.1f} ms"
     )
     print(
-        f"  call while a refresh runs (20 calls)      "
+        f"  call after a result (waits <= 120 ms)     "
         f"median {statistics.median(stale) * ms:.1f} ms,"
         f" max {max(stale) * ms:.1f} ms"
     )

@@ -97,7 +97,8 @@ class Broker:
 
     async def watch(self, key: str, delay: int) -> AsyncIterator[spb.SpectatorEvent]:
         """The events of match ``key`` from its start, each held back until
-        ``delay`` more plays have been made, until the match ends. Runs on an
+        ``delay`` more plays have been made (none with 0: a deal's end is not
+        kept waiting for the next play), until the match ends. Runs on an
         asyncio loop; cancelling it unsubscribes."""
         watcher = _Watcher(asyncio.get_running_loop(), asyncio.Event())
         with self._lock:
@@ -116,7 +117,8 @@ class Broker:
                 for item in fresh:
                     held.append(item)
                     plays_held += item.is_play
-                    while held and plays_held > delay:
+                    # The first held event goes once ``delay`` plays have followed it.
+                    while held and plays_held - held[0].is_play >= delay:
                         first = held.popleft()
                         plays_held -= first.is_play
                         yield first.message

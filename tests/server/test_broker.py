@@ -8,6 +8,7 @@ import threading
 
 from arena.outcome import MatchEvent
 from arena.play import run_match_sync
+from arena.rules import Play
 from arena.server.broker import Broker
 from arena.settings import MatchSettings
 from arena.wire import convert
@@ -101,3 +102,31 @@ def test_old_matches_are_forgotten_but_never_one_being_watched():
 
     assert len(asyncio.run(main())) == len(EVENTS)
     assert not broker.has_ended("c/m0") and broker.has_ended("c/watched")
+
+
+def test_events_wait_for_exactly_delay_plays_after_them():
+    """With no delay a deal's end is sent at once, not with the next play; with
+    a delay of d, every event waits until d plays have followed it."""
+    scored = next(i for i, e in enumerate(EVENTS) if not isinstance(e.what, Play) and i > 1)
+
+    async def received(delay: int, published: int) -> int:
+        broker = Broker()
+        got: list = []
+
+        async def watch() -> None:
+            async for message in broker.watch("c/m", delay):
+                got.append(message)
+
+        watcher = asyncio.create_task(watch())
+        await asyncio.sleep(0.01)
+        for event in EVENTS[:published]:
+            broker.publish("c/m", event)
+        await asyncio.sleep(0.05)
+        watcher.cancel()
+        await asyncio.gather(watcher, return_exceptions=True)
+        return len(got)
+
+    assert asyncio.run(received(0, scored + 1)) == scored + 1
+    plays = [i for i, e in enumerate(EVENTS) if isinstance(e.what, Play)]
+    # Delay 2: after the 5th play is published, events up to the 3rd play are out.
+    assert asyncio.run(received(2, plays[4] + 1)) == plays[2] + 1
