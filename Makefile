@@ -69,6 +69,10 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_tournament
 	@echo
 	$(BIN)/python -m benchmarks.bench_sandbox
+	@echo
+	$(BIN)/python -m benchmarks.bench_standings
+	@echo
+	$(BIN)/python -m benchmarks.bench_streams
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis engines/js/node_modules

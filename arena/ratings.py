@@ -281,16 +281,24 @@ def fit_ratings(
     index = {n: i for i, n in enumerate(names)}
     size = len(names) + (1 if with_dealer else 0)
     c = LOG10 / 400
-    rows = []
+    # Games with the same sides and dealer share a row: the likelihood needs
+    # only how many there were and their total score. Rows are sparse (the
+    # players of two sides, and the dealer), which makes a fit over a
+    # thousand matches of 16 engines tens of times faster than dense rows.
+    merged: dict[tuple[tuple[int, float], ...], list[float]] = {}
     for g in games:
-        x = [0.0] * size
+        x: dict[int, float] = {}
         for n in g.side_a:
-            x[index[n]] += 1 / len(g.side_a)
+            x[index[n]] = x.get(index[n], 0.0) + 1 / len(g.side_a)
         for n in g.side_b:
-            x[index[n]] -= 1 / len(g.side_b)
+            x[index[n]] = x.get(index[n], 0.0) - 1 / len(g.side_b)
         if with_dealer:
-            x[-1] = 1.0 if g.a_deals_first else -1.0
-        rows.append((x, g.score_a))
+            x[size - 1] = 1.0 if g.a_deals_first else -1.0
+        key = tuple(sorted((i, v) for i, v in x.items() if v))
+        total = merged.setdefault(key, [0.0, 0.0])
+        total[0] += 1
+        total[1] += g.score_a
+    rows = [(key, count, score) for key, (count, score) in merged.items()]
     theta = [0.0] * size
     ridge = 1 / prior_sd**2 if prior_sd else 1e-9
     for _ in range(iterations):
@@ -298,16 +306,16 @@ def fit_ratings(
         hess = [[0.0] * size for _ in range(size)]
         for i in range(size):
             hess[i][i] = ridge
-        for x, s in rows:
-            z = c * sum(a * t for a, t in zip(x, theta, strict=True))
+        for key, count, score in rows:
+            z = c * sum(a * theta[i] for i, a in key)
             p = 1 / (1 + math.exp(-z))
-            w = c * c * p * (1 - p)
-            for i, xi in enumerate(x):
-                if xi:
-                    grad[i] += c * (s - p) * xi
-                    for j, xj in enumerate(x):
-                        if xj:
-                            hess[i][j] += w * xi * xj
+            w = count * c * c * p * (1 - p)
+            r = c * (score - count * p)
+            for i, xi in key:
+                grad[i] += r * xi
+                row = hess[i]
+                for j, xj in key:
+                    row[j] += w * xi * xj
         step = _solve(hess, grad)
         theta = [t + d for t, d in zip(theta, step, strict=True)]
         if max(abs(d) for d in step) < 1e-9:

@@ -162,6 +162,10 @@ class Store:
             self._open(fresh)
         except sqlite3.DatabaseError as e:
             self.close()
+            if "file is not a database" in str(e):
+                raise StoreError(
+                    f"{self.path}: exists and is not a SQLite database; it was left untouched"
+                ) from None
             raise StoreError(f"{self.path}: not a usable results database ({e})") from None
         except StoreError:
             self.close()
@@ -497,8 +501,8 @@ def _show(value: Any) -> str:
 
 
 def _check_path(path: Path) -> None:
-    """Refuse, in one line, any path that is not a regular file (or absent), or
-    a file that is not an SQLite database; read nothing that could block."""
+    """Refuse, in one line, any path that is not a regular file (or absent);
+    open nothing, so nothing can block."""
     try:
         info = path.stat()
     except FileNotFoundError:
@@ -509,15 +513,10 @@ def _check_path(path: Path) -> None:
         raise StoreError(f"{path}: is a directory, not a results database")
     if not stat.S_ISREG(info.st_mode):
         raise StoreError(f"{path}: not a regular file, so not a results database")
-    if info.st_size == 0:
-        return
-    try:
-        with open(path, "rb") as f:
-            header = f.read(16)
-    except OSError as e:
-        raise StoreError(f"{path}: cannot read: {e.strerror}") from None
-    if header != b"SQLite format 3\x00":
-        raise StoreError(f"{path}: exists and is not a SQLite database; it was left untouched")
+    # The header is not read here: closing any descriptor of the file drops every
+    # POSIX lock this process holds on it, SQLite's too, and then another
+    # process closing its connection checkpoints and removes the WAL under this
+    # one's connections. SQLite itself refuses a file that is not a database.
 
 
 def _take_lock(path: Path) -> IO[str]:

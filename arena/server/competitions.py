@@ -11,8 +11,12 @@ import secrets
 import tomllib
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import trio
+
+if TYPE_CHECKING:
+    from arena.server.standings import StandingsCache
 
 from arena.errors import ArenaError, ConfigError
 from arena.outcome import MatchEvent
@@ -148,10 +152,13 @@ class CompetitionManager:
         storage: ServerStorage,
         data: Path,
         broker: Broker,
+        *,
         liveness: Liveness | None = None,
+        standings: StandingsCache | None = None,
     ) -> None:
         self._nursery = nursery
         self._liveness = liveness
+        self._standings = standings
         self._storage = storage
         self._data = data
         self._broker = broker
@@ -201,6 +208,11 @@ class CompetitionManager:
         def spectate(match_id: str, event: MatchEvent) -> None:
             self._broker.publish(f"{comp_id}/{match_id}", event)
 
+        def recorded(match_id: str) -> None:
+            self._broker.close(f"{comp_id}/{match_id}")
+            if self._standings is not None:
+                self._standings.refresh(comp_id)
+
         ended = False
         try:
             store.schedule(build_schedule(cfg))
@@ -210,6 +222,7 @@ class CompetitionManager:
                 store,
                 should_stop=lambda: self._stopping.get(comp_id, False),
                 spectate=spectate,
+                recorded=recorded,
             )
             self._runners[comp_id] = runner
             try:

@@ -3,12 +3,15 @@
 Each handler checks who calls (auth), asks the storage or the competitions,
 and answers with a message built by arena.wire.service. Handlers run on
 grpc's thread pool and reach the trio loop only through its token: bot checks
-and competition control run there.
+and competition control run there. WatchMatch alone is a coroutine, on the
+server's asyncio loop, so an open stream holds no thread.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import NoReturn
 
@@ -31,15 +34,24 @@ from arena.server.competitions import (
     registered_address,
 )
 from arena.server.names import checked_name
+from arena.server.standings import StandingsCache
 from arena.server.status import abort
 from arena.server.storage import Competition, CompetitionStatus, ServerStorage
 from arena.store import MatchEntry, MatchStatus
-from arena.tournament.standings import compute_standings
 from arena.wire import service as wire
 from arena.wire.v1 import server_pb2 as spb
 from arena.wire.v1 import server_pb2_grpc
 
 MAX_ADDRESS_CHARS = 300
+
+
+@dataclass(frozen=True)
+class WatchLimits:
+    """Open spectator streams allowed per client (by network address, since
+    anyone may register and get a token) and in all."""
+
+    per_client: int = 32
+    total: int = 2000
 
 
 class ArenaServicer(server_pb2_grpc.ArenaServicer):
@@ -51,6 +63,9 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
         broker: Broker,
         data: Path,
         trio_token: trio.lowlevel.TrioToken,
+        *,
+        standings: StandingsCache | None = None,
+        watch_limits: WatchLimits | None = None,
     ) -> None:
         self._storage = storage
         self._access = access
@@ -58,6 +73,9 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
         self._broker = broker
         self._data = data
         self._trio_token = trio_token
+        self._standings = standings or StandingsCache(data)
+        self._watch_limits = watch_limits or WatchLimits()
+        self._watchers: dict[str, int] = {}  # open streams per client, on the asyncio loop
 
     # Participants and bots -------------------------------------------------------
 
@@ -271,11 +289,10 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
         self, request: spb.CompetitionRef, context: grpc.ServicerContext
     ) -> spb.StandingsReply:
         self._competition(request.id, context)
-        with competition_results(self._data, request.id) as store:
-            if store is None:
-                return wire.standings_reply("no match played yet")
-            standings = compute_standings(store, resamples=100)
-        return wire.standings_reply(standings.table(), standings.rows)
+        cached = self._standings.get(request.id)
+        if cached is None:
+            return wire.standings_reply("no match played yet")
+        return wire.standings_reply(cached.text, cached.rows)
 
     def ListMatches(
         self, request: spb.CompetitionRef, context: grpc.ServicerContext
@@ -306,11 +323,51 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
             )
         return wire.match_log(Path(entry.log_path).read_bytes())
 
-    def WatchMatch(
-        self, request: spb.WatchRequest, context: grpc.ServicerContext
-    ) -> Iterator[spb.SpectatorEvent]:
-        self._match_ref(request.id, context)
-        yield from self._broker.watch(request.id, request.delay, context.is_active)
+    async def WatchMatch(
+        self, request: spb.WatchRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[spb.SpectatorEvent]:
+        client = _client_of(context.peer())
+        limits = self._watch_limits
+        if self._watchers.get(client, 0) >= limits.per_client:
+            await context.abort(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"at most {limits.per_client} open watch streams per client",
+            )
+        if sum(self._watchers.values()) >= limits.total:
+            await context.abort(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"the server has {limits.total} open watch streams, its limit",
+            )
+        self._watchers[client] = self._watchers.get(client, 0) + 1
+        try:
+            refusal = await asyncio.to_thread(self._watch_refusal, request.id)
+            if refusal is not None:
+                await context.abort(*refusal)
+            async for event in self._broker.watch(request.id, request.delay):
+                yield event
+        finally:
+            self._watchers[client] -= 1
+            if not self._watchers[client]:
+                del self._watchers[client]
+
+    def _watch_refusal(self, key: str) -> tuple[grpc.StatusCode, str] | None:
+        """Why match ``key`` cannot be watched, or None: it must be scheduled in
+        an existing competition, and not over unless its events are still kept."""
+        comp_id, _, match_id = key.partition("/")
+        if not match_id:
+            return grpc.StatusCode.INVALID_ARGUMENT, "a match id looks like COMPETITION/MATCH"
+        if self._storage.competition(comp_id) is None:
+            return grpc.StatusCode.NOT_FOUND, f"no competition {comp_id!r}"
+        with competition_results(self._data, comp_id) as store:
+            entry = None if store is None else store.match(match_id)
+        if entry is None:
+            return grpc.StatusCode.NOT_FOUND, f"no match {key!r}"
+        if entry.status is MatchStatus.DONE and not self._broker.has_ended(key):
+            return (
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"match {key!r} has ended; its log is published (GetMatchLog)",
+            )
+        return None
 
     def _competition(self, comp_id: str, context: grpc.ServicerContext) -> Competition:
         competition = self._storage.competition(comp_id)
@@ -352,6 +409,14 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
             )
         self._competition(comp_id, context)
         return comp_id, match_id
+
+
+def _client_of(peer: str) -> str:
+    """The network address of a peer such as ``ipv4:10.0.0.1:5000``, without its port."""
+    kind, _, rest = peer.partition(":")
+    if kind in ("ipv4", "ipv6"):
+        return f"{kind}:{rest.rsplit(':', 1)[0]}"
+    return peer
 
 
 def _match_summary(key: str, entry: MatchEntry, running: set[str]) -> spb.MatchSummary:

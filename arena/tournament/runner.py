@@ -141,18 +141,22 @@ class Runner:
         spectate: Callable[[str, MatchEvent], None] | None = None,
         notice: Callable[[str], None] | None = None,
         absent: Mapping[str, str] | None = None,
+        recorded: Callable[[str], None] | None = None,
     ) -> None:
         """``should_stop``: checked before each new match (a paused competition
         lets the matches in flight finish). ``spectate(match_id, event)``: the
         public events of every match, for live spectators. ``absent``: engines
         known not to answer, with why; their matches are forfeited at once
-        rather than each waiting out the start-up timeout."""
+        rather than each waiting out the start-up timeout. ``recorded(match_id)``:
+        a match's result is stored (with or without play), so its spectators'
+        streams can end and standings be refreshed."""
         self.cfg = cfg
         self.store = store
         self.on_result = on_result or (lambda: "")
         self._should_stop = should_stop
         self.spectate = spectate
         self.notice = notice or (lambda text: print(f"arena: {text}", file=sys.stderr, flush=True))
+        self.recorded = recorded or (lambda match_id: None)
         self.running: set[str] = set()
         self.consecutive_faults = consecutive_faults(store)
         self.startup_runs: dict[str, int] = {}  # matches in a row an engine did not start in
@@ -220,6 +224,7 @@ class Runner:
                 suspend=suspend,
             )
             self.consecutive_faults = runs  # only once the store has them
+        self.recorded(match.id)
         if self.progress is not None:
             self.progress.update(match, result, self.on_result())
 

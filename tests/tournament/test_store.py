@@ -425,3 +425,27 @@ def test_a_store_from_before_log_chains_is_read_and_upgraded(tmp_path):
     )
     assert [e.log_chain for e in writer.matches()] == [None, "ab"]
     writer.close()
+
+
+@pytest.mark.process
+def test_a_reader_closing_in_another_process_leaves_this_process_s_stores_intact(tmp_path):
+    """Opening a reader beside the writer once closed a descriptor of the file,
+    which dropped the writer's SQLite locks: the next process to close a
+    connection then removed the WAL, and readers here found a damaged store."""
+    path = tmp_path / "r.sqlite"
+    writer = open_store(path, writer=True)
+    writer.add_engines([("a", "builtin:greedy"), ("b", "builtin:random")])
+    matches = [ScheduledMatch(f"a~b#{i}/0", i, f"a~b#{i}", i, 0, ("a", "b")) for i in range(60)]
+    writer.schedule(matches)
+    for m in matches[:50]:
+        writer.record(m, RESULT, None)
+    open_store(path).close()  # a reader in this process, as the server opens them
+    read = "from arena.store import open_store; import sys, pathlib; "
+    read += "s = open_store(pathlib.Path(sys.argv[1])); print(s.counts()); s.close()"
+    subprocess.run([sys.executable, "-c", read, str(path)], check=True, capture_output=True)
+    for m in matches[50:]:
+        writer.record(m, RESULT, None)
+    reader = open_store(path)
+    assert reader.counts() == (60, 60)
+    reader.close()
+    writer.close()
