@@ -127,6 +127,7 @@ class MatchReport:
     result: MatchResult
     deals: list[FinishedDeal] = field(default_factory=list)
     decisions: list[DecisionRecord] = field(default_factory=list)
+    log_chain: str = ""  # hex chain value ending the match's log (docs/logs.md); "": no log
 
     def summary(self) -> str:
         """The match as a terminal shows it: each deal's scoring, then the result."""

@@ -99,6 +99,8 @@ async def run_match(
         ) as seats:
             greeting = await greet(seats, names, settings)
             report = await Referee(settings, seats, greeting, writer, spectate).run()
+            if writer is not None:
+                report.log_chain = writer.chain.hex()
     finally:
         if writer is not None and report is None:
             writer.discard()

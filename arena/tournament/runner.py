@@ -15,15 +15,13 @@ import sys
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import trio
 
-from arena.errors import ConfigError, RecordError
+from arena.errors import ConfigError
 from arena.outcome import MatchEvent, MatchResult, Termination
 from arena.play import run_match
 from arena.ratings import llr_normalized, sprt, sprt_bounds
-from arena.record import read_log
 from arena.rules.seeding import commitment, new_seed
 from arena.settings import MatchSettings
 from arena.store import ScheduledMatch, Store, open_store
@@ -219,7 +217,7 @@ class Runner:
                 match,
                 result,
                 str(log_path),
-                log_chain=final_chain(log_path),
+                log_chain=report.log_chain or None,
                 engines=report.engines,
                 suspend=suspend,
             )
@@ -352,15 +350,6 @@ async def maybe_pool(cfg: TournamentConfig) -> AsyncIterator[WarmPool | None]:
         return
     async with open_warm_pool(cfg.output / "bots", cfg.startup_timeout, cfg.sandbox) as pool:
         yield pool
-
-
-def final_chain(log: Path) -> str | None:
-    """The hex chain value ending a log just written (None: no log was left)."""
-    try:
-        chain = read_log(log).chain
-    except RecordError:
-        return None
-    return None if chain is None else chain.hex()
 
 
 def reopen_no_contests(store: Store) -> int:
