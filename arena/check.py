@@ -12,6 +12,7 @@ import random
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import trio
 
@@ -87,13 +88,26 @@ async def check_bot(address: str, timeout: float = 5.0) -> CheckReport:
 
 
 async def check_launched(
-    command: Sequence[str], sandbox: SandboxSettings | None = None, timeout: float = 5.0
+    command: Sequence[str],
+    sandbox: SandboxSettings | None = None,
+    timeout: float = 5.0,
+    *,
+    workdir: Path | None = None,
+    output: Path | None = None,
 ) -> CheckReport:
     """Launch ``command`` as the arena launches a bot (in its sandbox, unless
-    told otherwise), then check it: what a bot author runs before submitting."""
+    told otherwise; in ``workdir`` when it has its own files), then check it:
+    what a bot author runs before submitting, and the server on each upload."""
     report = CheckReport(shlex.join(command))
     try:
-        async with launch(command, label="the bot", sandbox=sandbox, startup_timeout=10) as conn:
+        async with launch(
+            command,
+            label="the bot",
+            sandbox=sandbox,
+            startup_timeout=10,
+            workdir=workdir,
+            output=output,
+        ) as conn:
             detail = f"ready on {conn.address}; {conn.confinement}"
             report.items.append(CheckItem("launch", True, detail))
             return await _check_connected(conn, report, timeout)

@@ -14,6 +14,7 @@ import re
 import shlex
 import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from arena.errors import ConfigError
 from arena.rules import Game, Variant
@@ -165,6 +166,10 @@ class EngineSpec:
     command: tuple[str, ...] = ()
     builtin: str = ""
     sandbox: SandboxSettings | None = None  # this engine's own; None: the match's
+    # A launched engine's own directory (an uploaded bot's files): its current
+    # directory, which relative paths in its command refer to; in a sandbox it
+    # is shown read-only at /bot and nothing else of the arena's directory is.
+    workdir: Path | None = None
 
     @classmethod
     def parse(cls, text: str) -> EngineSpec:
@@ -202,4 +207,4 @@ class EngineSpec:
             return self.address
         if self.kind == "builtin":
             return f"builtin:{self.builtin}"
-        return " ".join(self.command)
+        return " ".join(self.command) + (f" (in {self.workdir})" if self.workdir else "")

@@ -54,9 +54,22 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     from arena.check import check_bot, check_launched
 
-    if (args.address is None) == (args.launch is None):
-        raise ConfigError("give the address of a running bot, or --launch COMMAND, not both")
-    if args.launch is not None:
+    given = [x for x in (args.address, args.launch, args.submission) if x is not None]
+    if len(given) != 1:
+        raise ConfigError(
+            "give one of: the address of a running bot, --launch COMMAND or --submission DIR, "
+            "not more than one"
+        )
+    if args.submission is not None:
+        from arena.server.submissions import read_manifest
+
+        root = Path(args.submission).resolve()
+        if not root.is_dir():
+            raise ConfigError(f"{args.submission}: not a directory (unpack the archive first)")
+        manifest = read_manifest(root)
+        command = EngineSpec.of("bot", manifest.spec()).command
+        report = trio.run(partial(check_launched, command, sandbox_from_args(args), workdir=root))
+    elif args.launch is not None:
         spec = EngineSpec.parse(f"bot={args.launch}")
         if spec.kind != "command":
             raise ConfigError(f"--launch takes a command line, not {spec.describe()!r}")
@@ -116,6 +129,13 @@ def add_parsers(sub: Subparsers) -> None:
         metavar="COMMAND",
         default=None,
         help='launch this bot and check it, e.g. --launch "python my_bot.py"',
+    )
+    check.add_argument(
+        "--submission",
+        metavar="DIR",
+        default=None,
+        help="check a bot directory with a bot.toml exactly as the competition server "
+        "checks an upload: its command, run in DIR (shown at /bot in the sandbox)",
     )
     add_sandbox_options(check)
     check.set_defaults(func=cmd_check)

@@ -129,7 +129,7 @@ class TournamentConfig:
             **_sandbox_keys("sandbox", self.sandbox),
         }
         for e in self.engines:
-            data[f"engine.{e.name}.spec"] = e.describe()
+            data[f"engine.{e.name}.spec"] = e.describe()  # with its workdir, if any
             if e.kind == "command":
                 data.update(_sandbox_keys(f"engine.{e.name}.sandbox", e.sandbox or self.sandbox))
         if self.allow_shared_partners:  # absent when false: older stores still resume
@@ -277,10 +277,16 @@ def config_from_dict(
         here = f"{where}: engine {i + 1}"
         if not isinstance(entry, dict):
             raise ConfigError(f"{here}: must be a table with name and spec")
-        _check_keys(entry, {"name", "spec", "sandbox"}, here)
+        _check_keys(entry, {"name", "spec", "sandbox", "workdir"}, here)
         if "name" not in entry or "spec" not in entry:
             raise ConfigError(f"{here}: needs both name and spec")
-        engine = EngineSpec.parse(f"{entry['name']}={_resolve(str(entry['spec']), base)}")
+        if "workdir" in entry:
+            engine = EngineSpec.parse(f"{entry['name']}={entry['spec']}")
+            if engine.kind != "command":
+                raise ConfigError(f"{here}: only a launched engine (a command) has a workdir")
+            engine = dataclasses.replace(engine, workdir=_workdir(entry["workdir"], base, here))
+        else:
+            engine = EngineSpec.parse(f"{entry['name']}={_resolve(str(entry['spec']), base)}")
         if "sandbox" in entry:
             own = sandbox_settings(entry["sandbox"], f"{here}: sandbox", sandbox)
             engine = dataclasses.replace(engine, sandbox=own)
@@ -452,6 +458,17 @@ def _elo_k(raw: dict[str, Any], where: str) -> float:
     if isinstance(k, bool) or k <= 0:
         raise ConfigError(f"{where}: elo_k must be a positive number")
     return float(k)
+
+
+def _workdir(value: Any, base: Path, where: str) -> Path:
+    """An engine's own directory (relative to the config file's folder): it
+    must exist, and only a launched engine can have one."""
+    if not isinstance(value, str) or not value:
+        raise ConfigError(f"{where}: workdir must be a directory's path")
+    path = (base / value).resolve()
+    if not path.is_dir():
+        raise ConfigError(f"{where}: workdir {value!r} is not a directory")
+    return path
 
 
 def _resolve(spec: str, base: Path) -> str:

@@ -57,12 +57,19 @@ _SCRIPT_SUFFIXES = (".py", ".pyz", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", "
 _NO_SCRIPT_AFTER = ("-m", "-c", "-e", "--eval", "-p", "--print")
 
 
-def unrunnable(command: Sequence[str]) -> str | None:
+def unrunnable(command: Sequence[str], workdir: Path | None = None) -> str | None:
     """Why ``command`` cannot run on this machine (its program, or the script
     an interpreter is told to run, is missing or not executable), or None. The
-    organiser's mistake, found before any bot starts, not a bot's crash."""
+    organiser's mistake, found before any bot starts, not a bot's crash.
+    Relative paths are read from ``workdir`` when the bot runs in one."""
     program = command[0]
-    if shutil.which(program) is None:
+    here = workdir or Path.cwd()
+    if "/" in program and not Path(program).is_absolute():
+        found = here / program
+        if not found.is_file() or not os.access(found, os.X_OK):
+            there = found.is_file()
+            return f"{program}: {'not executable' if there else 'No such file or directory'}"
+    elif shutil.which(program) is None:
         there = "/" in program and Path(program).is_file()
         return f"{program}: {'not executable' if there else 'No such file or directory'}"
     if not any(Path(program).name.lower().startswith(i) for i in INTERPRETERS):
@@ -71,7 +78,7 @@ def unrunnable(command: Sequence[str]) -> str | None:
         if arg in _NO_SCRIPT_AFTER:
             return None
         if not arg.startswith("-") and arg.lower().endswith(_SCRIPT_SUFFIXES):
-            return None if Path(arg).is_file() else f"{arg}: No such file or directory"
+            return None if (here / arg).is_file() else f"{arg}: No such file or directory"
     return None
 
 
@@ -316,10 +323,12 @@ async def launch(
     output: Path | None = None,
     startup_timeout: float = 10.0,
     sandbox: SandboxSettings | None = None,
+    workdir: Path | None = None,
 ) -> AsyncIterator[GrpcConnection]:
     """Start a bot process, in a sandbox unless ``sandbox`` says otherwise (see
     arena.transport.sandbox; default: sandboxed when bubblewrap is usable), and
-    yield a ready connection to it; kill it on exit, whatever happens.
+    yield a ready connection to it; kill it on exit, whatever happens. A bot
+    with files of its own (an upload) runs in ``workdir``.
 
     Raises BotError (the bot's own doing): CRASH if it exits before it is
     ready, STALL if it is not ready (LISTENING line and a connected channel)
@@ -329,7 +338,7 @@ async def launch(
     """
     if not command:
         raise ConfigError(f"cannot start {label}: empty command")
-    why = unrunnable(command)
+    why = unrunnable(command, workdir)
     if why is not None:
         raise ConfigError(f"cannot start {label}: {why}")
     confined = confinement(sandbox or SandboxSettings())
@@ -347,7 +356,7 @@ async def launch(
         launching = True
         if confined.sandboxed:
             try:
-                box = Sandbox(confined.settings, command)
+                box = Sandbox(confined.settings, command, workdir)
             except OSError as e:
                 raise ConfigError(f"cannot make a sandbox for {label}: {e.strerror}") from None
         env = dict(os.environ)
@@ -366,6 +375,7 @@ async def launch(
                     stderr=err_w,
                     start_new_session=True,
                     env=env,
+                    cwd=workdir if box is None else None,
                     pass_fds=(info_w,) if box is not None else (),
                 )
             )

@@ -43,6 +43,9 @@ from arena.wire.protocol import LISTEN_ENV
 INSIDE_SOCKET = "/run/bot/engine.sock"
 INSIDE_LISTEN = f"unix:{INSIDE_SOCKET}"
 HOME = "/home/bot"
+# Where a bot given a working directory of its own (an uploaded bot's unpacked
+# files) finds it, read-only; it is also the bot's current directory.
+INSIDE_WORKDIR = "/bot"
 MIB = 1 << 20
 
 # What of the host a bot may read besides its program: system files only.
@@ -147,15 +150,19 @@ def _next_uid() -> int:
         return next(_uids)
 
 
-def program_dirs(command: Sequence[str]) -> list[Path]:
+def program_dirs(command: Sequence[str], workdir: Path | None = None) -> list[Path]:
     """The directories a bot's program needs to read: the directory of its
     script (the first file argument of an interpreter) or of its executable,
-    and the arena's Python environment when it is run with the arena's Python."""
+    and the arena's Python environment when it is run with the arena's Python.
+    A bot with a working directory of its own finds its program there, so
+    nothing of the arena's current directory is shown to it."""
     dirs: list[Path] = []
     first = Path(command[0])
     name = first.name.lower()
     interpreted = any(name.startswith(i) for i in INTERPRETERS)
-    if interpreted:
+    if workdir is not None:
+        pass  # its program is under workdir, bound on its own
+    elif interpreted:
         script = next((a for a in command[1:] if not a.startswith("-") and Path(a).is_file()), None)
         if script is not None:
             dirs.append(Path(script).resolve().parent)
@@ -188,9 +195,12 @@ class Sandbox:
     socket, and the command line that starts the bot inside. ``close`` removes
     the directory."""
 
-    def __init__(self, settings: SandboxSettings, command: Sequence[str]) -> None:
+    def __init__(
+        self, settings: SandboxSettings, command: Sequence[str], workdir: Path | None = None
+    ) -> None:
         self.settings = settings
         self.command = list(command)
+        self.workdir = workdir
         self.as_root = os.geteuid() == 0
         self.uid = _next_uid() if self.as_root else os.geteuid()
         self.dir = Path(tempfile.mkdtemp(prefix="arena-bot-"))
@@ -244,15 +254,20 @@ class Sandbox:
             ensure_parents(private)
             argv += ["--perms", "1777", "--size", str(s.disk_mib * MIB), "--tmpfs", str(private)]
             made.add(private)
-        for directory in [*program_dirs(self.command), _PROTO]:
+        for directory in [*program_dirs(self.command, self.workdir), _PROTO]:
             ro_bind(directory)
         socket_dir = Path(INSIDE_SOCKET).parent
         ensure_parents(socket_dir)
         argv += ["--bind", str(self.dir), str(socket_dir)]
-        cwd = Path.cwd()
-        if cwd not in made and not under_bind(cwd):
+        if self.workdir is not None:
+            cwd = Path(INSIDE_WORKDIR)
             ensure_parents(cwd)
-            argv += ["--perms", "0755", "--dir", str(cwd)]
+            argv += ["--ro-bind", str(self.workdir), str(cwd)]
+        else:
+            cwd = Path.cwd()
+            if cwd not in made and not under_bind(cwd):
+                ensure_parents(cwd)
+                argv += ["--perms", "0755", "--dir", str(cwd)]
         argv += ["--chdir", str(cwd), "--die-with-parent", "--new-session", "--clearenv"]
         for key, value in (
             ("PATH", "/usr/local/bin:/usr/bin:/bin"),

@@ -153,6 +153,7 @@ class WarmPool:
             output=output,
             startup_timeout=self.startup_timeout,
             sandbox=spec.sandbox or self.sandbox,
+            workdir=spec.workdir,
         ) as conn:
             task_status.started(conn)
             await trio.sleep_forever()
@@ -216,6 +217,7 @@ async def open_seats(
             output=output,
             startup_timeout=startup_timeout,
             sandbox=spec.sandbox or sandbox,
+            workdir=spec.workdir,
         ) as conn:
             task_status.started(conn)
             await trio.sleep_forever()

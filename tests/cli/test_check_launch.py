@@ -36,4 +36,23 @@ def test_a_bot_that_never_says_it_is_ready_is_told_why():
 
 def test_an_address_or_a_command_not_both():
     out = check("127.0.0.1:1", "--launch", "python engines/greedy/bot.py")
-    assert out.returncode == 2 and "not both" in out.stderr
+    assert out.returncode == 2 and "not more than one" in out.stderr
+
+
+@pytest.mark.skipif(unavailable() is not None, reason=f"no sandbox here: {unavailable()}")
+def test_a_bot_directory_is_checked_as_the_server_checks_an_upload(tmp_path):
+    """Its command runs in its own directory, shown read-only at /bot: the
+    bot below refuses to serve if it can write there or read the checkout."""
+    bot = tmp_path / "mybot"
+    bot.mkdir()
+    (bot / "bot.py").write_bytes((ROOT / "tests/bots/uploaded.py").read_bytes())
+    (bot / "bot.toml").write_text(
+        'name = "mine"\nversion = "1"\n'
+        f'command = ["python", "bot.py", "--forbid", "{ROOT / "README.md"}"]\n'
+    )
+    out = check("--submission", str(bot), "--sandbox", "on")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "bubblewrap sandbox" in out.stdout and "all checks passed" in out.stdout
+    (bot / "bot.toml").write_text('name = "mine"\nversion = "1"\ncomand = "python bot.py"\n')
+    out = check("--submission", str(bot))
+    assert out.returncode == 2 and "unknown key 'comand'" in out.stderr
