@@ -440,6 +440,16 @@ class Store:
         return out
 
     @_guarded
+    def faults_of(self, engine: str) -> list[tuple[str, str, str]]:
+        """(match id, kind, message) of each fault of ``engine``, in the order recorded."""
+        rows = self.db.execute(
+            "SELECT match_id, kind, COALESCE(message, '') FROM faults WHERE engine = ? "
+            "ORDER BY rowid",
+            (engine,),
+        ).fetchall()
+        return [(str(m), str(k), str(msg)) for m, k, msg in rows]
+
+    @_guarded
     def fault_counts(self) -> dict[str, int]:
         return dict(
             self.db.execute("SELECT engine, COUNT(*) FROM faults GROUP BY engine").fetchall()

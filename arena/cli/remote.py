@@ -46,6 +46,10 @@ def cmd_remote(args: argparse.Namespace) -> int:
                 _print_bots([arena.update_bot(args.name, args.address)])
             elif cmd == "withdraw":
                 _print_bots([arena.withdraw_bot(args.name)])
+            elif cmd == "submit":
+                return _submit(arena, Path(args.path))
+            elif cmd == "submissions":
+                _print_submissions(arena.submissions(args.name))
             elif cmd == "bots":
                 _print_bots(arena.bots())
             elif cmd == "check":
@@ -89,6 +93,68 @@ def cmd_remote(args: argparse.Namespace) -> int:
     return exits.OK
 
 
+def _submit(arena: ArenaClient, path: Path) -> int:
+    """Upload a bot (a directory, packed here, or an archive) and print its check."""
+    import grpc
+
+    from arena.archive import pack
+    from arena.wire.protocol import MAX_SUBMISSION_BYTES
+
+    if path.is_dir():
+        data = pack(path)
+    else:
+        try:
+            if path.stat().st_size > MAX_SUBMISSION_BYTES:
+                raise ConfigError(f"{path}: larger than {MAX_SUBMISSION_BYTES >> 20} MiB")
+            data = path.read_bytes()
+        except OSError as e:
+            raise ConfigError(f"{path}: cannot read: {e.strerror}") from None
+    print(f"uploading {path} ({len(data):,} bytes); the server checks it in its sandbox")
+    try:
+        s = arena.submit_bot(data)
+    except grpc.RpcError as e:
+        if e.code() is not grpc.StatusCode.FAILED_PRECONDITION:
+            raise
+        print(f"arena: server: the check failed:\n{e.details()}", file=sys.stderr)
+        print("see what the bot printed: arena remote submissions NAME", file=sys.stderr)
+        return exits.FAILED
+    print(
+        f"bot {s.bot} version {s.version} (sha256 {s.sha256}): check passed; "
+        "competitions created from now on play this version"
+    )
+    for item in s.check.items:
+        print(f"  {'PASS' if item.passed else 'FAIL'}  {item.name}: {item.detail}")
+    return exits.OK
+
+
+def _print_submissions(history: spb.SubmissionHistory) -> None:
+    """A bot's uploads, newest first, then the faults it made in competitions."""
+    rows = [
+        (
+            s.version,
+            s.sha256[:16],
+            s.submitted_at,
+            "passed" if s.check.passed else "FAILED",
+            "yes" if s.current else "",
+            f"{s.files} files, {s.archive_bytes:,} bytes",
+            next((f"{i.name}: {i.detail}" for i in s.check.items if not i.passed), "-"),
+        )
+        for s in history.submissions
+    ]
+    headers = ("VERSION", "SHA256", "SUBMITTED", "CHECK", "CURRENT", "SIZE", "FIRST FAILURE")
+    print(table(headers, rows))
+    failed = next((s for s in history.submissions if not s.check.passed), None)
+    if failed is not None and failed.check_output.strip():
+        print(f"\nwhat version {failed.version} printed during its check (the end):")
+        print(failed.check_output.rstrip())
+    print()
+    if not history.faults:
+        print("no faults in any competition")
+        return
+    faults = [(f.match, f.kind, _shown_address(f.version), f.message) for f in history.faults]
+    print(table(("MATCH", "FAULT", "PLAYED AS", "MESSAGE"), faults))
+
+
 def table(headers: Sequence[str], rows: Iterable[Sequence[str]]) -> str:
     """Columns aligned under their headers (the last column is not padded)."""
     lines = [list(headers), *([str(cell) for cell in row] for row in rows)]
@@ -105,10 +171,10 @@ def _print_bots(bots: Iterable[spb.BotInfo]) -> None:
         (
             b.name,
             b.owner,
-            b.address,
+            _shown_address(b.address),
             b.engine_name or "-",
             b.seen_version or b.engine_version or "-",
-            "withdrawn" if b.withdrawn else b.status or "unchecked",
+            "withdrawn" if b.withdrawn else b.status or _unprobed(b.address),
             b.last_seen or "never",
             b.status_detail or "-",
         )
@@ -116,6 +182,17 @@ def _print_bots(bots: Iterable[spb.BotInfo]) -> None:
     ]
     headers = ("BOT", "OWNER", "ADDRESS", "ENGINE", "VERSION", "STATUS", "LAST SEEN", "DETAIL")
     print(table(headers, rows))
+
+
+def _shown_address(address: str) -> str:
+    """An address, or an uploaded bot's submission by the start of its digest."""
+    kind, _, digest = address.partition(":")
+    return f"submission:{digest[:16]}" if kind == "submission" else address
+
+
+def _unprobed(address: str) -> str:
+    """The status of a bot no liveness probe has seen: uploaded bots are not probed."""
+    return "uploaded" if address.startswith("submission:") else "unchecked"
 
 
 def _print_matches(matches: Iterable[spb.MatchSummary]) -> None:
@@ -215,6 +292,21 @@ def add_parsers(sub: Subparsers) -> None:
     c.add_argument("name", help="a bot of yours")
     c.add_argument("address", help="its new address, HOST:PORT")
     c = cmds.add_parser("withdraw", help="withdraw a bot of yours")
+    c.add_argument("name", help="a bot of yours")
+    c = cmds.add_parser(
+        "submit",
+        help="upload a bot the server runs itself (a directory or a tar.gz/zip with bot.toml)",
+        description="Upload a bot for the server to run in its sandbox, a fresh one per "
+        "match. PATH is a directory (packed here into a tar.gz, without .git and "
+        "__pycache__) or a tar.gz or zip archive, at most 50 MiB and 10,000 entries, with "
+        "a bot.toml at its top: name, version, command and optionally games (see "
+        "docs/submissions.md). The server checks it in the sandbox before it accepts it; "
+        "a new version of a bot of yours replaces it in competitions created from then on.",
+    )
+    c.add_argument("path", help="the bot's directory, or its .tar.gz or .zip")
+    c = cmds.add_parser(
+        "submissions", help="a bot's uploads with their checks, and its faults (owner)"
+    )
     c.add_argument("name", help="a bot of yours")
     cmds.add_parser("bots", help="list the registered bots")
     c = cmds.add_parser("check", help="run the conformance check on an address, from the server")

@@ -11,7 +11,7 @@ import secrets
 import tomllib
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import trio
 
@@ -23,6 +23,7 @@ from arena.outcome import MatchEvent
 from arena.server.broker import Broker
 from arena.server.liveness import Liveness
 from arena.server.storage import Competition, CompetitionStatus, ServerStorage
+from arena.server.submissions import SubmissionFiles, submission_digest
 from arena.store import NoStoreYet, Store, open_store
 from arena.tournament.config import TournamentConfig, config_from_dict
 from arena.tournament.runner import (
@@ -36,10 +37,15 @@ from arena.transport.seats import check_partners
 
 
 def competition_config(
-    text: str, address_of: Callable[[str], str], output: Path
+    text: str,
+    address_of: Callable[[str], str],
+    output: Path,
+    files: SubmissionFiles | None = None,
 ) -> tuple[TournamentConfig, dict[str, str]]:
     """A tournament file whose engines are registered bots (``bots = [...]``),
-    each reached at ``address_of(name)``; the bots' names and addresses in order."""
+    each reached at ``address_of(name)``; the bots' names and addresses in order.
+    An uploaded bot's address is its submission (``submission:SHA256``), which
+    ``files`` turns into the command the arena launches, sandboxed, per match."""
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -53,12 +59,42 @@ def competition_config(
         raise ConfigError('a competition needs bots = ["name", "name", ...] with at least 2 bots')
     engines = {name: address_of(name) for name in bots}
     raw.pop("store", None)
-    raw["engine"] = [{"name": name, "spec": spec} for name, spec in engines.items()]
+    raw["engine"] = [_engine_table(name, spec, files) for name, spec in engines.items()]
     raw["output"] = str(output)
     # Registered bots are remote: they could recognise a duplicate deal's twin, so
     # single deals unless the organiser asks for duplicates (and acknowledges that).
     raw.setdefault("duplicate", False)
-    return config_from_dict(raw, "competition"), engines
+    cfg = config_from_dict(raw, "competition")
+    if files is not None:
+        _refuse_unplayable_submissions(cfg, engines, files)
+    return cfg, engines
+
+
+def _engine_table(name: str, spec: str, files: SubmissionFiles | None) -> dict[str, Any]:
+    digest = submission_digest(spec)
+    if digest is None:
+        return {"name": name, "spec": spec}
+    if files is None:
+        raise ConfigError(f"bot {name!r} is an uploaded bot, which this server cannot run")
+    return files.engine_table(name, digest)
+
+
+def _refuse_unplayable_submissions(
+    cfg: TournamentConfig, engines: dict[str, str], files: SubmissionFiles
+) -> None:
+    """An uploaded bot gets a fresh sandbox for every match, and plays only the
+    games its manifest names."""
+    uploaded = {name: d for name, spec in engines.items() if (d := submission_digest(spec))}
+    if uploaded and cfg.keep_warm:
+        raise ConfigError(
+            "keep_warm cannot be used with uploaded bots: each of their matches "
+            f"starts in a fresh sandbox ({', '.join(uploaded)})"
+        )
+    game = cfg.variant.game.value
+    for name, digest in uploaded.items():
+        games = files.stored(digest).manifest.games
+        if games and game not in games:
+            raise ConfigError(f"bot {name!r} plays {', '.join(games)}, not {game}")
 
 
 def registered_address(storage: ServerStorage) -> Callable[[str], str]:
@@ -93,6 +129,8 @@ def refuse_unworkable(cfg: TournamentConfig) -> None:
     create rather than when its first match starts: a bot the arena cannot
     dial, or one remote bot in two partner seats without the organiser's consent."""
     for engine in cfg.engines:
+        if engine.kind == "command" and engine.workdir is not None:
+            continue  # an uploaded bot, launched by the arena
         if engine.kind != "address":
             raise ConfigError(
                 f"bot {engine.name!r} is registered at {engine.describe()!r}, which is not an "
@@ -201,6 +239,7 @@ class CompetitionManager:
             competition.config,
             snapshot_address(competition, self._storage),
             competition_dir(self._data, comp_id),
+            SubmissionFiles(self._data),
         )
         opened = open_tournament_store(cfg)
         store, cfg = opened.store, opened.cfg

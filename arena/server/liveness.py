@@ -17,6 +17,7 @@ import trio
 
 from arena.errors import BotError
 from arena.server.storage import ServerStorage
+from arena.server.submissions import submission_digest
 from arena.transport.connection import GrpcConnection
 from arena.wire import convert
 
@@ -88,7 +89,11 @@ class Liveness:
         """Probe every registered bot that is not withdrawn, forever."""
         while True:
             await self.check_all(
-                {bot.name: bot.address for bot in self._storage.bots() if not bot.withdrawn}
+                {
+                    bot.name: bot.address
+                    for bot in self._storage.bots()
+                    if not bot.withdrawn and submission_digest(bot.address) is None
+                }
             )
             await trio.sleep(self.interval)
 

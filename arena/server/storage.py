@@ -28,6 +28,11 @@ CREATE TABLE IF NOT EXISTS bots (name TEXT PRIMARY KEY, owner TEXT NOT NULL, add
 CREATE TABLE IF NOT EXISTS competitions (id TEXT PRIMARY KEY, name TEXT NOT NULL,
     config TEXT NOT NULL, bots TEXT NOT NULL, status TEXT NOT NULL, created_at TEXT NOT NULL,
     reason TEXT, engines TEXT);
+CREATE TABLE IF NOT EXISTS submissions (bot TEXT NOT NULL, sha256 TEXT NOT NULL,
+    owner TEXT NOT NULL, version TEXT NOT NULL, command TEXT NOT NULL, games TEXT NOT NULL,
+    submitted_at TEXT NOT NULL, archive_bytes INTEGER NOT NULL, files INTEGER NOT NULL,
+    unpacked_bytes INTEGER NOT NULL, check_passed INTEGER NOT NULL, check_report TEXT NOT NULL,
+    check_output TEXT NOT NULL, PRIMARY KEY (bot, sha256));
 """
 
 
@@ -69,6 +74,25 @@ class Competition:
     # spec): a competition plays the bots it was made with, whatever changes later.
     # Empty for competitions stored before snapshots: their bots are looked up.
     engines: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SubmissionRecord:
+    """One upload of a bot, with its conformance check (items as (name, passed, detail))."""
+
+    bot: str
+    sha256: str
+    owner: str
+    version: str
+    command: list[str]
+    games: list[str]
+    submitted_at: str
+    archive_bytes: int
+    files: int
+    unpacked_bytes: int
+    check_passed: bool
+    check_items: list[tuple[str, bool, str]]
+    check_output: str
 
 
 class ServerStorage:
@@ -204,6 +228,32 @@ class ServerStorage:
             (liveness, detail, answered, _now(), answered, version, name),
         )
 
+    def submitted_bot(
+        self, name: str, owner: str, sha256: str, engine_name: str, engine_version: str
+    ) -> bool:
+        """Make submission ``sha256`` the current version of bot ``name``,
+        registering the bot when it is new; False when the name (or one that
+        reads the same) belongs to someone else."""
+        address = f"submission:{sha256}"
+        with self._lock, self._db:
+            key = name_key(name)
+            row = self._db.execute("SELECT name, owner FROM bots WHERE name_key = ?", (key,))
+            found = row.fetchone()
+            if found is None:
+                self._db.execute(
+                    "INSERT INTO bots(name, owner, address, engine_name, engine_version, "
+                    "name_key) VALUES (?, ?, ?, ?, ?, ?)",
+                    (name, owner, address, engine_name, engine_version, key),
+                )
+                return True
+            if found[0] != name or found[1] != owner:
+                return False
+            self._db.execute(
+                "UPDATE bots SET address = ?, engine_name = ?, engine_version = ? WHERE name = ?",
+                (address, engine_name, engine_version, name),
+            )
+            return True
+
     def withdraw_bot(self, name: str) -> None:
         self._execute("UPDATE bots SET withdrawn = 1 WHERE name = ?", (name,))
 
@@ -214,6 +264,38 @@ class ServerStorage:
     def bots(self) -> list[Bot]:
         """Every bot, withdrawn ones too, by name."""
         return [_bot(row) for row in self._query(f"{_SELECT_BOT} ORDER BY name")]
+
+    # Submissions -----------------------------------------------------------------
+
+    def add_submission(self, record: SubmissionRecord) -> None:
+        """Keep an upload in its bot's history; the same archive again replaces
+        its earlier row (a new check, a new time)."""
+        self._execute(
+            "INSERT OR REPLACE INTO submissions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                record.bot,
+                record.sha256,
+                record.owner,
+                record.version,
+                json.dumps(record.command),
+                json.dumps(record.games),
+                record.submitted_at,
+                record.archive_bytes,
+                record.files,
+                record.unpacked_bytes,
+                record.check_passed,
+                json.dumps(record.check_items),
+                record.check_output,
+            ),
+        )
+
+    def submissions(self, bot: str) -> list[SubmissionRecord]:
+        """A bot's uploads, newest first."""
+        rows = self._query(
+            "SELECT * FROM submissions WHERE bot = ? ORDER BY submitted_at DESC, rowid DESC",
+            (bot,),
+        )
+        return [_submission(row) for row in rows]
 
     # Competitions ----------------------------------------------------------------
 
@@ -303,6 +385,25 @@ _SELECT_BOT = (
 def _bot(row: tuple[Any, ...]) -> Bot:
     name, owner, address, engine_name, engine_version, withdrawn, *seen = row
     return Bot(name, owner, address, engine_name, engine_version, bool(withdrawn), *seen)
+
+
+def _submission(row: tuple[Any, ...]) -> SubmissionRecord:
+    bot, sha, owner, version, command, games, at, size, files, unpacked, passed, items, out = row
+    return SubmissionRecord(
+        bot,
+        sha,
+        owner,
+        version,
+        json.loads(command),
+        json.loads(games),
+        at,
+        size,
+        files,
+        unpacked,
+        bool(passed),
+        [tuple(item) for item in json.loads(items)],
+        out,
+    )
 
 
 def _now() -> str:

@@ -18,6 +18,7 @@ from google.protobuf.message import Message
 
 from arena.outcome import MatchEvent
 from arena.wire import convert
+from arena.wire.protocol import SUBMISSION_CHUNK_BYTES
 from arena.wire.v1 import server_pb2 as spb
 from arena.wire.v1 import server_pb2_grpc
 
@@ -25,6 +26,7 @@ from arena.wire.v1 import server_pb2_grpc
 # check, standings fit ratings, a log can be large.
 QUICK = 10.0
 SLOW = 60.0
+UPLOAD = 600.0  # an archive of up to 50 MiB, then its check in a sandbox
 
 Reply = TypeVar("Reply", bound=Message)
 
@@ -84,6 +86,21 @@ class ArenaClient:
     def check_bot(self, address: str) -> spb.CheckReport:
         request = spb.CheckBotRequest(address=address)
         return self._call("CheckBot", request, spb.CheckReport, SLOW)
+
+    def submit_bot(self, archive: bytes) -> spb.SubmissionInfo:
+        """Upload a bot's archive (tar.gz or zip with its bot.toml) in chunks;
+        the answer comes once the server has checked it."""
+        chunks = (
+            spb.SubmitBotChunk(data=archive[i : i + SUBMISSION_CHUNK_BYTES])
+            for i in range(0, len(archive), SUBMISSION_CHUNK_BYTES)
+        )
+        reply = self.stub.SubmitBot(chunks, metadata=self.metadata, timeout=UPLOAD)
+        assert isinstance(reply, spb.SubmissionInfo)
+        return reply
+
+    def submissions(self, bot: str) -> spb.SubmissionHistory:
+        request = spb.BotRef(name=bot)
+        return self._call("ListSubmissions", request, spb.SubmissionHistory, 30)
 
     # Competitions -----------------------------------------------------------------
 

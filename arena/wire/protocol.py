@@ -22,6 +22,10 @@ MAX_LOG_RECORD_BYTES = 1 << 20
 # address) and the largest reply it sends (a match log).
 MAX_SERVER_REQUEST_BYTES = 256 * 1024
 MAX_SERVER_REPLY_BYTES = 32 * 1024 * 1024
+# An uploaded bot comes in chunks of at most this many bytes (each one request
+# message, under MAX_SERVER_REQUEST_BYTES), up to MAX_SUBMISSION_BYTES in all.
+SUBMISSION_CHUNK_BYTES = 192 * 1024
+MAX_SUBMISSION_BYTES = 50 * 1024 * 1024
 
 # A launched bot listens where this variable says (HOST:PORT, port 0 for a free
 # one, or unix:/PATH) and prints "LISTENING ADDRESS" on stdout once it serves.

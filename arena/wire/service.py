@@ -61,6 +61,68 @@ def bot_info(bot: BotRecord) -> spb.BotInfo:
     )
 
 
+class SubmissionRecord(Protocol):
+    """An uploaded bot as the server keeps it (arena.server.storage.SubmissionRecord)."""
+
+    @property
+    def bot(self) -> str: ...
+    @property
+    def owner(self) -> str: ...
+    @property
+    def version(self) -> str: ...
+    @property
+    def sha256(self) -> str: ...
+    @property
+    def submitted_at(self) -> str: ...
+    @property
+    def command(self) -> list[str]: ...
+    @property
+    def games(self) -> list[str]: ...
+    @property
+    def archive_bytes(self) -> int: ...
+    @property
+    def files(self) -> int: ...
+    @property
+    def unpacked_bytes(self) -> int: ...
+    @property
+    def check_passed(self) -> bool: ...
+    @property
+    def check_items(self) -> list[tuple[str, bool, str]]: ...
+    @property
+    def check_output(self) -> str: ...
+
+
+def submission_info(record: SubmissionRecord, *, current: bool) -> spb.SubmissionInfo:
+    return spb.SubmissionInfo(
+        bot=record.bot,
+        owner=record.owner,
+        version=record.version,
+        sha256=record.sha256,
+        submitted_at=record.submitted_at,
+        command=record.command,
+        games=record.games,
+        archive_bytes=record.archive_bytes,
+        files=record.files,
+        unpacked_bytes=record.unpacked_bytes,
+        check=check_report(record.check_passed, record.check_items),
+        check_output=record.check_output,
+        current=current,
+    )
+
+
+def submission_history(
+    submissions: Iterable[spb.SubmissionInfo], faults: Iterable[tuple[str, str, str, str]]
+) -> spb.SubmissionHistory:
+    """``faults``: (COMPETITION/MATCH, kind, message, what played) each."""
+    return spb.SubmissionHistory(
+        submissions=list(submissions),
+        faults=[
+            spb.BotFault(match=match, kind=kind, message=message, version=version)
+            for match, kind, message, version in faults
+        ],
+    )
+
+
 def bot_list(bots: Iterable[spb.BotInfo]) -> spb.ListBotsResponse:
     return spb.ListBotsResponse(bots=list(bots))
 

@@ -72,6 +72,7 @@ def test_an_older_servers_data_is_made_private_and_its_tokens_keep_working(tmp_p
     try:
         mode = {p.name: stat.S_IMODE(p.stat().st_mode) for p in [data, *data.iterdir()]}
         assert mode.pop("data") == 0o700
+        assert mode.pop("submissions") == 0o700
         assert mode and all(m == 0o600 for m in mode.values()), mode
         assert "server.key" in mode
         stub = server.stub()

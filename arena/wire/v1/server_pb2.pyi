@@ -268,3 +268,59 @@ class ListCompetitionsResponse(_message.Message):
     COMPETITIONS_FIELD_NUMBER: _ClassVar[int]
     competitions: _containers.RepeatedCompositeFieldContainer[CompetitionInfo]
     def __init__(self, competitions: _Optional[_Iterable[_Union[CompetitionInfo, _Mapping]]] = ...) -> None: ...
+
+class SubmitBotChunk(_message.Message):
+    __slots__ = ("data",)
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    data: bytes
+    def __init__(self, data: _Optional[bytes] = ...) -> None: ...
+
+class SubmissionInfo(_message.Message):
+    __slots__ = ("bot", "owner", "version", "sha256", "submitted_at", "command", "games", "archive_bytes", "files", "unpacked_bytes", "check", "check_output", "current")
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    OWNER_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    SHA256_FIELD_NUMBER: _ClassVar[int]
+    SUBMITTED_AT_FIELD_NUMBER: _ClassVar[int]
+    COMMAND_FIELD_NUMBER: _ClassVar[int]
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    ARCHIVE_BYTES_FIELD_NUMBER: _ClassVar[int]
+    FILES_FIELD_NUMBER: _ClassVar[int]
+    UNPACKED_BYTES_FIELD_NUMBER: _ClassVar[int]
+    CHECK_FIELD_NUMBER: _ClassVar[int]
+    CHECK_OUTPUT_FIELD_NUMBER: _ClassVar[int]
+    CURRENT_FIELD_NUMBER: _ClassVar[int]
+    bot: str
+    owner: str
+    version: str
+    sha256: str
+    submitted_at: str
+    command: _containers.RepeatedScalarFieldContainer[str]
+    games: _containers.RepeatedScalarFieldContainer[str]
+    archive_bytes: int
+    files: int
+    unpacked_bytes: int
+    check: CheckReport
+    check_output: str
+    current: bool
+    def __init__(self, bot: _Optional[str] = ..., owner: _Optional[str] = ..., version: _Optional[str] = ..., sha256: _Optional[str] = ..., submitted_at: _Optional[str] = ..., command: _Optional[_Iterable[str]] = ..., games: _Optional[_Iterable[str]] = ..., archive_bytes: _Optional[int] = ..., files: _Optional[int] = ..., unpacked_bytes: _Optional[int] = ..., check: _Optional[_Union[CheckReport, _Mapping]] = ..., check_output: _Optional[str] = ..., current: _Optional[bool] = ...) -> None: ...
+
+class BotFault(_message.Message):
+    __slots__ = ("match", "kind", "message", "version")
+    MATCH_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    match: str
+    kind: str
+    message: str
+    version: str
+    def __init__(self, match: _Optional[str] = ..., kind: _Optional[str] = ..., message: _Optional[str] = ..., version: _Optional[str] = ...) -> None: ...
+
+class SubmissionHistory(_message.Message):
+    __slots__ = ("submissions", "faults")
+    SUBMISSIONS_FIELD_NUMBER: _ClassVar[int]
+    FAULTS_FIELD_NUMBER: _ClassVar[int]
+    submissions: _containers.RepeatedCompositeFieldContainer[SubmissionInfo]
+    faults: _containers.RepeatedCompositeFieldContainer[BotFault]
+    def __init__(self, submissions: _Optional[_Iterable[_Union[SubmissionInfo, _Mapping]]] = ..., faults: _Optional[_Iterable[_Union[BotFault, _Mapping]]] = ...) -> None: ...

@@ -119,6 +119,16 @@ class ArenaStub:
                 request_serializer=arena_dot_wire_dot_v1_dot_server__pb2.ListCompetitionsRequest.SerializeToString,
                 response_deserializer=arena_dot_wire_dot_v1_dot_server__pb2.ListCompetitionsResponse.FromString,
                 _registered_method=True)
+        self.SubmitBot = channel.stream_unary(
+                '/scopa.v1.Arena/SubmitBot',
+                request_serializer=arena_dot_wire_dot_v1_dot_server__pb2.SubmitBotChunk.SerializeToString,
+                response_deserializer=arena_dot_wire_dot_v1_dot_server__pb2.SubmissionInfo.FromString,
+                _registered_method=True)
+        self.ListSubmissions = channel.unary_unary(
+                '/scopa.v1.Arena/ListSubmissions',
+                request_serializer=arena_dot_wire_dot_v1_dot_server__pb2.BotRef.SerializeToString,
+                response_deserializer=arena_dot_wire_dot_v1_dot_server__pb2.SubmissionHistory.FromString,
+                _registered_method=True)
 
 
 class ArenaServicer:
@@ -243,6 +253,30 @@ class ArenaServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SubmitBot(self, request_iterator, context):
+        """Participant token. Upload a bot the server runs itself, in a fresh sandbox
+        per match: a tar.gz or zip archive (at most 50 MiB and 10,000 entries)
+        holding a bot.toml manifest (docs/submissions.md), sent as chunks of at
+        most 1 MiB. The manifest names the bot: a new name registers it, a bot of
+        the caller's gets this as its new version (competitions already created
+        keep the version they were made with). The server unpacks it safely,
+        runs the conformance check on it in the sandbox and answers with the
+        submission; an archive it refuses is INVALID_ARGUMENT with the reason,
+        and a failed check FAILED_PRECONDITION with the report (the submission is
+        kept in the bot's history either way).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListSubmissions(self, request, context):
+        """Owner (or organiser): a bot's submissions, newest first, with each one's
+        check, and the faults the bot made in competitions.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -330,6 +364,16 @@ def add_ArenaServicer_to_server(servicer, server):
                     servicer.ListCompetitions,
                     request_deserializer=arena_dot_wire_dot_v1_dot_server__pb2.ListCompetitionsRequest.FromString,
                     response_serializer=arena_dot_wire_dot_v1_dot_server__pb2.ListCompetitionsResponse.SerializeToString,
+            ),
+            'SubmitBot': grpc.stream_unary_rpc_method_handler(
+                    servicer.SubmitBot,
+                    request_deserializer=arena_dot_wire_dot_v1_dot_server__pb2.SubmitBotChunk.FromString,
+                    response_serializer=arena_dot_wire_dot_v1_dot_server__pb2.SubmissionInfo.SerializeToString,
+            ),
+            'ListSubmissions': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListSubmissions,
+                    request_deserializer=arena_dot_wire_dot_v1_dot_server__pb2.BotRef.FromString,
+                    response_serializer=arena_dot_wire_dot_v1_dot_server__pb2.SubmissionHistory.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -791,6 +835,60 @@ class Arena:
             '/scopa.v1.Arena/ListCompetitions',
             arena_dot_wire_dot_v1_dot_server__pb2.ListCompetitionsRequest.SerializeToString,
             arena_dot_wire_dot_v1_dot_server__pb2.ListCompetitionsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SubmitBot(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_unary(
+            request_iterator,
+            target,
+            '/scopa.v1.Arena/SubmitBot',
+            arena_dot_wire_dot_v1_dot_server__pb2.SubmitBotChunk.SerializeToString,
+            arena_dot_wire_dot_v1_dot_server__pb2.SubmissionInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListSubmissions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/scopa.v1.Arena/ListSubmissions',
+            arena_dot_wire_dot_v1_dot_server__pb2.BotRef.SerializeToString,
+            arena_dot_wire_dot_v1_dot_server__pb2.SubmissionHistory.FromString,
             options,
             channel_credentials,
             insecure,
