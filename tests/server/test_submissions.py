@@ -120,9 +120,7 @@ def test_uploaded_bots_play_in_fresh_sandboxes_and_a_new_version_waits(server, t
     history = stub.ListSubmissions(spb.BotRef(name="alice-up"), metadata=auth(alice), timeout=30)
     assert [(s.version, s.current) for s in history.submissions] == [("2.0", True), ("1.0", False)]
     assert not history.faults
-    bob_history = stub.ListSubmissions(
-        spb.BotRef(name="bob-crash"), metadata=auth(bob), timeout=30
-    )
+    bob_history = stub.ListSubmissions(spb.BotRef(name="bob-crash"), metadata=auth(bob), timeout=30)
     assert len(bob_history.faults) == 4
     assert all(f.kind == "crash" and "exited with code 3" in f.message for f in bob_history.faults)
     assert bob_history.faults[0].version.startswith("submission:")
