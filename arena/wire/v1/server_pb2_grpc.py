@@ -257,7 +257,7 @@ class ArenaServicer:
         """Participant token. Upload a bot the server runs itself, in a fresh sandbox
         per match: a tar.gz or zip archive (at most 50 MiB and 10,000 entries)
         holding a bot.toml manifest (docs/submissions.md), sent as chunks of at
-        most 1 MiB. The manifest names the bot: a new name registers it, a bot of
+        most 192 KiB. The manifest names the bot: a new name registers it, a bot of
         the caller's gets this as its new version (competitions already created
         keep the version they were made with). The server unpacks it safely,
         runs the conformance check on it in the sandbox and answers with the
