@@ -97,7 +97,10 @@ class _Member:
 
 
 def _mib(size: int) -> str:
-    return f"{size / MIB:g} MiB"
+    if size < MIB:
+        return f"{size:,} bytes"
+    mib = size / MIB
+    return f"{mib:.0f} MiB" if mib == int(mib) else f"{mib:.1f} MiB"
 
 
 def archive_format(data: bytes) -> str:

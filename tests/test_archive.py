@@ -267,7 +267,7 @@ def test_a_directory_counts_as_an_entry(dest, sentinel):
 
 
 def test_an_archive_over_the_size_limit_is_refused_unread(dest, sentinel):
-    refused(b"\x1f\x8b" + b"\x00" * 2000, dest, "over 0.000953674 MiB", Limits(archive_bytes=1000))
+    refused(b"\x1f\x8b" + b"\x00" * 2000, dest, "over 1,000 bytes", Limits(archive_bytes=1000))
 
 
 def zeros(size):
