@@ -272,11 +272,13 @@ def viewer_data(replay: Replay, seat: int | None = None) -> dict[str, Any]:
 
 
 def _script_json(value: Any) -> str:
-    """JSON to sit inside a <script> element: no "</" can close it early."""
+    """JSON to sit inside a <script> element: no "<" that could close it or
+    open a comment (every "<", ">" and "&" is a \\u escape in a JSON string)."""
     return (
         json.dumps(value, ensure_ascii=False)
-        .replace("</", "<\\/")
-        .replace("<!--", "<\\!--")
+        .replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
         .replace("\u2028", "\\u2028")
         .replace("\u2029", "\\u2029")
     )

@@ -188,7 +188,8 @@
       const box = el("div", "seat");
       box.dataset.seat = String(s);
       box.dataset.side = String(s % nSides);
-      box.classList.add("place-" + places[(s - bottom + seats) % seats]);
+      box.dataset.place = places[(s - bottom + seats) % seats];
+      box.classList.add("place-" + box.dataset.place);
       seatBoxes.push(box);
       board.appendChild(box);
     }
