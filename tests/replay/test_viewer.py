@@ -15,10 +15,11 @@ import pytest
 from arena.play import run_match_sync
 from arena.replay import replay_log
 from arena.rules import Game, Variant
-from arena.settings import ClockSettings, MatchSettings
+from arena.settings import ClockSettings, EngineSpec, FaultPolicy, MatchSettings, OnFault
 from arena.strategies import greedy_strategy
 from arena.transport.connection import InProcessConnection
 from arena.viewer import VIEWER_ASSETS, frames, render_html, viewer_data
+from arena.wire import convert
 
 from .conftest import write_log
 
@@ -134,6 +135,10 @@ class Watched:
     def open(self, html: Path) -> Any:
         self.page.goto(html.as_uri())
         self.page.wait_for_selector("#caption")
+        return self.page
+
+    def open_plain(self, html: Path) -> Any:
+        self.page.goto(html.as_uri())
         return self.page
 
     def check_clean(self) -> None:
@@ -360,4 +365,99 @@ def test_hostile_names_and_comments_are_shown_as_text(browser, tmp_path):
     page.keyboard.press("End")
     assert page.get_by_text(HOSTILE_NAMES[1] + "#1").count() > 0
     assert page.evaluate("typeof window.__pwned") == "undefined"
+    watched.check_clean()
+
+
+@pytest.mark.browser
+@pytest.mark.process
+def test_a_live_page_appends_frames_and_follows_the_newest(browser, tmp_path):
+    from arena.web.live import LiveFrames
+
+    events: list[Any] = []
+    specs = [EngineSpec.parse("a=builtin:greedy"), EngineSpec.parse("b=builtin:random")]
+    settings = MatchSettings(
+        Variant(Game.SCOPA), seed=5, match_id="live", clock=ClockSettings(move_time=5)
+    )
+    run_match_sync(specs, settings, spectate=events.append)
+    live = LiveFrames(settings.variant, ["a", "b"])
+    for event in events[:5]:
+        live.feed(event)
+    rest = [frame for event in events[5:] for frame in live.feed(event)]
+    html = tmp_path / "live.html"
+    html.write_text(
+        "<!DOCTYPE html><html><head><meta charset='utf-8'><style>"
+        + VIEWER_ASSETS["viewer.css"]
+        + "</style></head><body><div id='viewer'></div><script>"
+        + VIEWER_ASSETS["viewer.js"]
+        + "</script></body></html>",
+        encoding="utf-8",
+    )
+    watched = Watched(browser)
+    page = watched.open_plain(html)
+    data = live.data()
+    data["frames"] = data["frames"][:5]
+    data["result"] = None
+    page.evaluate(
+        "d => { window.v = ScopaViewer.mount("
+        "document.getElementById('viewer'), d, {faces: 'french'}); }",
+        data,
+    )
+    assert step(page) == 0
+    page.keyboard.press("End")
+    assert step(page) == 4
+    page.evaluate("f => window.v.append(f)", rest[0])
+    assert step(page) == 5  # at the end: it follows
+    page.keyboard.press("Home")
+    page.evaluate("fs => fs.forEach(f => window.v.append(f))", rest[1:])
+    assert step(page) == 0  # looking back: it stays
+    page.evaluate("window.v.show(1e9)")
+    assert step(page) == 5 + len(rest) - 1
+    assert "wins" in page.inner_text("#result") or "draw" in page.inner_text("#result")
+    assert page.locator(".seat .card").count() == 0  # a spectator sees no hand
+    watched.check_clean()
+
+
+class Cheat(InProcessConnection):
+    """An in-process bot that answers its first decision with a card it does not hold."""
+
+    def _decide(self, request):  # type: ignore[no-untyped-def]
+        response, elapsed = super()._decide(request)
+        if request.decision == 0:
+            observation, _ = convert.decision_from_pb(request)
+            foreign = next(
+                c for c in range(40) if not (observation.hand | observation.table) >> c & 1
+            )
+            response = convert.decision_response((foreign, 0), comment="<i>oops</i>")
+        return response, elapsed
+
+
+@pytest.mark.browser
+@pytest.mark.process
+def test_faults_are_shown_as_text(browser, tmp_path):
+    path = tmp_path / "fault.log"
+    engines = [("<u>cheat</u>", Cheat(greedy_strategy(), name="cheat"))]
+    engines.append(("fair", InProcessConnection(greedy_strategy(), name="fair")))
+    policy = FaultPolicy(on_fault=OnFault.SUBSTITUTE, strikes=2)
+    settings = MatchSettings(
+        Variant(Game.SCOPA),
+        seed=2,
+        match_id="fault",
+        clock=ClockSettings(move_time=5),
+        policy=policy,
+    )
+    run_match_sync(engines, settings, log=path)
+    replay = replay_log(path)
+    expected = frames(replay)
+    faulted = [i for i, f in enumerate(expected) if f["fault"]]
+    assert faulted
+    watched, page = open_viewer(browser, tmp_path, replay)
+    for _ in range(faulted[0]):
+        page.keyboard.press("ArrowRight")
+    assert step(page) == faulted[0]
+    fault = expected[faulted[0]]["fault"]
+    assert page.inner_text("#note .fault") == f"Fault ({fault['kind']}): {fault['message']}"
+    assert page.get_by_text("<i>oops</i>").count() == 1
+    assert page.locator("#viewer i, #viewer u").count() == 0
+    page.keyboard.press("End")
+    assert "forfeit" in page.inner_text("#result") or "wins" in page.inner_text("#result")
     watched.check_clean()
