@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from importlib import resources
 from typing import Any
 
+from arena.errors import ConfigError
 from arena.outcome import DealScored, MatchResult, Termination
 from arena.replay import Replay
 from arena.report import side_names
@@ -27,7 +28,7 @@ from arena.rules.cards import SUIT_LETTERS
 
 __all__ = ["VIEWER_ASSETS", "frames", "render_html", "viewer_data"]
 
-FACES = ("italian", "french")
+FACES = ("italian", "french", "short")
 
 
 def _assets() -> dict[str, str]:
@@ -313,8 +314,11 @@ PAGE = """<!DOCTYPE html>
 
 def render_html(replay: Replay, seat: int | None = None, faces: str = "italian") -> str:
     """The viewer as one offline file: its style, script and data inlined.
-    ``faces``: the suits it opens with, italian or french ("short" shows French)."""
-    style = "italian" if faces == "italian" else "french"
+    ``faces``: the suits it opens with: italian, french, or short (French
+    suits, cards named in the arena's notation, 7d); the page can switch."""
+    if faces not in FACES:
+        raise ConfigError(f"faces must be italian, french or short, not {faces!r}")
+    style = faces
     js = VIEWER_ASSETS["viewer.js"].replace("</script", "<\\/script")
     css = VIEWER_ASSETS["viewer.css"].replace("</style", "<\\/style")
     return PAGE.format(

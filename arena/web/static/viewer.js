@@ -33,16 +33,18 @@
   }
 
   function cardName(card, faces) {
+    if (faces === "short") return short(card);
     if (faces === "french") return FRENCH_RANKS[card.rank] + FRENCH_SUITS[card.suit];
     return ITALIAN_RANKS[card.rank] + " di " + ITALIAN_SUITS[card.suit];
   }
 
   function cardsName(cards, faces) {
-    return cards.map((c) => cardName(c, faces)).join(faces === "french" ? " " : ", ");
+    return cards.map((c) => cardName(c, faces)).join(faces === "italian" ? ", " : " ");
   }
 
   /* The suit drawn with SVG shapes (Italian) or a symbol (French), centred at (cx, cy). */
   function suitMark(suit, faces, cx, cy, size) {
+    if (faces === "short") faces = "french";
     const colour = (faces === "french" ? FRENCH_COLOURS : ITALIAN_COLOURS)[suit];
     const g = svg("g", { fill: colour, stroke: colour });
     if (faces === "french") {
@@ -89,7 +91,7 @@
     wrap.title = name;
     const pic = svg("svg", { viewBox: "0 0 48 70", width: 48, height: 70, "aria-hidden": "true" });
     pic.appendChild(svg("rect", { x: 1, y: 1, width: 46, height: 68, rx: 5, fill: "#fffdf6", stroke: "#333", "stroke-width": 1 }));
-    const colour = (faces === "french" ? FRENCH_COLOURS : ITALIAN_COLOURS)[card.suit];
+    const colour = (faces === "italian" ? ITALIAN_COLOURS : FRENCH_COLOURS)[card.suit];
     const label = faces === "french" ? FRENCH_RANKS[card.rank] : ITALIAN_LETTERS[card.rank];
     const rank = svg("text", { x: 5, y: 15, "font-size": 13, "font-weight": "bold", fill: colour });
     rank.textContent = label;
@@ -115,7 +117,8 @@
 
   function mount(root, data, options) {
     options = options || {};
-    let faces = options.faces === "french" || options.faces === "short" ? "french" : "italian";
+    /* italian; french (J Q K, suit symbols); short: French drawing, named as the arena writes cards (7d). */
+    let faces = options.faces === "french" || options.faces === "short" ? options.faces : "italian";
     const frames = data.frames.slice();
     const seats = data.seats;
     const names = data.names;
