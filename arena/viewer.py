@@ -1,212 +1,329 @@
-"""A match log as one self-contained HTML file: a card table to step through.
+"""A match as a card table to step through: one self-contained HTML file, or
+a page of the site.
 
-No server, no network, no external fonts or scripts: the frames (one per
-decision, plus each deal's start and end) are computed here from the
-verified replay and embedded as JSON; a few lines of JavaScript draw them.
-Buttons and the arrow keys step forward and back; Home and End jump.
+The frames (the deal as dealt, the position after each decision, the deal's
+scoring, and the match's end) are computed here as plain JSON-safe data, the
+cards as ``{"rank": 7, "suit": "d"}`` (docs/rules.md, "Card notation");
+arena/web/static/viewer.js draws them as SVG, in Italian or French suits.
+Every string from a log or a bot (names, comments, fault messages) is data:
+the script only ever puts it in the page as text.
+
+The same frame schema serves a live match (arena.web.live.LiveFrames), built
+from the public events a spectator is sent.
 """
 
 from __future__ import annotations
 
-import html
 import json
+from collections.abc import Sequence
+from importlib import resources
 from typing import Any
 
-from arena.render import face_namer
+from arena.errors import ConfigError
+from arena.outcome import DealScored, MatchResult, Termination
 from arena.replay import Replay
 from arena.report import side_names
-from arena.rules import Sight, View, Viewer, can_see, cards_of
+from arena.rules import FinishedDeal, Play, Sight, Variant, View, Viewer, cards_of
+from arena.rules.cards import SUIT_LETTERS
+
+__all__ = ["VIEWER_ASSETS", "frames", "render_html", "viewer_data"]
+
+FACES = ("italian", "french", "short")
 
 
-def frames(replay: Replay, seat: int | None = None, faces: str = "short") -> list[dict[str, Any]]:
-    """Every position to show, as plain data (the page's only input): the deal
-    as dealt, the position after each decision, and the deal's scoring. Each
-    is the replay's view of the whole table, as ``seat`` sees it (all hands
-    when None): another seat's hand is only counted."""
-    name = face_namer(faces)
-    sides = side_names(replay.variant, replay.names)
-    viewer: Viewer = Sight.ALL if seat is None else seat
+def _assets() -> dict[str, str]:
+    static = resources.files("arena.web").joinpath("static")
+    return {
+        name: static.joinpath(name).read_text(encoding="utf-8")
+        for name in ("viewer.js", "viewer.css")
+    }
 
-    def position(view: View) -> dict[str, Any]:
-        shown = view.seen_by(viewer)
-        return {
-            "hands": [
-                [name(c) for c in cards_of(h)] if h is not None else n
-                for h, n in zip(shown.hands, shown.hand_sizes, strict=True)
-            ],
-            "table": [name(c) for c in cards_of(shown.table)],
-            "piles": list(shown.captured_counts),
-            "scope": list(shown.scope),
-            "to_move": shown.to_move,
-        }
 
-    out: list[dict[str, Any]] = []
-    score = [0, 0]
-    for deal in replay.deals:
-        base = {"deal": deal.number + 1, "dealer": deal.dealer, "score": list(score)}
-        out.append(
+VIEWER_ASSETS: dict[str, str] = _assets()
+
+
+def card_data(c: int) -> dict[str, Any]:
+    """One card as the page takes it: rank 1..10 and suit letter (d c s b)."""
+    return {"rank": c % 10 + 1, "suit": SUIT_LETTERS[c // 10]}
+
+
+def cards_data(mask: int) -> list[dict[str, Any]]:
+    return [card_data(c) for c in cards_of(mask)]
+
+
+def _piles(
+    variant: Variant, plays: Sequence[Play], leftover: tuple[int, int] | None = None
+) -> list[int]:
+    """Each side's captured cards (masks), from the deal's plays (all face up)."""
+    piles = [0] * variant.sides
+    for play in plays:
+        if play.captures:
+            piles[play.seat % variant.sides] |= play.captures | 1 << play.card
+    if leftover is not None:
+        side, mask = leftover
+        piles[side] |= mask
+    return piles
+
+
+def blank_frame(kind: str) -> dict[str, Any]:
+    return {
+        "kind": kind,
+        "seat": None,
+        "played": None,
+        "captured": [],
+        "scopa": False,
+        "think_ms": None,
+        "fault": None,
+        "comment": "",
+        "scoring": None,
+        "leftover": None,
+        "result": None,
+    }
+
+
+def position(variant: Variant, shown: View) -> dict[str, Any]:
+    """The table at one moment as ``shown.viewer`` sees it (another seat's hand: a count)."""
+    piles = _piles(variant, shown.plays)
+    return {
+        "deal": shown.deal_number + 1,
+        "dealer": shown.dealer,
+        "hands": [
+            cards_data(h) if h is not None else n
+            for h, n in zip(shown.hands, shown.hand_sizes, strict=True)
+        ],
+        "table": cards_data(shown.table),
+        "stock": shown.stock_count,
+        "piles": [cards_data(p) for p in piles],
+        "pile_counts": list(shown.captured_counts),
+        "scope": list(shown.scope),
+        "to_move": shown.to_move,
+        "score": list(shown.scores),
+    }
+
+
+def play_frame(variant: Variant, play: Play, after: View) -> dict[str, Any]:
+    frame = {**blank_frame("play"), **position(variant, after)}
+    frame.update(
+        seat=play.seat,
+        played=card_data(play.card),
+        captured=cards_data(play.captures),
+        scopa=play.scopa,
+    )
+    return frame
+
+
+def scored_frame(
+    variant: Variant,
+    names: Sequence[str],
+    done: DealScored | FinishedDeal,
+    plays: Sequence[Play],
+    previous: dict[str, Any],
+) -> dict[str, Any]:
+    """The deal's end: the piles with the leftovers, and the scoring table."""
+    sides = side_names(variant, names)
+    score = done.score
+    piles = _piles(variant, plays, done.leftover)
+    rows = []
+    for s in range(variant.sides):
+        t = score.tallies[s]
+        rows.append(
             {
-                **base,
-                **position(deal.start),
-                "caption": f"Deal {deal.number + 1}: seat {deal.dealer} deals",
-                "scoring": None,
+                "side": s,
+                "name": sides[s],
+                **score.breakdown(s),
+                "points": score.points[s],
+                "cards": t.cards,
+                "denari_count": t.denari,
+                "settebello_held": t.settebello,
+                "primiera_total": t.primiera,
+                "total": done.totals[s],
             }
         )
-        for i, step in enumerate(deal.steps):
+    leftover = None
+    if done.leftover is not None:
+        side, mask = done.leftover
+        leftover = {"side": side, "cards": cards_data(mask)}
+    frame = {**blank_frame("scored")}
+    frame.update(
+        deal=done.number + 1,
+        dealer=done.dealer,
+        hands=[[] if isinstance(h, list) else 0 for h in previous["hands"]],
+        table=[],
+        stock=0,
+        piles=[cards_data(p) for p in piles],
+        pile_counts=[p.bit_count() for p in piles],
+        scope=[t.scope for t in score.tallies],
+        to_move=None,
+        score=list(done.totals),
+        scoring={"rows": rows, "totals": list(done.totals)},
+        leftover=leftover,
+    )
+    return frame
+
+
+def result_data(variant: Variant, names: Sequence[str], result: MatchResult) -> dict[str, Any]:
+    sides = side_names(variant, names)
+    if result.winner is not None:
+        outcome = f"{sides[result.winner]} wins"
+    elif result.termination is Termination.COMPLETED:
+        outcome = "a draw"
+    elif result.termination is Termination.NO_CONTEST:
+        outcome = "no contest"
+    else:
+        outcome = "no result"
+    return {
+        "final_scores": list(result.final_scores),
+        "winner": result.winner,
+        "winner_name": None if result.winner is None else sides[result.winner],
+        "termination": result.termination.value,
+        "reason": result.reason,
+        "outcome": outcome,
+        "deals_played": result.deals_played,
+    }
+
+
+def over_frame(result: dict[str, Any], previous: dict[str, Any] | None) -> dict[str, Any]:
+    """The match's end: the last position, the final score and the winner."""
+    frame = {**blank_frame("over")}
+    base = previous or {
+        "deal": 0,
+        "dealer": None,
+        "hands": [],
+        "table": [],
+        "stock": 0,
+        "piles": [[], []],
+        "pile_counts": [0, 0],
+        "scope": [0, 0],
+    }
+    for key in ("deal", "dealer", "hands", "table", "stock", "piles", "pile_counts", "scope"):
+        frame[key] = base[key]
+    frame.update(to_move=None, score=list(result["final_scores"]), result=result)
+    return frame
+
+
+def frames(
+    replay: Replay, seat: int | None = None, *, public: bool = False
+) -> list[dict[str, Any]]:
+    """Every position to show, as plain data (the page's only input): the deal
+    as dealt, the position after each decision, the deal's scoring, and the
+    match's end when the log has it. Seen by ``seat`` (its own hand only), by
+    a spectator when ``public`` (no hand), else by the replay (every hand)."""
+    viewer: Viewer = Sight.PUBLIC if public else Sight.ALL if seat is None else seat
+    variant = replay.variant
+    out: list[dict[str, Any]] = []
+    for deal in replay.deals:
+        out.append({**blank_frame("deal"), **position(variant, deal.start.seen_by(viewer))})
+        for step in deal.steps:
             if step.move is None:
-                kind = step.fault.kind.value if step.fault else "?"
-                caption = f"seat {step.seat} {replay.names[step.seat]}: fault ({kind}), forfeit"
+                frame = {**blank_frame("fault"), **position(variant, step.after.seen_by(viewer))}
+                frame["seat"] = step.seat
             else:
                 card, taken = step.move
-                if taken:
-                    what = f"{name(card)} takes {' '.join(name(c) for c in cards_of(taken))}"
-                else:
-                    what = f"{name(card)} is laid"
-                if step.scopa:
-                    what += " — SCOPA!"
-                caption = f"seat {step.seat} {replay.names[step.seat]}: {what}"
-            out.append(
-                {
-                    **base,
-                    **position(step.after),
-                    "caption": caption,
-                    "played": step.seat,
-                    "scoring": None,
-                    "step": i + 1,
-                }
-            )
+                play = Play(step.seat, card, taken, step.scopa)
+                frame = play_frame(variant, play, step.after.seen_by(viewer))
+            frame["think_ms"] = round(step.think_us / 1000, 3)
+            frame["comment"] = step.comment
+            if step.fault is not None:
+                frame["fault"] = {"kind": step.fault.kind.value, "message": step.fault.message}
+            out.append(frame)
         if deal.finished is not None:
             done = deal.finished
-            score = list(done.totals)
-            scoring = [
-                {
-                    "side": sides[s],
-                    **done.score.breakdown(s),
-                    "points": done.score.points[s],
-                    "cards": done.score.tallies[s].cards,
-                    "denari_count": done.score.tallies[s].denari,
-                    "primiera_total": done.score.tallies[s].primiera,
-                }
-                for s in range(2)
-            ]
-            last = out[-1]
-            out.append(
-                {
-                    **base,
-                    "hands": [[] if can_see(viewer, s) else 0 for s in range(replay.variant.seats)],
-                    "table": [],
-                    "score": score,
-                    "piles": [done.score.tallies[s].cards for s in range(2)],
-                    "scope": list(last["scope"]),
-                    "caption": f"Deal {deal.number + 1} scored; the running score is {score[0]} - {score[1]}",
-                    "to_move": None,
-                    "scoring": scoring,
-                    "step": last.get("step", 0) + 1,
-                }
-            )
+            out.append(scored_frame(variant, replay.names, done, done.plays, out[-1]))
+    if replay.result is not None:
+        result = result_data(variant, replay.names, replay.result)
+        out.append(over_frame(result, out[-1] if out else None))
     return out
+
+
+def _partners(variant: Variant) -> list[list[int]]:
+    return [
+        [s for s in range(variant.seats) if s % variant.sides == side]
+        for side in range(variant.sides)
+    ]
+
+
+def base_data(variant: Variant, names: Sequence[str], title: str) -> dict[str, Any]:
+    return {
+        "title": title,
+        "variant": variant.describe(),
+        "seats": variant.seats,
+        "names": list(names),
+        "sides": side_names(variant, names),
+        "partners": _partners(variant),
+        "view_seat": None,
+        "frames": [],
+        "result": None,
+        "status": "",
+    }
+
+
+def viewer_data(replay: Replay, seat: int | None = None) -> dict[str, Any]:
+    """Everything the page draws, JSON-safe: the match, its seats, its frames."""
+    title = f"Scopa Arena — match {replay.header.match_id}: {replay.variant.describe()}"
+    data = base_data(replay.variant, replay.names, title)
+    data.update(
+        view_seat=seat,
+        frames=frames(replay, seat),
+        result=None
+        if replay.result is None
+        else result_data(replay.variant, replay.names, replay.result),
+        status=replay.status(),
+    )
+    return data
+
+
+def _script_json(value: Any) -> str:
+    """JSON to sit inside a <script> element: no "<" that could close it or
+    open a comment (every "<", ">" and "&" is a \\u escape in a JSON string)."""
+    return (
+        json.dumps(value, ensure_ascii=False)
+        .replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+    )
 
 
 PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
-<title>{title}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Scopa Arena viewer</title>
 <style>
-body {{ font-family: sans-serif; background: #0b5d1e; color: #f3f3f3; margin: 0; padding: 16px; }}
-h1 {{ font-size: 18px; margin: 0 0 8px; }}
-.bar {{ display: flex; gap: 8px; align-items: center; margin: 8px 0; }}
-button {{ font-size: 16px; padding: 4px 12px; }}
-#caption {{ font-size: 16px; min-height: 22px; margin: 8px 0; }}
-.seat {{ margin: 6px 0; padding: 6px; border-radius: 6px; background: rgba(0,0,0,0.15); }}
-.seat.to-move {{ outline: 2px solid #ffd54a; }}
-.label {{ display: inline-block; width: 220px; }}
-.card {{ display: inline-block; min-width: 30px; padding: 6px 4px; margin: 2px; text-align: center;
-  background: #fff; color: #111; border-radius: 5px; font-weight: bold; box-shadow: 1px 1px 2px #0006; }}
-.card.red {{ color: #c62828; }}
-.back {{ display: inline-block; width: 30px; height: 30px; margin: 2px; border-radius: 5px;
-  background: repeating-linear-gradient(45deg, #1e3a8a, #1e3a8a 4px, #2f54b3 4px, #2f54b3 8px); }}
-#table {{ min-height: 44px; padding: 10px; margin: 10px 0; border: 2px dashed #ffffff55; border-radius: 8px; }}
-table.scoring {{ border-collapse: collapse; margin-top: 8px; }}
-table.scoring td, table.scoring th {{ border: 1px solid #ffffff55; padding: 3px 8px; }}
+{css}
 </style></head>
 <body>
-<h1>{title}</h1>
-<div id="meta">{meta}</div>
-<div class="bar">
-  <button id="first" title="Home">&laquo; first</button>
-  <button id="prev" title="Left arrow">&#x25C0; back</button>
-  <button id="next" title="Right arrow">forward &#x25B6;</button>
-  <button id="last" title="End">last &raquo;</button>
-  <span id="position"></span>
-</div>
-<div id="score"></div>
-<div id="caption"></div>
-<div id="seats"></div>
-<div id="table"></div>
-<div id="piles"></div>
-<div id="scoring"></div>
-<script id="frames" type="application/json">{frames}</script>
+<div id="viewer"></div>
+<script id="viewer-data" type="application/json">{data}</script>
+<script id="viewer-options" type="application/json">{options}</script>
+<script>
+{js}
+</script>
 <script>
 "use strict";
-const frames = JSON.parse(document.getElementById("frames").textContent);
-const names = {names};
-const sides = {sides};
-let at = 0;
-function card(text) {{
-  const red = /[♦♥]|[dc]$|denari|coppe/.test(text);
-  return `<span class="card${{red ? " red" : ""}}">${{text}}</span>`;
-}}
-function show(i) {{
-  at = Math.max(0, Math.min(frames.length - 1, i));
-  const f = frames[at];
-  document.getElementById("position").textContent = `step ${{at + 1}} of ${{frames.length}} (deal ${{f.deal}})`;
-  document.getElementById("score").textContent = `Score: ${{sides[0]}} ${{f.score[0]}} — ${{sides[1]}} ${{f.score[1]}}`;
-  document.getElementById("caption").textContent = f.caption;
-  document.getElementById("seats").innerHTML = f.hands.map((h, s) => {{
-    const cards = Array.isArray(h) ? h.map(card).join("") : "<span class='back'></span>".repeat(h);
-    const cls = f.to_move === s ? "seat to-move" : "seat";
-    return `<div class="${{cls}}" data-seat="${{s}}"><span class="label">seat ${{s}} ${{names[s]}}${{s === f.dealer ? " (dealer)" : ""}}</span>${{cards}}</div>`;
-  }}).join("");
-  document.getElementById("table").innerHTML = "<span class='label'>table</span>" + f.table.map(card).join("");
-  document.getElementById("piles").textContent =
-    `Captured: ${{sides[0]}} ${{f.piles[0]}} cards, ${{f.scope[0]}} scope — ${{sides[1]}} ${{f.piles[1]}} cards, ${{f.scope[1]}} scope`;
-  document.getElementById("scoring").innerHTML = f.scoring ? (
-    "<table class='scoring'><tr><th></th><th>scope</th><th>carte</th><th>denari</th><th>settebello</th><th>primiera</th><th>deal</th></tr>" +
-    f.scoring.map(r => `<tr><td>${{r.side}}</td><td>${{r.scope}}</td><td>${{r.carte}} (${{r.cards}})</td><td>${{r.denari}} (${{r.denari_count}})</td><td>${{r.settebello}}</td><td>${{r.primiera}} (${{r.primiera_total ?? "-"}})</td><td>${{r.points}}</td></tr>`).join("") +
-    "</table>") : "";
-  document.body.dataset.step = String(at);
-}}
-document.getElementById("first").onclick = () => show(0);
-document.getElementById("prev").onclick = () => show(at - 1);
-document.getElementById("next").onclick = () => show(at + 1);
-document.getElementById("last").onclick = () => show(frames.length - 1);
-document.addEventListener("keydown", e => {{
-  if (e.key === "ArrowRight") show(at + 1);
-  else if (e.key === "ArrowLeft") show(at - 1);
-  else if (e.key === "Home") show(0);
-  else if (e.key === "End") show(frames.length - 1);
-}});
-const start = /step=(\\d+)/.exec(location.hash);
-show(start ? Number(start[1]) : 0);
+(function () {{
+  const data = JSON.parse(document.getElementById("viewer-data").textContent);
+  const options = JSON.parse(document.getElementById("viewer-options").textContent);
+  document.title = data.title;
+  window.ScopaViewer.mount(document.getElementById("viewer"), data, options);
+}})();
 </script>
 </body></html>
 """
 
 
-def render_html(replay: Replay, seat: int | None = None, faces: str = "short") -> str:
-    """The viewer page; ``faces``: the card notation (short, french or italian)."""
-    h = replay.header
-    title = f"Scopa Arena — match {h.match_id}: {replay.variant.describe()}"
-    view = f"; seen from seat {seat}" if seat is not None else "; all hands shown"
-    meta = html.escape(
-        " | ".join(f"seat {i}: {n}" for i, n in enumerate(replay.names))
-        + view
-        + f". {replay.status()}"
-    )
-    data = json.dumps(frames(replay, seat, faces), ensure_ascii=False).replace("</", "<\\/")
+def render_html(replay: Replay, seat: int | None = None, faces: str = "italian") -> str:
+    """The viewer as one offline file: its style, script and data inlined.
+    ``faces``: the suits it opens with: italian, french, or short (French
+    suits, cards named in the arena's notation, 7d); the page can switch."""
+    if faces not in FACES:
+        raise ConfigError(f"faces must be italian, french or short, not {faces!r}")
+    style = faces
+    js = VIEWER_ASSETS["viewer.js"].replace("</script", "<\\/script")
+    css = VIEWER_ASSETS["viewer.css"].replace("</style", "<\\/style")
     return PAGE.format(
-        title=html.escape(title),
-        meta=meta,
-        frames=data,
-        names=json.dumps(replay.names).replace("</", "<\\/"),
-        sides=json.dumps(side_names(replay.variant, replay.names)).replace("</", "<\\/"),
+        css=css,
+        js=js,
+        data=_script_json(viewer_data(replay, seat)),
+        options=_script_json({"faces": style}),
     )

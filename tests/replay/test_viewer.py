@@ -1,30 +1,70 @@
 """The HTML viewer: self-contained, and driven for real in headless Chromium."""
 
+from __future__ import annotations
+
+import json
 import os
 import re
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from arena.play import run_match_sync
 from arena.replay import replay_log
-from arena.rules import Game
-from arena.viewer import frames, render_html
+from arena.rules import Game, Variant
+from arena.settings import ClockSettings, EngineSpec, FaultPolicy, MatchSettings, OnFault
+from arena.strategies import greedy_strategy
+from arena.transport.connection import InProcessConnection
+from arena.viewer import VIEWER_ASSETS, frames, render_html, viewer_data
+from arena.wire import convert
 
 from .conftest import write_log
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
 
+HOSTILE_NAMES = [
+    '<img src=x onerror="window.__pwned=1">',
+    "</script><script>window.__pwned=2</script>",
+]
+HOSTILE_COMMENT = '<b>bold</b><script>window.__pwned=3</script><!-- "quoted" & done'
+
 
 def test_the_page_is_self_contained(tmp_path):
     path = tmp_path / "m.log"
     write_log(path, Game.SCOPA, 3)
-    page = render_html(replay_log(path))
+    replay = replay_log(path)
+    page = render_html(replay)
     assert "<script src" not in page and "<link" not in page and "@import" not in page
-    assert not re.search(r"https?://", page)
-    assert 'id="frames"' in page and "ArrowRight" in page
+    assert not re.search(r"https?://(?!www\.w3\.org/2000/svg)", page)
+    assert 'id="viewer-data"' in page and "ArrowRight" in page
+    assert VIEWER_ASSETS["viewer.js"].strip()[:2] == "/*" and ".scopa-viewer" in page
+    french = render_html(replay, faces="french")
+    assert french != page
+    assert len({page, french, render_html(replay, faces="short")}) == 3
+
+
+def test_the_data_is_json_and_complete(tmp_path):
+    path = tmp_path / "m.log"
+    write_log(path, Game.SCOPA, 9)
+    replay = replay_log(path)
+    data = json.loads(json.dumps(viewer_data(replay)))
+    assert data["seats"] == 2 and data["partners"] == [[0], [1]] and data["view_seat"] is None
+    assert data["names"] == replay.names and data["status"] == replay.status()
+    kinds = [f["kind"] for f in data["frames"]]
+    assert kinds[0] == "deal" and kinds[-1] == "over" and kinds.count("scored") == len(replay.deals)
+    assert data["result"]["final_scores"] == list(replay.result.final_scores)
+    plays = [f for f in data["frames"] if f["kind"] == "play"]
+    assert all(f["think_ms"] is not None and f["played"]["suit"] in "dcsb" for f in plays)
+    assert any(f["captured"] for f in plays)
+    scored = [f for f in data["frames"] if f["kind"] == "scored"]
+    for f in scored:
+        rows = f["scoring"]["rows"]
+        assert sum(r["cards"] for r in rows) == 40
+        assert sum(len(p) for p in f["piles"]) == 40
 
 
 def chromium() -> str:
@@ -75,8 +115,61 @@ def browser():
         b.close()
 
 
+class Watched:
+    """A page that records console errors, page errors and every request
+    that is not to a file:// or data: address."""
+
+    def __init__(self, browser: Any, **kwargs: Any) -> None:
+        self.page = browser.new_page(**kwargs)
+        self.errors: list[str] = []
+        self.requests: list[str] = []
+        self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.on(
+            "request",
+            lambda r: (
+                None if r.url.startswith(("file://", "data:")) else self.requests.append(r.url)
+            ),
+        )
+
+    def open(self, html: Path) -> Any:
+        self.page.goto(html.as_uri())
+        self.page.wait_for_selector("#caption")
+        return self.page
+
+    def open_plain(self, html: Path) -> Any:
+        self.page.goto(html.as_uri())
+        return self.page
+
+    def check_clean(self) -> None:
+        assert self.errors == []
+        assert self.requests == []
+        self.page.close()
+
+
+def open_viewer(browser, tmp_path, replay, name="viewer.html", **kwargs):
+    html = tmp_path / name
+    html.write_text(render_html(replay, **kwargs), encoding="utf-8")
+    watched = Watched(browser, viewport={"width": 1200, "height": 900})
+    return watched, watched.open(html)
+
+
+def shorts(cards: list[dict[str, Any]]) -> list[str]:
+    return ["A234567FCR"[c["rank"] - 1] + c["suit"] for c in cards]
+
+
+def step(page) -> int:
+    return int(page.evaluate("document.body.dataset.step"))
+
+
 def seat_cards(page, seat: int) -> list[str]:
-    return page.locator(f'.seat[data-seat="{seat}"] .card').all_inner_texts()
+    return page.eval_on_selector_all(
+        f'.seat[data-seat="{seat}"] .card', "els => els.map(e => e.dataset.card)"
+    )
+
+
+def table_cards(page) -> list[str]:
+    return page.eval_on_selector_all("#table .card", "els => els.map(e => e.dataset.card)")
 
 
 @pytest.mark.browser
@@ -86,39 +179,123 @@ def test_stepping_through_a_match_in_chromium(browser, tmp_path):
     write_log(path, Game.SCOPA, 9)
     replay = replay_log(path)
     expected = frames(replay)
-    html = tmp_path / "viewer.html"
-    html.write_text(render_html(replay), encoding="utf-8")
-    page = browser.new_page(viewport={"width": 1100, "height": 760})
-    page.goto(html.as_uri())
+    watched, page = open_viewer(browser, tmp_path, replay)
 
     def check(index: int) -> None:
         frame = expected[index]
-        assert page.inner_text("#caption") == frame["caption"]
-        assert page.locator("#table .card").all_inner_texts() == frame["table"]
+        assert step(page) == index
+        assert table_cards(page) == shorts(frame["table"])
         for seat, hand in enumerate(frame["hands"]):
-            assert seat_cards(page, seat) == hand
+            assert seat_cards(page, seat) == shorts(hand)
         assert f"step {index + 1} of {len(expected)}" in page.inner_text("#position")
+        assert f"stock: {frame['stock']} card(s)" in page.inner_text("#stock")
 
     check(0)
+    assert "deals" in page.inner_text("#caption")
     for _ in range(3):
         page.keyboard.press("ArrowRight")
     check(3)
-    page.click("#prev")
+    page.keyboard.press("ArrowLeft")
     check(2)
     page.click("#next")
     page.click("#next")
     check(4)
     page.keyboard.press("End")
     check(len(expected) - 1)
-    assert page.locator("table.scoring tr").count() == 3  # the deal's scoring, two sides
-    final = replay.result.final_scores
-    assert f"{final[0]}" in page.inner_text("#score") and f"{final[1]}" in page.inner_text("#score")
+    result = replay.result
+    winner = replay.names[result.winner]
+    final = f"{result.final_scores[0]} – {result.final_scores[1]}"
+    assert f"{winner}#{result.winner} wins" in page.inner_text("#result")
+    assert final in page.inner_text("#result")
     page.keyboard.press("Home")
     check(0)
-    page.keyboard.press("ArrowRight")
+
+    # A deal by its number: typed, or chosen in the selector.
+    starts = {f["deal"]: i for i, f in enumerate(expected) if f["kind"] == "deal"}
+    assert len(starts) < 10
+    page.keyboard.press("3")
+    check(starts[3])
+    page.select_option("#deal-select", "2")
+    check(starts[2])
+
+    # A step that captures: the played card and the captured cards highlighted.
+    capture = next(i for i, f in enumerate(expected) if f["kind"] == "play" and f["captured"])
+    page.keyboard.press("Home")
+    for _ in range(capture):
+        page.keyboard.press("ArrowRight")
+    check(capture)
+    frame = expected[capture]
+    played = page.eval_on_selector_all("#move .card.played", "els => els.map(e => e.dataset.card)")
+    taken = page.eval_on_selector_all("#move .card.captured", "els => els.map(e => e.dataset.card)")
+    assert played == shorts([frame["played"]]) and taken == shorts(frame["captured"])
+    assert "takes" in page.inner_text("#caption") and "thought" in page.inner_text("#caption")
+    assert "last decision:" in page.inner_text(f'.seat[data-seat="{frame["seat"]}"]')
+
+    # The scoring frame: primiera totals and who took the leftovers.
+    scored = next(i for i, f in enumerate(expected) if f["kind"] == "scored" and f["leftover"])
+    page.keyboard.press("Home")
+    for _ in range(scored):
+        page.keyboard.press("ArrowRight")
+    check(scored)
+    frame = expected[scored]
+    assert page.locator("table.scoring tr").count() == 3
+    text = page.inner_text("#scoring")
+    for row in frame["scoring"]["rows"]:
+        if row["primiera_total"] is not None:
+            assert f"primiera {row['primiera_total']}" in text
+    taker = replay.names[frame["leftover"]["side"]]
+    assert f"go to {taker}#{frame['leftover']['side']}" in page.inner_text("#leftover")
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "viewer.png"))
     assert (ARTIFACTS / "viewer.png").stat().st_size > 10_000
+    watched.check_clean()
+
+
+@pytest.mark.browser
+@pytest.mark.process
+def test_italian_and_french_faces_and_the_switch(browser, tmp_path):
+    path = tmp_path / "m.log"
+    write_log(path, Game.SCOPA, 5)
+    replay = replay_log(path)
+    watched, page = open_viewer(browser, tmp_path, replay)
+    first = page.locator("#table .card").first
+    italian = first.get_attribute("aria-label")
+    assert re.fullmatch(r"(Asso|[2-7]|Fante|Cavallo|Re) di (denari|coppe|spade|bastoni)", italian)
+    page.click("#faces")
+    french = first.get_attribute("aria-label")
+    assert re.fullmatch(
+        r"[A2-7JQK][♦♥♠♣]", page.locator("#table .card").first.get_attribute("aria-label")
+    )
+    assert french != italian
+    watched.check_clean()
+    watched, page = open_viewer(browser, tmp_path, replay, "french.html", faces="french")
+    assert re.fullmatch(
+        r"[A2-7JQK][♦♥♠♣]", page.locator("#table .card").first.get_attribute("aria-label")
+    )
+    watched.check_clean()
+    watched, page = open_viewer(browser, tmp_path, replay, "short.html", faces="short")
+    label = page.locator("#table .card").first.get_attribute("aria-label")
+    assert re.fullmatch(r"[A2-7FCR][dcsb]", label)
+    watched.check_clean()
+
+
+@pytest.mark.browser
+@pytest.mark.process
+def test_scopone_shows_four_seats_with_partners(browser, tmp_path):
+    path = tmp_path / "m.log"
+    write_log(path, Game.SCOPONE, 4)
+    replay = replay_log(path)
+    watched, page = open_viewer(browser, tmp_path, replay)
+    assert page.locator(".seat").count() == 4
+    for seat, partner in ((0, 2), (1, 3), (2, 0), (3, 1)):
+        box = page.locator(f'.seat[data-seat="{seat}"]')
+        assert f"partner of seat {partner}" in box.inner_text()
+        assert len(seat_cards(page, seat)) == 9
+    places = [page.get_attribute(f'.seat[data-seat="{s}"]', "data-place") for s in range(4)]
+    assert places == ["bottom", "right", "top", "left"]
+    assert "to move" in page.inner_text(".seat.to-move")
+    assert "dealer" in page.inner_text(f'.seat[data-seat="{replay.deals[0].dealer}"]')
+    watched.check_clean()
 
 
 @pytest.mark.browser
@@ -126,11 +303,165 @@ def test_stepping_through_a_match_in_chromium(browser, tmp_path):
 def test_one_seats_view_hides_the_other_hands(browser, tmp_path):
     path = tmp_path / "m.log"
     write_log(path, Game.SCOPONE, 4)
-    html = tmp_path / "seat.html"
-    html.write_text(render_html(replay_log(path), seat=2), encoding="utf-8")
-    page = browser.new_page()
-    page.goto(html.as_uri())
+    replay = replay_log(path)
+    watched, page = open_viewer(browser, tmp_path, replay, seat=2)
     assert len(seat_cards(page, 2)) == 9
     for other in (0, 1, 3):
         assert seat_cards(page, other) == []
         assert page.locator(f'.seat[data-seat="{other}"] .back').count() == 9
+    watched.check_clean()
+
+
+@pytest.mark.browser
+@pytest.mark.process
+def test_a_seat_view_has_no_card_of_another_hand_anywhere(browser, tmp_path):
+    path = tmp_path / "m.log"
+    write_log(path, Game.SCOPA, 2)
+    replay = replay_log(path)
+    deal = replay.deals[0]
+    hidden = {"A234567FCR"[c % 10] + "dcsb"[c // 10] for c in _cards(deal.start.hands[1])}
+    page_text = render_html(replay, seat=0)
+    data = json.loads(
+        re.search(r'id="viewer-data" type="application/json">(.*?)</script>', page_text, re.S)
+        .group(1)
+        .replace("<\\/", "</")
+    )
+    assert all(isinstance(f["hands"][1], int) for f in data["frames"])
+    watched, page = open_viewer(browser, tmp_path, replay, seat=0)
+    shown = set(page.eval_on_selector_all(".card", "els => els.map(e => e.dataset.card)"))
+    # The first frame: nothing of seat 1's hand is on the table or in a pile yet.
+    assert not shown & hidden
+    assert page.locator('.seat[data-seat="1"] .card').count() == 0
+    watched.check_clean()
+
+
+def _cards(mask: int) -> list[int]:
+    return [c for c in range(40) if mask >> c & 1]
+
+
+class Chatty(InProcessConnection):
+    """An in-process bot whose every decision carries a hostile comment."""
+
+    def _decide(self, request):  # type: ignore[no-untyped-def]
+        response, elapsed = super()._decide(request)
+        response.comment = HOSTILE_COMMENT
+        return response, elapsed
+
+
+@pytest.mark.browser
+@pytest.mark.process
+def test_hostile_names_and_comments_are_shown_as_text(browser, tmp_path):
+    path = tmp_path / "hostile.log"
+    engines = [(name, Chatty(greedy_strategy(), name="chatty")) for name in HOSTILE_NAMES]
+    settings = MatchSettings(
+        Variant(Game.SCOPA), seed=3, match_id="hostile", clock=ClockSettings(move_time=5)
+    )
+    run_match_sync(engines, settings, log=path)
+    replay = replay_log(path)
+    assert replay.names == HOSTILE_NAMES
+    watched, page = open_viewer(browser, tmp_path, replay)
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate("typeof window.__pwned") == "undefined"
+    for name in HOSTILE_NAMES:
+        assert page.get_by_text(name).count() > 0
+    assert page.get_by_text(HOSTILE_COMMENT).count() == 1
+    assert page.locator("#viewer img, #viewer b, #viewer script").count() == 0
+    page.keyboard.press("End")
+    assert page.get_by_text(HOSTILE_NAMES[1] + "#1").count() > 0
+    assert page.evaluate("typeof window.__pwned") == "undefined"
+    watched.check_clean()
+
+
+@pytest.mark.browser
+@pytest.mark.process
+def test_a_live_page_appends_frames_and_follows_the_newest(browser, tmp_path):
+    from arena.web.live import LiveFrames
+
+    events: list[Any] = []
+    specs = [EngineSpec.parse("a=builtin:greedy"), EngineSpec.parse("b=builtin:random")]
+    settings = MatchSettings(
+        Variant(Game.SCOPA), seed=5, match_id="live", clock=ClockSettings(move_time=5)
+    )
+    run_match_sync(specs, settings, spectate=events.append)
+    live = LiveFrames(settings.variant, ["a", "b"])
+    for event in events[:5]:
+        live.feed(event)
+    rest = [frame for event in events[5:] for frame in live.feed(event)]
+    html = tmp_path / "live.html"
+    html.write_text(
+        "<!DOCTYPE html><html><head><meta charset='utf-8'><style>"
+        + VIEWER_ASSETS["viewer.css"]
+        + "</style></head><body><div id='viewer'></div><script>"
+        + VIEWER_ASSETS["viewer.js"]
+        + "</script></body></html>",
+        encoding="utf-8",
+    )
+    watched = Watched(browser)
+    page = watched.open_plain(html)
+    data = live.data()
+    data["frames"] = data["frames"][:5]
+    data["result"] = None
+    page.evaluate(
+        "d => { window.v = ScopaViewer.mount("
+        "document.getElementById('viewer'), d, {faces: 'french'}); }",
+        data,
+    )
+    assert step(page) == 0
+    page.keyboard.press("End")
+    assert step(page) == 4
+    page.evaluate("f => window.v.append(f)", rest[0])
+    assert step(page) == 5  # at the end: it follows
+    page.keyboard.press("Home")
+    page.evaluate("fs => fs.forEach(f => window.v.append(f))", rest[1:])
+    assert step(page) == 0  # looking back: it stays
+    page.evaluate("window.v.show(1e9)")
+    assert step(page) == 5 + len(rest) - 1
+    assert "wins" in page.inner_text("#result") or "draw" in page.inner_text("#result")
+    assert page.locator(".seat .card").count() == 0  # a spectator sees no hand
+    watched.check_clean()
+
+
+class Cheat(InProcessConnection):
+    """An in-process bot that answers its first decision with a card it does not hold."""
+
+    def _decide(self, request):  # type: ignore[no-untyped-def]
+        response, elapsed = super()._decide(request)
+        if request.decision == 0:
+            observation, _ = convert.decision_from_pb(request)
+            foreign = next(
+                c for c in range(40) if not (observation.hand | observation.table) >> c & 1
+            )
+            response = convert.decision_response((foreign, 0), comment="<i>oops</i>")
+        return response, elapsed
+
+
+@pytest.mark.browser
+@pytest.mark.process
+def test_faults_are_shown_as_text(browser, tmp_path):
+    path = tmp_path / "fault.log"
+    engines = [("<u>cheat</u>", Cheat(greedy_strategy(), name="cheat"))]
+    engines.append(("fair", InProcessConnection(greedy_strategy(), name="fair")))
+    policy = FaultPolicy(on_fault=OnFault.SUBSTITUTE, strikes=2)
+    settings = MatchSettings(
+        Variant(Game.SCOPA),
+        seed=2,
+        match_id="fault",
+        clock=ClockSettings(move_time=5),
+        policy=policy,
+    )
+    run_match_sync(engines, settings, log=path)
+    replay = replay_log(path)
+    expected = frames(replay)
+    faulted = [i for i, f in enumerate(expected) if f["fault"]]
+    assert faulted
+    watched, page = open_viewer(browser, tmp_path, replay)
+    for _ in range(faulted[0]):
+        page.keyboard.press("ArrowRight")
+    assert step(page) == faulted[0]
+    fault = expected[faulted[0]]["fault"]
+    assert page.inner_text("#note .fault") == f"Fault ({fault['kind']}): {fault['message']}"
+    assert page.get_by_text("<i>oops</i>").count() == 1
+    assert page.locator("#viewer i, #viewer u").count() == 0
+    page.keyboard.press("End")
+    assert "forfeit" in page.inner_text("#result") or "wins" in page.inner_text("#result")
+    watched.check_clean()
