@@ -1,0 +1,1 @@
+"""The arena's web site and match viewer."""
