@@ -179,6 +179,12 @@ class _StoreSource:
     title = "Scopa Arena"
     delay = 0
     live_capable = False
+    # Per competition: the crosstable and rating series, and how many results
+    # they cover (results only ever grow: recomputed when there are more).
+    _derived: dict[str, tuple[int, dict[str, dict[str, list[int]]], dict[str, Any]]]
+
+    def __init__(self) -> None:
+        self._derived = {}
 
     def _open(self, cid: str) -> contextlib.AbstractContextManager[Store | None]:
         raise NotImplementedError
@@ -219,16 +225,20 @@ class _StoreSource:
                 )
             done, total = store.counts()
             progress = _progress(store, done, total)
-            finished = store.finished()
+            derived = self._derived.get(cid)
+            if derived is None or derived[0] != done:
+                finished = store.finished()
+                derived = (done, _crosstable(finished), _rating_series(finished))
+                self._derived[cid] = derived
             order = [n for n, *_ in store.engines()]
             sprt = self._sprt(cid, store)
         running = sorted(r for r in self._running(cid) if r.startswith(f"{cid}/"))
         return Overview(
             progress,
             self._standings(cid),
-            _crosstable(finished),
+            derived[1],
             order,
-            _rating_series(finished),
+            derived[2],
             sprt,
             running,
         )
@@ -364,6 +374,7 @@ class LocalSource(_StoreSource):
     """A local tournament's output directory: one competition, named after it."""
 
     def __init__(self, directory: Path, delay: int = 0) -> None:
+        super().__init__()
         self.directory = directory.resolve()
         self.id = self.directory.name
         self.title = f"Scopa Arena — {self.id}"
@@ -443,6 +454,7 @@ class ServerSource(_StoreSource):
         standings_cache: Any,
         delay: int = 0,
     ) -> None:
+        super().__init__()
         self.data = data
         self.storage = storage
         self.broker = broker
