@@ -28,7 +28,7 @@ parser = argparse.ArgumentParser()
 parser.add_argument("--think", type=float, default=0.0)
 parser.add_argument("--fail-at", type=int, default=-1)
 parser.add_argument("--listen", default=os.environ.get("SCOPA_BOT_LISTEN", "127.0.0.1:0"))
-ARGS = parser.parse_args()
+ARGS = parser.parse_args([])  # the defaults, for a test importing the strings
 counter = {"n": 0}
 
 
@@ -47,4 +47,6 @@ class Hostile(EngineServicer):
 
 
 if __name__ == "__main__":
-    asyncio.run(serve_async(Hostile(lambda d: d.legal_moves[0], name=NAME, version="<i>1</i>"), ARGS.listen))
+    ARGS = parser.parse_args()
+    bot = Hostile(lambda d: d.legal_moves[0], name=NAME, version="<i>1</i>")
+    asyncio.run(serve_async(bot, ARGS.listen))
