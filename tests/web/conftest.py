@@ -8,13 +8,14 @@ import subprocess
 import sys
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
-from tests.server.conftest import ORGANISER
+from tests.server.conftest import ORGANISER, bots  # noqa: F401 - shared fixture
+from tests.referee.conftest import tag  # noqa: F401 - shared fixture
 
 ROOT = Path(__file__).resolve().parents[2]
 ARENA = str(Path(sys.executable).parent / "arena")
@@ -165,15 +166,21 @@ def server_site(tmp_path) -> Iterator[ServerSite]:
 
 
 @pytest.fixture
-def hostile_bot() -> Iterator[str]:
-    """The hostile bot, slow enough to follow live, failing at its 40th decision."""
-    proc = subprocess.Popen(
-        [sys.executable, str(HOSTILE), "--think", "0.05", "--fail-at", "40"],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None
-    address = proc.stdout.readline().split()[1]
-    yield address
-    proc.terminate()
-    proc.wait(10)
+def hostile_bot() -> Iterator[Callable[..., str]]:
+    """Starts the hostile bot (slow enough to follow live); gives its address."""
+    procs: list[subprocess.Popen[str]] = []
+
+    def start(think: float = 0.05, fail_at: int = -1) -> str:
+        proc = subprocess.Popen(
+            [sys.executable, str(HOSTILE), "--think", str(think), "--fail-at", str(fail_at)],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        procs.append(proc)
+        assert proc.stdout is not None
+        return proc.stdout.readline().split()[1]
+
+    yield start
+    for proc in procs:
+        proc.terminate()
+        proc.wait(10)
