@@ -20,12 +20,11 @@ import sys
 import tempfile
 import time
 import urllib.request
-from pathlib import Path
-
 from collections.abc import AsyncIterator
+from pathlib import Path
 from urllib.parse import quote
 
-from arena.outcome import MatchEvent, MatchResult, Termination
+from arena.outcome import MatchEvent, MatchResult
 from arena.play import run_match_sync
 from arena.rules import Variant
 from arena.server.broker import Broker
@@ -50,7 +49,9 @@ def build_store(directory: Path, matches: int = MATCHES, seed: int = 1) -> Path:
         for i in range(matches // 2):
             a, b = rng.sample(ENGINES, 2)
             for j, seats in enumerate(((a, b), (b, a))):
-                scheduled.append(ScheduledMatch(f"{a}~{b}#{i}/{j}", 2 * i + j, f"s{i}", i, j, seats))
+                scheduled.append(
+                    ScheduledMatch(f"{a}~{b}#{i}/{j}", 2 * i + j, f"s{i}", i, j, seats)
+                )
         store.schedule(scheduled)
         strength = {name: k for k, name in enumerate(ENGINES)}
         rows = []
@@ -58,7 +59,9 @@ def build_store(directory: Path, matches: int = MATCHES, seed: int = 1) -> Path:
             edge = strength[m.seats[0]] - strength[m.seats[1]]
             winner = 0 if rng.random() < 0.5 + edge * 0.05 else 1
             scores = (11, rng.randint(0, 10)) if winner == 0 else (rng.randint(0, 10), 11)
-            stamp = f"2026-01-01T{order // 3600 % 24:02d}:{order // 60 % 60:02d}:{order % 60:02d}+00:00"
+            stamp = (
+                f"2026-01-01T{order // 3600 % 24:02d}:{order // 60 % 60:02d}:{order % 60:02d}+00:00"
+            )
             rows.append((winner, *scores, stamp, order, m.id))
         # One transaction for all (the store's record() commits one match at a time).
         with store.transaction():
@@ -79,7 +82,9 @@ def sample_events(count: int) -> list[MatchEvent]:
     seed = 1
     while len(events) < count:
         run_match_sync(
-            ["a=builtin:greedy", "b=builtin:random"], MatchSettings(seed=seed), spectate=events.append
+            ["a=builtin:greedy", "b=builtin:random"],
+            MatchSettings(seed=seed),
+            spectate=events.append,
         )
         seed += 1
     return [e for e in events[:count] if not isinstance(e.what, MatchResult)]
@@ -161,6 +166,7 @@ def live_latency(events: int = 200) -> list[float]:
 
     from arena.web.app import create_app
     from arena.web.serve import serve_site
+
     broker = Broker()
     source = LiveSource(broker)
     sample = sample_events(events)

@@ -23,10 +23,10 @@ from google.protobuf.json_format import MessageToDict
 
 from arena.errors import ArenaError
 from arena.outcome import MatchEvent
+from arena.ratings import update_elo
 from arena.replay import replay_log
 from arena.rules import Game, Variant
 from arena.store import MatchEntry, MatchStatus, NoStoreYet, Store, StoredMatch, open_store
-from arena.ratings import update_elo
 from arena.tournament.standings import match_score, side_players
 from arena.wire import service as wire
 from arena.wire.v1 import server_pb2 as spb
@@ -74,6 +74,21 @@ except ImportError:  # pragma: no cover - the stand-in
 
 # ---- end of the stand-in ----
 
+__all__ = [
+    "VIEWER_ASSETS",
+    "EnginePage",
+    "LiveFrames",
+    "LocalSource",
+    "MatchFilter",
+    "MatchPage",
+    "Overview",
+    "ServerSource",
+    "Source",
+    "message_dict",
+    "summary",
+    "viewer_data",
+]
+
 PAGE_SIZE = 50
 # Points per engine on the rating-over-time plot, at most.
 PLOT_POINTS = 200
@@ -81,9 +96,10 @@ PLOT_POINTS = 200
 
 def message_dict(message: Any) -> dict[str, Any]:
     """A gRPC message as its JSON twin: proto field names, zero values shown."""
-    return MessageToDict(
+    out: dict[str, Any] = MessageToDict(
         message, preserving_proto_field_name=True, always_print_fields_with_no_presence=True
     )
+    return out
 
 
 @dataclass
@@ -279,9 +295,7 @@ class _StoreSource:
                 return MatchPage([], set(), 1, 1, 0)
             entries = store.matches()
             faulty = {f"{cid}/{m}" for m in store.faulty_engines()}
-        chosen = [
-            e for e in entries if _matches(e, f"{cid}/{e.id}", flt, running, faulty)
-        ]
+        chosen = [e for e in entries if _matches(e, f"{cid}/{e.id}", flt, running, faulty)]
         pages = max(1, math.ceil(len(chosen) / PAGE_SIZE))
         page = min(max(1, flt.page), pages)
         shown = chosen[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]

@@ -152,14 +152,14 @@ def competition_page(info: spb.CompetitionInfo, overview: Overview) -> str:
     if overview.sprt is not None:
         s = overview.sprt
         sprt = (
-            f"<h2>SPRT</h2><p id=\"sprt\">{e(s.test)} against {e(s.base)}, normalized Elo "
+            f'<h2>SPRT</h2><p id="sprt">{e(s.test)} against {e(s.base)}, normalized Elo '
             f"[{s.elo0:g}, {s.elo1:g}]: {s.sets} duplicate set(s), LLR {s.llr:+.3f} within "
             f"[{s.lower:.3f}, {s.upper:.3f}]: {e(s.verdict)}</p>"
         )
     running = ""
     if overview.running:
         items = "".join(f'<li><a href="{match_url(k)}">{e(k)}</a></li>' for k in overview.running)
-        running = f"<h2>Being played</h2><ul id=\"running\">{items}</ul>"
+        running = f'<h2>Being played</h2><ul id="running">{items}</ul>'
     body = (
         f'<div id="competition" data-api="{e("/api" + competition_url(cid))}" '
         f'data-status="{e(info.status)}" data-done="{p.done}">'
@@ -213,9 +213,7 @@ def matches_page(info: spb.CompetitionInfo, flt: MatchFilter, mp: MatchPage) -> 
         chosen = " selected" if value == current else ""
         return f'<option value="{e(value)}"{chosen}>{e(label)}</option>'
 
-    engines = option("", "any", flt.engine) + "".join(
-        option(b, b, flt.engine) for b in info.bots
-    )
+    engines = option("", "any", flt.engine) + "".join(option(b, b, flt.engine) for b in info.bots)
     results = "".join(
         option(v, v or "any", flt.result)
         for v in ("", "win", "loss", "draw", "no_result", "running", "pending")
@@ -243,7 +241,7 @@ def matches_page(info: spb.CompetitionInfo, flt: MatchFilter, mp: MatchPage) -> 
     body = (
         f'<h1><a href="{competition_url(cid)}">{e(info.name)}</a>: matches</h1>{form}'
         f"<p>{mp.total} match(es) match the filter</p>"
-        f"{matches_table(mp.matches, mp.faulty)}<p class=\"pages\">{' '.join(nav)}</p>"
+        f'{matches_table(mp.matches, mp.faulty)}<p class="pages">{" ".join(nav)}</p>'
     )
     return page(f"{info.name}: matches", body)
 
@@ -260,7 +258,7 @@ def match_page(
     status = '<p id="live-status">live</p>' if live else ""
     body = (
         f'<h1>match {e(mid)}</h1><p>of <a href="{competition_url(cid)}">{e(info.name)}</a>; '
-        f"{seats}</p><p>status: <span id=\"match-status\">{e(m.status)}</span>; "
+        f'{seats}</p><p>status: <span id="match-status">{e(m.status)}</span>; '
         f"result: {e(_result(m))}; {e(m.termination)} {e(m.reason)}</p>{status}"
         f'<div id="viewer"{live_attr} data-faces="italian"></div>'
         f'<script type="application/json" id="viewer-data">{payload}</script>'
@@ -278,7 +276,8 @@ def match_page(
 def engine_page(info: spb.CompetitionInfo, ep: EnginePage) -> str:
     cid = info.id
     versions = "".join(
-        "<tr>" + "".join(f"<td>{e(v.get(k, ''))}</td>" for k in ("spec", "engine_name", "version"))
+        "<tr>"
+        + "".join(f"<td>{e(v.get(k, ''))}</td>" for k in ("spec", "engine_name", "version"))
         + "</tr>"
         for v in ep.versions
     )
@@ -287,7 +286,7 @@ def engine_page(info: spb.CompetitionInfo, ep: EnginePage) -> str:
         '<p class="note">no result yet</p>'
         if row is None
         else (
-            f"<p id=\"results\">rank {row.rank}, Elo {row.elo:.1f} [{row.elo_low:.1f}, "
+            f'<p id="results">rank {row.rank}, Elo {row.elo:.1f} [{row.elo_low:.1f}, '
             f"{row.elo_high:.1f}], {row.played} match(es), W/D/L {row.wins}/{row.draws}/"
             f"{row.losses}, {row.faults} fault(s)</p>"
         )
@@ -301,7 +300,7 @@ def engine_page(info: spb.CompetitionInfo, ep: EnginePage) -> str:
     if ep.bot is not None:
         b = ep.bot
         liveness = (
-            f"<p id=\"liveness\">owner {e(b.owner)}; status {e(b.status or 'not probed yet')} "
+            f'<p id="liveness">owner {e(b.owner)}; status {e(b.status or "not probed yet")} '
             f"{e(b.status_detail)}; last seen {e(b.last_seen or 'never')} "
             f"{e(b.seen_version)}{'; withdrawn' if b.withdrawn else ''}</p>"
         )

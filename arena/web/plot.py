@@ -46,7 +46,9 @@ def rating_svg(series: dict[str, list[tuple[int, float]]]) -> str:
     for i, (name, line) in enumerate(sorted(series.items())):
         colour = COLOURS[i % len(COLOURS)]
         coords = " ".join(f"{sx(x):.1f},{sy(y):.1f}" for x, y in line)
-        out.append(f'<polyline fill="none" stroke="{colour}" stroke-width="1.5" points="{coords}"/>')
+        out.append(
+            f'<polyline fill="none" stroke="{colour}" stroke-width="1.5" points="{coords}"/>'
+        )
         last_y = sy(line[-1][1])
         out.append(
             f'<text x="{LEFT + plot_w + 6}" y="{last_y + 4:.1f}" font-size="11" '

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.server.conftest import ORGANISER, bots  # noqa: F401 - shared fixture
 from tests.referee.conftest import tag  # noqa: F401 - shared fixture
+from tests.server.conftest import ORGANISER, bots  # noqa: F401 - shared fixture
 
 ROOT = Path(__file__).resolve().parents[2]
 ARENA = str(Path(sys.executable).parent / "arena")
@@ -85,9 +85,7 @@ def play_tournament(directory: Path) -> Path:
     """A tiny real tournament (builtin engines and the hostile bot); its output directory."""
     output = directory / "webtest"
     config = directory / "t.toml"
-    config.write_text(
-        TOURNAMENT.format(output=output, python=sys.executable, hostile=HOSTILE)
-    )
+    config.write_text(TOURNAMENT.format(output=output, python=sys.executable, hostile=HOSTILE))
     done = subprocess.run(
         [ARENA, "tournament", str(config)], capture_output=True, text=True, timeout=120
     )

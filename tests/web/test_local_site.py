@@ -79,7 +79,9 @@ def test_unknown_ids_are_404_in_html_and_json(local_site, tournament):
         status, body, headers = local_site.get(path + "?format=json")
         assert status == 404 and headers["content-type"].startswith("application/json")
     assert local_site.get("/api/c/nope")[0] == 404
-    assert local_site.get(f"/api/matches/{cid}/{quote('random~greedy#0/0', safe='')}/events")[0] == 404
+    assert (
+        local_site.get(f"/api/matches/{cid}/{quote('random~greedy#0/0', safe='')}/events")[0] == 404
+    )
 
 
 def test_filters_select_matches(local_site, tournament):
@@ -108,7 +110,9 @@ def test_the_matches_table_pages_rather_than_loading_everything(tmp_path):
         assert (first["total"], first["pages"], len(first["matches"])) == (130, 3, 50)
         last = site.json("/api/c/big/matches?page=3")
         assert last["page"] == 3 and len(last["matches"]) == 30
-        ids = {m["id"] for p in (1, 2, 3) for m in site.json(f"/api/c/big/matches?page={p}")["matches"]}
+        ids = {
+            m["id"] for p in (1, 2, 3) for m in site.json(f"/api/c/big/matches?page={p}")["matches"]
+        }
         assert len(ids) == 130
         assert site.json("/api/c/big/matches?page=99")["page"] == 3  # clamped
         status, page, _ = site.get("/c/big/matches?page=2")

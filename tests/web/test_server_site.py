@@ -97,7 +97,9 @@ def test_the_server_site_follows_a_live_match_with_public_events_only(
     for t in readers:
         t.join(120)
     assert sse and sse[-1][1] == "end"
-    spectator = [(t, ParseDict(d, spb.SpectatorEvent())) for t, name, d in sse if name == "spectator"]
+    spectator = [
+        (t, ParseDict(d, spb.SpectatorEvent())) for t, name, d in sse if name == "spectator"
+    ]
     frames = [d for _, name, d in sse if name == "frame"]
     assert frames and len(frames) >= len(spectator) // 2
     # The same events as a gRPC watcher gets, in the same order.
@@ -134,7 +136,7 @@ def test_the_server_site_follows_a_live_match_with_public_events_only(
         view = convert.public_view_from_pb(event.view)
         assert view.hands == (None,) * len(step.hands)
     assert list(spectator[-1][1].match_end.final_scores) == list(replay.result.final_scores)
-    for _, name, data in sse:
+    for _, _name, data in sse:
         assert "hands" not in data or all(isinstance(h, int) for h in data["hands"])
 
     # Once over, the page shows the log's replay; a new stream is refused.
@@ -168,7 +170,9 @@ def test_every_server_page_and_its_twin_match_the_service(server_site, bots, hos
         )
 
     listed = server_site.json("/api/competitions")["competitions"]
-    assert listed == [as_dict(c) for c in stub.ListCompetitions(spb.ListCompetitionsRequest()).competitions]
+    assert listed == [
+        as_dict(c) for c in stub.ListCompetitions(spb.ListCompetitionsRequest()).competitions
+    ]
     twin = server_site.json(f"/api/c/{comp}")
     assert twin["competition"] == as_dict(info)
     assert twin["standings"] == as_dict(stub.GetStandings(spb.CompetitionRef(id=comp), timeout=60))
@@ -183,7 +187,9 @@ def test_every_server_page_and_its_twin_match_the_service(server_site, bots, hos
     bot = server_site.json(f"/api/e/{comp}/carol-hostile")
     assert bot["bot"]["name"] == "carol-hostile" and bot["bot"]["owner"] == "carol"
     assert NAME in bot["bot"]["status_detail"] + bot["bot"]["engine_name"]
-    assert [f["message"] for f in bot["faults"]] and all(FAULT in f["message"] for f in bot["faults"])
+    assert [f["message"] for f in bot["faults"]] and all(
+        FAULT in f["message"] for f in bot["faults"]
+    )
     status, page, _ = server_site.get(f"/e/{comp}/carol-hostile")
     assert status == 200 and FAULT not in page and NAME not in page
     assert "&lt;b onmouseover" in page and 'id="liveness"' in page
