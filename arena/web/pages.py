@@ -55,6 +55,7 @@ def page(title: str, body: str, *, scripts: tuple[str, ...] = (), css: tuple[str
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        '<link rel="icon" href="data:,">'
         f"<title>{e(title)}</title><style>{STYLE}</style>{links}</head><body>"
         '<header><a href="/">Scopa Arena</a></header>'
         f"<main>{body}</main>{tags}</body></html>"
