@@ -12,9 +12,9 @@ from arena.errors import ConfigError
 DEFAULT_HTTP = "127.0.0.1:8080"
 
 
-def serve_directory(directory: Path, listen: str) -> None:
+def serve_directory(directory: Path, listen: str, announce: str = "LISTENING {}") -> None:
     """Serve the site of ``directory`` until SIGTERM or Ctrl-C; prints
-    ``LISTENING http://HOST:PORT`` once it listens."""
+    ``announce`` with its address (``LISTENING http://HOST:PORT``) once it listens."""
     import signal
 
     import trio
@@ -33,7 +33,7 @@ def serve_directory(directory: Path, listen: str) -> None:
     async def main() -> None:
         async with trio.open_nursery() as nursery:
             address = await nursery.start(serve_site, create_app(source), listen)
-            print(f"LISTENING {address}", flush=True)
+            print(announce.format(address), flush=True)
             with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
                 async for _ in signals:
                     break
