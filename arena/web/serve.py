@@ -46,6 +46,21 @@ async def serve_site(
     async with trio.open_nursery() as nursery:
         try:
             binds = await nursery.start(started_serve)
-        except OSError as e:
-            raise ConfigError(f"cannot listen on {listen}: {e.strerror}") from None
+        except (OSError, BaseExceptionGroup) as e:
+            why = _os_error(e)
+            if why is None:
+                raise
+            raise ConfigError(f"cannot listen on {listen}: {why}") from None
         task_status.started(binds[0])
+
+
+def _os_error(error: BaseException) -> str | None:
+    """The words of the OSError in ``error`` (alone or in a group), if any."""
+    if isinstance(error, OSError):
+        return error.strerror or str(error)
+    if isinstance(error, BaseExceptionGroup):
+        for inner in error.exceptions:
+            found = _os_error(inner)
+            if found:
+                return found
+    return None

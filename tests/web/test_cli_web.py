@@ -36,3 +36,18 @@ def test_arena_web_stops_cleanly_on_ctrl_c(tournament):
     assert site.proc.wait(20) == 0
     help_text = subprocess.run([ARENA, "demo", "--help"], capture_output=True, text=True).stdout
     assert "--web" in help_text
+
+
+@pytest.mark.process
+def test_a_taken_port_is_one_clear_line(tournament, local_site):
+    port = local_site.base.rsplit(":", 1)[1]
+    done = subprocess.run(
+        [ARENA, "web", str(tournament), "--http", f"127.0.0.1:{port}"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode != 0
+    assert done.stderr.strip() == (
+        f"arena: error: cannot listen on 127.0.0.1:{port}: Address already in use"
+    )
