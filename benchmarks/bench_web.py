@@ -14,13 +14,15 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from urllib.parse import quote
 
@@ -34,6 +36,7 @@ from arena.web.data import _StoreSource
 
 ARENA = str(Path(sys.executable).parent / "arena")
 MATCHES = 10_000
+Reader = Callable[[str, list[float], threading.Event], list[float]]
 ENGINES = ("alpha", "bravo", "charlie", "delta", "echo", "foxtrot")
 
 
@@ -103,6 +106,9 @@ class LiveSource(_StoreSource):
         self.key = f"{self.cid}/{self.mid}"
         self.mid_quoted = quote(self.mid, safe="")
 
+    def competitions(self) -> list[object]:
+        return []
+
     def watchable(self, cid: str, mid: str) -> tuple[Variant, list[str]] | None:
         return (Variant(), ["a", "b"]) if f"{cid}/{mid}" == self.key else None
 
@@ -137,8 +143,8 @@ def page_figures(directory: Path) -> dict[str, float]:
                 break
         cid = directory.name
         out = {}
-        # The first request waits for the first standings (a bootstrap, in a
-        # worker process) and builds the crosstable; later ones are cached.
+        # `arena web` computes the standings (a bootstrap, seconds at this
+        # size), crosstable and rating series before it listens.
         out["competition page, first request"] = fetch_ms(f"{base}/c/{cid}")
         for label, path in (
             ("competition page", f"/c/{cid}"),
@@ -158,10 +164,59 @@ def page_figures(directory: Path) -> dict[str, float]:
         proc.wait(20)
 
 
-def live_latency(events: int = 200) -> list[float]:
-    """Milliseconds from Broker.publish to the event's arrival over HTTP."""
-    import threading
+def http_reader(url: str, published: list[float], ready: threading.Event) -> list[float]:
+    """Milliseconds from each publish to its event's arrival at an HTTP client."""
+    latencies = []
+    with urllib.request.urlopen(url, timeout=60) as reply:
+        ready.set()
+        seen = 0
+        for raw in reply:
+            if raw.startswith(b"event: spectator"):
+                now = time.time()
+                while len(published) <= seen:
+                    time.sleep(0.0005)
+                latencies.append((now - published[seen]) * 1000)
+                seen += 1
+            elif raw.startswith(b"event: end"):
+                break
+    return latencies
 
+
+def browser_reader(url: str, published: list[float], ready: threading.Event) -> list[float]:
+    """The same, to the page's EventSource in headless Chromium."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(
+            executable_path=shutil.which("chromium"), args=["--no-sandbox", "--disable-gpu"]
+        )
+        try:
+            page = browser.new_page()
+            page.goto(url.split("/api/")[0] + "/static/site.js")
+            page.evaluate(
+                """url => new Promise(opened => {
+                    window.arrivals = [];
+                    const source = new EventSource(url);
+                    source.onopen = opened;
+                    source.addEventListener("spectator", () =>
+                        window.arrivals.push(performance.timeOrigin + performance.now()));
+                    source.addEventListener("end", () => { window.ended = true; source.close(); });
+                })""",
+                url,
+            )
+            ready.set()
+            deadline = time.monotonic() + 60
+            while not page.evaluate("window.ended === true"):  # (the site forbids eval)
+                assert time.monotonic() < deadline, "the stream never ended"
+                time.sleep(0.05)
+            arrivals = page.evaluate("window.arrivals")
+        finally:
+            browser.close()
+    return [a - p * 1000 for a, p in zip(arrivals, published, strict=True)]
+
+
+def live_latency(reader: Reader, events: int = 200) -> list[float]:
+    """Milliseconds from Broker.publish (the referee's side) to ``reader``."""
     import trio
 
     from arena.web.app import create_app
@@ -170,32 +225,20 @@ def live_latency(events: int = 200) -> list[float]:
     broker = Broker()
     source = LiveSource(broker)
     sample = sample_events(events)
-    latencies: list[float] = []
+    out: list[list[float]] = []
 
     async def main() -> None:
         async with trio.open_nursery() as nursery:
             base = await nursery.start(serve_site, create_app(source), "127.0.0.1:0")
+            url = f"{base}/api/matches/{source.cid}/{source.mid_quoted}/events"
             published: list[float] = []
-
-            def reader() -> None:
-                url = f"{base}/api/matches/{source.cid}/{source.mid_quoted}/events"
-                with urllib.request.urlopen(url, timeout=60) as reply:
-                    seen = 0
-                    for raw in reply:
-                        if raw.startswith(b"event: spectator"):
-                            now = time.perf_counter()
-                            while len(published) <= seen:
-                                time.sleep(0.0005)
-                            latencies.append((now - published[seen]) * 1000)
-                            seen += 1
-                        elif raw.startswith(b"event: end"):
-                            return
-
-            thread = threading.Thread(target=reader)
+            ready = threading.Event()
+            thread = threading.Thread(target=lambda: out.append(reader(url, published, ready)))
             thread.start()
-            await trio.sleep(0.3)
+            await trio.to_thread.run_sync(ready.wait, 60)
+            await trio.sleep(0.2)
             for event in sample:
-                published.append(time.perf_counter())
+                published.append(time.time())
                 broker.publish(source.key, event)
                 await trio.sleep(0.01)
             broker.close(source.key)
@@ -203,7 +246,17 @@ def live_latency(events: int = 200) -> list[float]:
             nursery.cancel_scope.cancel()
 
     trio.run(main)
-    return latencies
+    return out[0]
+
+
+def print_latencies(label: str, latencies: list[float]) -> None:
+    latencies = sorted(latencies)
+    print(
+        f"  live event, publish to {label} ({len(latencies)} events): "
+        f"median {statistics.median(latencies):.1f} ms, "
+        f"p99 {latencies[int(len(latencies) * 0.99) - 1]:.1f} ms, "
+        f"max {latencies[-1]:.1f} ms"
+    )
 
 
 def main() -> None:
@@ -215,13 +268,11 @@ def main() -> None:
         for label, value in page_figures(directory).items():
             unit = "" if label.startswith("matches per") else " ms"
             print(f"  {label:<42} {value:8.1f}{unit}")
-    latencies = sorted(live_latency())
-    print(
-        f"  live event, publish to HTTP reader ({len(latencies)} events): "
-        f"median {statistics.median(latencies):.1f} ms, "
-        f"p99 {latencies[int(len(latencies) * 0.99) - 1]:.1f} ms, "
-        f"max {latencies[-1]:.1f} ms"
-    )
+    print_latencies("an HTTP client", live_latency(http_reader))
+    if shutil.which("chromium"):
+        print_latencies("Chromium's EventSource", live_latency(browser_reader))
+    else:
+        print("  live event to a browser: not measured (no chromium here)")
 
 
 if __name__ == "__main__":

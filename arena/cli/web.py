@@ -29,6 +29,11 @@ def serve_directory(directory: Path, listen: str, announce: str = "LISTENING {}"
     if not (directory / "results.sqlite").exists():
         raise ConfigError(f"{directory}: no results.sqlite (a tournament's output directory)")
     source = LocalSource(directory)
+    try:
+        source.warm()
+    except BaseException:
+        source.close()
+        raise
 
     async def main() -> None:
         async with trio.open_nursery() as nursery:

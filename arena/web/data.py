@@ -399,6 +399,11 @@ class LocalSource(_StoreSource):
         # The server's cache, with the directory as its one competition.
         self._cache = StandingsCache(self.directory.parent)
 
+    def warm(self) -> None:
+        """Compute the standings (a bootstrap: seconds for a large tournament),
+        the crosstable and the rating series now, before anyone asks."""
+        self.overview(self.id)
+
     def close(self) -> None:
         self._cache.close()
 
@@ -421,10 +426,7 @@ class LocalSource(_StoreSource):
         return self.directory / "logs"
 
     def _standings(self, cid: str) -> spb.StandingsReply:
-        cached = self._cache.get(cid)
-        if cached is None:
-            return wire.standings_reply("no match played yet")
-        return wire.standings_reply(cached.text, cached.rows)
+        return cached_standings(self._cache, cid)
 
     def competitions(self) -> list[spb.CompetitionInfo]:
         info = self.competition(self.id)
@@ -491,10 +493,7 @@ class ServerSource(_StoreSource):
         return set(self.running_now)
 
     def _standings(self, cid: str) -> spb.StandingsReply:
-        cached = self.cache.get(cid)
-        if cached is None:
-            return wire.standings_reply("no match played yet")
-        return wire.standings_reply(cached.text, cached.rows)
+        return cached_standings(self.cache, cid)
 
     def _sprt_settings(self, cid: str, store: Store) -> dict[str, Any] | None:
         found = super()._sprt_settings(cid, store)
@@ -581,6 +580,15 @@ class ServerSource(_StoreSource):
                 yield item.event
 
         return events()
+
+
+def cached_standings(cache: Any, cid: str) -> spb.StandingsReply:
+    """The standings as GetStandings answers them, from the server's cache
+    (which the server fills at its start, and `arena web` before it listens)."""
+    cached = cache.get(cid)
+    if cached is None:
+        return wire.standings_reply("no match played yet")
+    return wire.standings_reply(cached.text, cached.rows)
 
 
 def summary(key: str, entry: MatchEntry, running: set[str]) -> spb.MatchSummary:
