@@ -42,6 +42,10 @@ HEADERS = {
     "Referrer-Policy": "same-origin",
 }
 Handler = Callable[[Request], Awaitable[Response]]
+# Open event streams allowed per client address and in all, as the gRPC
+# service limits its WatchMatch streams (arena.server.service.WatchLimits).
+STREAMS_PER_CLIENT = 32
+STREAMS_TOTAL = 2000
 
 
 def _static_files() -> dict[str, tuple[str, str]]:
@@ -71,10 +75,17 @@ def _missing(request: Request, what: str) -> Response:
     return _html(pages.not_found(what), 404)
 
 
+async def _close(stream: object) -> None:
+    close = getattr(stream, "aclose", None)
+    if close is not None:
+        await close()
+
+
 def create_app(source: Source, on_loop: Callable[[], None] | None = None) -> Starlette:
     """The site over ``source``; ``on_loop`` runs on the event loop before each
     request reads (the server copies its running matches there)."""
     static = _static_files()
+    streams: dict[str, int] = {}
 
     def sync() -> None:
         if on_loop is not None:
@@ -180,8 +191,13 @@ def create_app(source: Source, on_loop: Callable[[], None] | None = None) -> Sta
         if stream is None or seats is None:
             return _json({"error": f"no live match {key!r}"}, 404)
         frames = LiveFrames(seats[0], seats[1])
+        client = request.client.host if request.client is not None else ""
+        if streams.get(client, 0) >= STREAMS_PER_CLIENT or sum(streams.values()) >= STREAMS_TOTAL:
+            await _close(stream)
+            return _json({"error": "too many open event streams; try again later"}, 503)
 
         async def body() -> AsyncIterator[str]:
+            streams[client] = streams.get(client, 0) + 1  # here: a body never started holds none
             try:
                 async for event in stream:
                     spectator = message_dict(convert.spectator_event_to_pb(event))
@@ -190,9 +206,10 @@ def create_app(source: Source, on_loop: Callable[[], None] | None = None) -> Sta
                         yield f"event: frame\ndata: {json.dumps(frame, ensure_ascii=False)}\n\n"
                 yield "event: end\ndata: {}\n\n"
             finally:
-                close = getattr(stream, "aclose", None)
-                if close is not None:
-                    await close()
+                streams[client] -= 1
+                if not streams[client]:
+                    del streams[client]
+                await _close(stream)
 
         headers = {**HEADERS, "Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
         return StreamingResponse(body(), media_type="text/event-stream", headers=headers)
