@@ -254,7 +254,14 @@ def match_page(
     seats = ", ".join(
         f'seat {i}: <a href="{engine_url(cid, s)}">{e(s)}</a>' for i, s in enumerate(m.seats)
     )
-    payload = json.dumps(data, ensure_ascii=False).replace("</", "<\\/")
+    # No < > & at all inside the data block: nothing in it can end the block
+    # or change how the HTML parser reads it (JSON.parse restores them).
+    payload = (
+        json.dumps(data, ensure_ascii=False)
+        .replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+    )
     live_attr = f' data-live="{e(live)}"' if live else ""
     status = '<p id="live-status">live</p>' if live else ""
     body = (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from html import escape
 
-WIDTH, HEIGHT = 640, 260
+WIDTH, HEIGHT = 640, 280
 LEFT, RIGHT, TOP, BOTTOM = 48, 120, 12, 28
 COLOURS = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf")
 
@@ -43,15 +43,22 @@ def rating_svg(series: dict[str, list[tuple[int, float]]]) -> str:
         f'<text x="{LEFT + plot_w}" y="{HEIGHT - 8}" text-anchor="end" font-size="11">'
         f"{x_max} matches</text>"
     )
-    for i, (name, line) in enumerate(sorted(series.items())):
+    lines = sorted(series.items())
+    # Each label beside its line's end, moved apart where two ends meet.
+    label_y: dict[str, float] = {}
+    for name, line in sorted(lines, key=lambda item: sy(item[1][-1][1])):
+        y = sy(line[-1][1]) + 4
+        if label_y:
+            y = max(y, max(label_y.values()) + 12)
+        label_y[name] = y
+    for i, (name, line) in enumerate(lines):
         colour = COLOURS[i % len(COLOURS)]
         coords = " ".join(f"{sx(x):.1f},{sy(y):.1f}" for x, y in line)
         out.append(
             f'<polyline fill="none" stroke="{colour}" stroke-width="1.5" points="{coords}"/>'
         )
-        last_y = sy(line[-1][1])
         out.append(
-            f'<text x="{LEFT + plot_w + 6}" y="{last_y + 4:.1f}" font-size="11" '
+            f'<text x="{LEFT + plot_w + 6}" y="{label_y[name]:.1f}" font-size="11" '
             f'fill="{colour}">{escape(name)}</text>'
         )
     out.append("</svg>")
