@@ -73,6 +73,8 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_standings
 	@echo
 	$(BIN)/python -m benchmarks.bench_streams
+	@echo
+	$(BIN)/python -m benchmarks.bench_web
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis engines/js/node_modules

@@ -4,6 +4,7 @@
     tournament.py  arena tournament, arena ratings, arena sprt
     replay.py      arena replay
     verify.py      arena verify-seed
+    web.py         arena web
     serve.py       arena serve, arena check
     remote.py      arena remote ... (the client of arena serve)
     common.py      argument types and options several commands share
@@ -26,7 +27,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from arena import __version__
-from arena.cli import exits, match, remote, replay, serve, tournament, verify
+from arena.cli import exits, match, remote, replay, serve, tournament, verify, web
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
@@ -69,6 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     remote.add_parsers(sub)
     tournament.add_parsers(sub)
     verify.add_parsers(sub)
+    web.add_parsers(sub)
     _finish(parser)
     return parser
 

@@ -168,6 +168,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from arena.cli.tournament import DEFAULT_RESAMPLES, play_tournament
     from arena.tournament.config import load_config
 
+    if args.web is not None:
+        from arena.web.serve import split_listen
+
+        split_listen(args.web)  # a bad address is refused before the demo, not after
     engines = ROOT / "engines"
     out = Path(args.out)
     greedy = shlex.join([sys.executable, str(engines / "greedy" / "bot.py")])
@@ -203,6 +207,14 @@ def cmd_demo(args: argparse.Namespace) -> int:
     cfg = load_config(ROOT / "examples" / "demo.toml", overrides)
     play_tournament(cfg, resamples=DEFAULT_RESAMPLES)
     print(f"\nlogs and bot output in {out}/")
+    if args.web is not None:
+        from arena.cli.web import serve_directory
+
+        serve_directory(
+            out / "tournament",
+            args.web,
+            announce="\nthe tournament's web site: {} (Ctrl-C to stop)",
+        )
     return 0
 
 
@@ -214,6 +226,14 @@ def add_parsers(sub: Subparsers) -> None:
         "--seed", type=int, default=1, help="match seed (default 1: the demo is reproducible)"
     )
     demo.add_argument("--out", default="out/demo", help="where logs go (default out/demo)")
+    demo.add_argument(
+        "--web",
+        nargs="?",
+        const="127.0.0.1:8080",
+        default=None,
+        metavar="HOST:PORT",
+        help="then serve the tournament's web site (at 127.0.0.1:8080 unless given) until Ctrl-C",
+    )
     add_sandbox_options(demo)
     demo.set_defaults(func=cmd_demo)
 

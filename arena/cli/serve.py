@@ -33,6 +33,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from arena.server import serve
 
     token = organiser_token(args.organiser_token_file)
+    if args.http is not None:
+        from arena.web.serve import split_listen
+
+        split_listen(args.http)
+    if args.spectator_delay < 0:
+        raise ConfigError("--spectator-delay must be 0 or more plays")
     for option in ("liveness_interval", "absent_grace"):
         if getattr(args, option) < 0:
             raise ConfigError(f"--{option.replace('_', '-')} must be 0 or more seconds")
@@ -41,6 +47,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
             serve,
             liveness_interval=max(args.liveness_interval, 0.1),
             absent_grace=args.absent_grace,
+            http=args.http,
+            spectator_delay=args.spectator_delay,
         ),
         Path(args.data),
         args.listen,
@@ -110,6 +118,19 @@ def add_parsers(sub: Subparsers) -> None:
         metavar="SECONDS",
         help="how long a competition waits for a bot that does not answer before its "
         "matches are recorded as forfeits by absence (default %(default)g)",
+    )
+    serve.add_argument(
+        "--http",
+        default=None,
+        metavar="HOST:PORT",
+        help="also serve the read-only web site here (prints SITE http://HOST:PORT)",
+    )
+    serve.add_argument(
+        "--spectator-delay",
+        type=int,
+        default=0,
+        metavar="PLAYS",
+        help="the web site shows live matches this many plays behind (default %(default)s)",
     )
     serve.set_defaults(func=cmd_serve)
 

@@ -2,9 +2,11 @@
 that watch it.
 
 Events come in from the trio loop; watchers are coroutines on the gRPC
-server's asyncio loop. A publish wakes the watchers of its match through
-``call_soon_threadsafe``: no thread waits per stream and nothing polls, so
-hundreds of open streams cost memory, not threads.
+server's asyncio loop (``watch``), or on the trio loop itself for the web
+site's event streams (``watch_trio``). A publish wakes the watchers of its
+match through their loop's thread-safe call (``call_soon_threadsafe``, or a
+trio token's ``run_sync_soon``): no thread waits per stream and nothing polls,
+so hundreds of open streams cost memory, not threads.
 """
 
 from __future__ import annotations
@@ -13,8 +15,11 @@ import asyncio
 import collections
 import contextlib
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
+
+import trio
 
 from arena.outcome import MatchEvent, MatchResult
 from arena.rules import Play
@@ -48,8 +53,36 @@ class _Match:
 
 @dataclass(eq=False)
 class _Watcher:
-    loop: asyncio.AbstractEventLoop
-    wake: asyncio.Event
+    """A waiting stream: ``loop`` is what its wake is scheduled through (an
+    asyncio loop or a trio token), ``schedule`` that thread-safe call, ``wake``
+    what it runs there."""
+
+    loop: object
+    schedule: Callable[[Callable[..., Any], list[Callable[[], None]]], Any]
+    wake: Callable[[], None]
+
+
+class _Delayed:
+    """Holds events back until ``delay`` more plays have followed them."""
+
+    def __init__(self, delay: int) -> None:
+        self.delay = delay
+        self.held: collections.deque[Spectated] = collections.deque()
+        self.plays_held = 0
+
+    def feed(self, fresh: Iterable[Spectated]) -> Iterator[Spectated]:
+        for item in fresh:
+            self.held.append(item)
+            self.plays_held += item.is_play
+            # The first held event goes once ``delay`` plays have followed it.
+            while self.held and self.plays_held - self.held[0].is_play >= self.delay:
+                first = self.held.popleft()
+                self.plays_held -= first.is_play
+                yield first
+
+    def flush(self) -> Iterator[Spectated]:
+        while self.held:
+            yield self.held.popleft()
 
 
 class Broker:
@@ -100,40 +133,68 @@ class Broker:
         ``delay`` more plays have been made (none with 0: a deal's end is not
         kept waiting for the next play), until the match ends. Runs on an
         asyncio loop; cancelling it unsubscribes."""
-        watcher = _Watcher(asyncio.get_running_loop(), asyncio.Event())
-        with self._lock:
-            match = self._match(key)
-            self._watchers.setdefault(key, set()).add(watcher)
+        loop = asyncio.get_running_loop()
+        event = asyncio.Event()
+        watcher = _Watcher(loop, loop.call_soon_threadsafe, event.set)
+        match = self._subscribe(key, watcher)
         seen = 0
-        held: collections.deque[Spectated] = collections.deque()
-        plays_held = 0
+        delayed = _Delayed(delay)
         try:
             while True:
-                watcher.wake.clear()
+                event.clear()
                 with self._lock:
                     fresh = match.events[seen:]
                     ended = match.ended
                 seen += len(fresh)
-                for item in fresh:
-                    held.append(item)
-                    plays_held += item.is_play
-                    # The first held event goes once ``delay`` plays have followed it.
-                    while held and plays_held - held[0].is_play >= delay:
-                        first = held.popleft()
-                        plays_held -= first.is_play
-                        yield first.message
+                for item in delayed.feed(fresh):
+                    yield item.message
                 if ended:
-                    for item in held:
+                    for item in delayed.flush():
                         yield item.message
                     return
-                await watcher.wake.wait()
+                await event.wait()
         finally:
-            with self._lock:
-                watchers = self._watchers.get(key)
-                if watchers is not None:
-                    watchers.discard(watcher)
-                    if not watchers:
-                        del self._watchers[key]
+            self._unsubscribe(key, watcher)
+
+    async def watch_trio(self, key: str, delay: int) -> AsyncIterator[Spectated]:
+        """As ``watch``, on a trio loop (the web site's), yielding the events
+        themselves with their messages."""
+        token = trio.lowlevel.current_trio_token()
+        wakes = [trio.Event()]
+        watcher = _Watcher(token, token.run_sync_soon, lambda: wakes[0].set())
+        match = self._subscribe(key, watcher)
+        seen = 0
+        delayed = _Delayed(delay)
+        try:
+            while True:
+                wakes[0] = trio.Event()
+                with self._lock:
+                    fresh = match.events[seen:]
+                    ended = match.ended
+                seen += len(fresh)
+                for item in delayed.feed(fresh):
+                    yield item
+                if ended:
+                    for item in delayed.flush():
+                        yield item
+                    return
+                await wakes[0].wait()
+        finally:
+            self._unsubscribe(key, watcher)
+
+    def _subscribe(self, key: str, watcher: _Watcher) -> _Match:
+        with self._lock:
+            match = self._match(key)
+            self._watchers.setdefault(key, set()).add(watcher)
+        return match
+
+    def _unsubscribe(self, key: str, watcher: _Watcher) -> None:
+        with self._lock:
+            watchers = self._watchers.get(key)
+            if watchers is not None:
+                watchers.discard(watcher)
+                if not watchers:
+                    del self._watchers[key]
 
     def _match(self, key: str) -> _Match:
         """The entry of match ``key``, made if new (the lock is held); the
@@ -149,14 +210,15 @@ class Broker:
 
     def _wake(self, key: str) -> None:
         """Wake every watcher of ``key``, with one call into each loop (the lock is held)."""
-        by_loop: dict[asyncio.AbstractEventLoop, list[asyncio.Event]] = {}
+        by_loop: dict[object, tuple[_Watcher, list[Callable[[], None]]]] = {}
         for watcher in self._watchers.get(key, ()):
-            by_loop.setdefault(watcher.loop, []).append(watcher.wake)
-        for loop, wakes in by_loop.items():
-            with contextlib.suppress(RuntimeError):  # its loop has closed: stopping
-                loop.call_soon_threadsafe(_set_all, wakes)
+            by_loop.setdefault(watcher.loop, (watcher, []))[1].append(watcher.wake)
+        for first, wakes in by_loop.values():
+            # Its loop has closed: stopping.
+            with contextlib.suppress(RuntimeError, trio.RunFinishedError):
+                first.schedule(_set_all, wakes)
 
 
-def _set_all(wakes: list[asyncio.Event]) -> None:
+def _set_all(wakes: list[Callable[[], None]]) -> None:
     for wake in wakes:
-        wake.set()
+        wake()

@@ -60,10 +60,14 @@ async def serve(
     liveness_interval: float = LIVENESS_INTERVAL,
     absent_grace: float = ABSENT_GRACE,
     watch_limits: WatchLimits | None = None,
+    http: str | None = None,
+    spectator_delay: int = 0,
 ) -> None:
     """Run the server until SIGTERM or Ctrl-C; ``data`` holds everything it keeps.
     Bots are probed every ``liveness_interval`` seconds; a competition waits
-    ``absent_grace`` seconds for a bot that does not answer before it starts."""
+    ``absent_grace`` seconds for a bot that does not answer before it starts.
+    With ``http`` (HOST:PORT), the read-only web site is served there too, its
+    live matches ``spectator_delay`` plays behind."""
     # Only the user running the server may read its data, an older server's too.
     os.chmod(private_dir(data), DIR_MODE)
     storage = ServerStorage(data / "server.sqlite")
@@ -89,6 +93,10 @@ async def serve(
                 standings=standings,
                 watch_limits=watch_limits,
             )
+            if http is not None:
+                await _start_site(
+                    nursery, http, spectator_delay, data, storage, broker, manager, standings
+                )
             server = await trio.to_thread.run_sync(GrpcServer.start, servicer, listen)
             try:
                 host = listen.rsplit(":", 1)[0]
@@ -116,6 +124,30 @@ async def serve(
     finally:
         standings.close()
         storage.close()
+
+
+async def _start_site(
+    nursery: trio.Nursery,
+    http: str,
+    delay: int,
+    data: Path,
+    storage: ServerStorage,
+    broker: Broker,
+    manager: CompetitionManager,
+    standings: StandingsCache,
+) -> None:
+    """Serve the web site in the server's nursery; prints SITE http://HOST:PORT."""
+    from arena.web.app import create_app
+    from arena.web.data import ServerSource
+    from arena.web.serve import serve_site
+
+    source = ServerSource(data, storage, broker, manager, standings, delay=delay)
+
+    def copy_running() -> None:  # on the trio loop, the manager's own
+        source.running_now = manager.running_matches()
+
+    address = await nursery.start(serve_site, create_app(source, copy_running), http)
+    print(f"SITE {address}", flush=True)
 
 
 @dataclass

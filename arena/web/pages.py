@@ -1,0 +1,325 @@
+"""The site's HTML pages, built as strings: every value from a log, a bot or
+the organiser (names, comments, fault messages, competition names) goes
+through ``e`` (html.escape) and reaches the page as text, never as markup.
+"""
+
+from __future__ import annotations
+
+import json
+from html import escape
+from typing import Any
+from urllib.parse import quote, urlencode
+
+from arena.web.data import EnginePage, MatchFilter, MatchPage, Overview
+from arena.web.plot import rating_svg
+from arena.wire.v1 import server_pb2 as spb
+
+STYLE = """
+body { font-family: sans-serif; margin: 0; color: #1b1b1b; background: #fafafa; }
+header { background: #0b5d1e; color: #fff; padding: 8px 16px; }
+header a { color: #fff; text-decoration: none; font-weight: bold; }
+main { padding: 12px 16px; max-width: 1100px; }
+table { border-collapse: collapse; margin: 8px 0 16px; }
+th, td { border: 1px solid #ccc; padding: 3px 8px; text-align: left; font-size: 14px; }
+th { background: #eee; }
+.note { color: #555; }
+.bar { background: #ddd; width: 300px; height: 10px; display: inline-block; }
+.bar span { background: #0b5d1e; height: 10px; display: block; }
+pre { background: #f0f0f0; padding: 8px; overflow-x: auto; }
+form.filters label { margin-right: 10px; }
+"""
+
+
+def e(value: object) -> str:
+    """Any value as HTML text."""
+    return escape(str(value), quote=True)
+
+
+def match_url(key: str) -> str:
+    """The page of match COMPETITION/MATCH; the match id may hold / # ~ and more."""
+    cid, _, mid = key.partition("/")
+    return f"/m/{quote(cid, safe='')}/{quote(mid, safe='')}"
+
+
+def engine_url(cid: str, name: str) -> str:
+    return f"/e/{quote(cid, safe='')}/{quote(name, safe='')}"
+
+
+def competition_url(cid: str) -> str:
+    return f"/c/{quote(cid, safe='')}"
+
+
+def page(title: str, body: str, *, scripts: tuple[str, ...] = (), css: tuple[str, ...] = ()) -> str:
+    links = "".join(f'<link rel="stylesheet" href="{e(c)}">' for c in css)
+    tags = "".join(f'<script src="{e(s)}"></script>' for s in scripts)
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        '<link rel="icon" href="data:,">'
+        f"<title>{e(title)}</title><style>{STYLE}</style>{links}</head><body>"
+        '<header><a href="/">Scopa Arena</a></header>'
+        f"<main>{body}</main>{tags}</body></html>"
+    )
+
+
+def not_found(what: str) -> str:
+    return page("Not found", f"<h1>Not found</h1><p>{e(what)}</p>")
+
+
+def competitions_page(title: str, infos: list[spb.CompetitionInfo]) -> str:
+    rows = "".join(
+        "<tr>"
+        f'<td><a href="{competition_url(c.id)}">{e(c.name)}</a></td>'
+        f"<td>{e(c.id)}</td><td>{e(c.status)}</td>"
+        f"<td>{c.matches_done} / {c.matches_total}</td>"
+        f"<td><code>{e(c.seed_commitment)}</code></td>"
+        f"<td>{e(c.created_at)}</td></tr>"
+        for c in infos
+    )
+    body = (
+        f"<h1>{e(title)}</h1>"
+        "<table><thead><tr><th>competition</th><th>id</th><th>state</th><th>matches</th>"
+        "<th>seed commitment (SHA-256)</th><th>created</th></tr></thead>"
+        f"<tbody>{rows}</tbody></table>"
+    )
+    if not infos:
+        body += '<p class="note">no competition yet</p>'
+    return page(title, body)
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(seconds)
+    if seconds >= 3600:
+        return f"{seconds // 3600} h {seconds % 3600 // 60} min"
+    if seconds >= 60:
+        return f"{seconds // 60} min {seconds % 60} s"
+    return f"{seconds} s"
+
+
+def standings_table(cid: str, reply: spb.StandingsReply) -> str:
+    rows = "".join(
+        "<tr>"
+        f"<td>{r.rank}</td>"
+        f'<td><a href="{engine_url(cid, r.bot)}">{e(r.bot)}</a></td>'
+        f"<td>{r.elo:.1f}</td><td>[{r.elo_low:.1f}, {r.elo_high:.1f}]</td>"
+        f"<td>{r.played}</td><td>{r.wins}/{r.draws}/{r.losses}</td><td>{r.faults}</td></tr>"
+        for r in reply.rows
+    )
+    base = engine_url(cid, "")
+    return (
+        f'<table id="standings" data-engine-base="{e(base)}"><thead><tr><th>#</th><th>bot</th>'
+        "<th>Elo</th><th>95% interval</th><th>matches</th><th>W/D/L</th><th>faults</th>"
+        f"</tr></thead><tbody>{rows}</tbody></table>"
+    )
+
+
+def crosstable(cid: str, overview: Overview) -> str:
+    sides = sorted(overview.crosstable, key=lambda s: (_order(overview.order, s), s))
+    if not sides:
+        return '<p class="note">no match with a result yet</p>'
+    head = "".join(f"<th>{e(s)}</th>" for s in sides)
+    body = ""
+    for a in sides:
+        cells = ""
+        for b in sides:
+            wdl = overview.crosstable[a].get(b)
+            cells += "<td>—</td>" if wdl is None else f"<td>{wdl[0]}/{wdl[1]}/{wdl[2]}</td>"
+        body += f"<tr><th>{e(a)}</th>{cells}</tr>"
+    return (
+        '<table id="crosstable"><thead><tr><th>W/D/L of the row against the column</th>'
+        f"{head}</tr></thead><tbody>{body}</tbody></table>"
+    )
+
+
+def _order(order: list[str], side: str) -> int:
+    names = side.split("+")
+    return min((order.index(n) for n in names if n in order), default=len(order))
+
+
+def competition_page(info: spb.CompetitionInfo, overview: Overview) -> str:
+    cid = info.id
+    p = overview.progress
+    share = 100 * p.done / p.total if p.total else 0
+    eta = ""
+    if p.eta_seconds is not None and p.per_minute is not None:
+        eta = f"; about {_duration(p.eta_seconds)} left at {p.per_minute:.1f} matches a minute"
+    seed = (
+        f"<p>seed (revealed): <code>{e(info.seed)}</code></p>"
+        if info.seed
+        else '<p class="note">the seed is revealed when the competition has finished</p>'
+    )
+    reason = f"<p>reason: {e(info.reason)}</p>" if info.reason else ""
+    sprt = ""
+    if overview.sprt is not None:
+        s = overview.sprt
+        sprt = (
+            f'<h2>SPRT</h2><p id="sprt">{e(s.test)} against {e(s.base)}, normalized Elo '
+            f"[{s.elo0:g}, {s.elo1:g}]: {s.sets} duplicate set(s), LLR {s.llr:+.3f} within "
+            f"[{s.lower:.3f}, {s.upper:.3f}]: {e(s.verdict)}</p>"
+        )
+    running = ""
+    if overview.running:
+        items = "".join(f'<li><a href="{match_url(k)}">{e(k)}</a></li>' for k in overview.running)
+        running = f'<h2>Being played</h2><ul id="running">{items}</ul>'
+    body = (
+        f'<div id="competition" data-api="{e("/api" + competition_url(cid))}" '
+        f'data-status="{e(info.status)}" data-done="{p.done}">'
+        f"<h1>{e(info.name)}</h1>"
+        f"<p>competition <code>{e(cid)}</code>: {e(info.status)}; bots: "
+        + ", ".join(f'<a href="{engine_url(cid, b)}">{e(b)}</a>' for b in info.bots)
+        + f"</p>{reason}"
+        f'<p><span class="bar"><span style="width:{share:.0f}%"></span></span> '
+        f'<span id="progress-text">{p.done} of {p.total} matches</span>{e(eta)}</p>'
+        f"<p>seed commitment (SHA-256): <code>{e(info.seed_commitment)}</code></p>{seed}"
+        f'<p><a href="{competition_url(cid)}/matches">all matches</a></p>'
+        f"{running}<h2>Standings</h2>{standings_table(cid, overview.standings)}"
+        f"<pre>{e(overview.standings.text)}</pre>"
+        f"{sprt}<h2>Crosstable</h2>{crosstable(cid, overview)}"
+        f"<h2>Rating over time</h2>{rating_svg(overview.rating_series)}</div>"
+    )
+    return page(info.name, body, scripts=("/static/site.js",))
+
+
+def _result(m: spb.MatchSummary) -> str:
+    if m.status != "done":
+        return m.status
+    if m.HasField("winner_side"):
+        scores = " - ".join(str(s) for s in m.final_scores)
+        return f"side {m.winner_side} won {scores}"
+    if m.termination in ("completed", "forfeit"):
+        return "draw " + " - ".join(str(s) for s in m.final_scores)
+    return "no result"
+
+
+def matches_table(ms: list[spb.MatchSummary], faulty: set[str]) -> str:
+    rows = "".join(
+        "<tr>"
+        f'<td><a href="{match_url(m.id)}">{e(m.id.partition("/")[2])}</a></td>'
+        f"<td>{e(' | '.join(m.seats))}</td><td>{e(m.status)}</td><td>{e(_result(m))}</td>"
+        f"<td>{e(m.termination)}</td><td>{'yes' if m.id in faulty else ''}</td>"
+        f"<td>{e(m.reason)}</td></tr>"
+        for m in ms
+    )
+    return (
+        '<table id="matches"><thead><tr><th>match</th><th>seats</th><th>status</th>'
+        "<th>result</th><th>termination</th><th>fault</th><th>reason</th></tr></thead>"
+        f"<tbody>{rows}</tbody></table>"
+    )
+
+
+def matches_page(info: spb.CompetitionInfo, flt: MatchFilter, mp: MatchPage) -> str:
+    cid = info.id
+
+    def option(value: str, label: str, current: str) -> str:
+        chosen = " selected" if value == current else ""
+        return f'<option value="{e(value)}"{chosen}>{e(label)}</option>'
+
+    engines = option("", "any", flt.engine) + "".join(option(b, b, flt.engine) for b in info.bots)
+    results = "".join(
+        option(v, v or "any", flt.result)
+        for v in ("", "win", "loss", "draw", "no_result", "running", "pending")
+    )
+    faults = "".join(option(v, v or "any", flt.fault) for v in ("", "yes", "no"))
+    form = (
+        f'<form class="filters" method="get" action="{competition_url(cid)}/matches">'
+        f'<label>engine <select name="engine">{engines}</select></label>'
+        f'<label>result <select name="result">{results}</select></label>'
+        f'<label>fault <select name="fault">{faults}</select></label>'
+        '<button type="submit">show</button></form>'
+    )
+
+    def link(n: int, label: str) -> str:
+        query = {"engine": flt.engine, "result": flt.result, "fault": flt.fault, "page": n}
+        q = urlencode({k: v for k, v in query.items() if v})
+        return f'<a href="{competition_url(cid)}/matches?{e(q)}" rel="nofollow">{e(label)}</a>'
+
+    nav = []
+    if mp.page > 1:
+        nav.append(link(mp.page - 1, "previous"))
+    nav.append(f'<span id="page">page {mp.page} of {mp.pages}</span>')
+    if mp.page < mp.pages:
+        nav.append(link(mp.page + 1, "next"))
+    body = (
+        f'<h1><a href="{competition_url(cid)}">{e(info.name)}</a>: matches</h1>{form}'
+        f"<p>{mp.total} match(es) match the filter</p>"
+        f'{matches_table(mp.matches, mp.faulty)}<p class="pages">{" ".join(nav)}</p>'
+    )
+    return page(f"{info.name}: matches", body)
+
+
+def match_page(
+    info: spb.CompetitionInfo, m: spb.MatchSummary, data: dict[str, Any], live: str | None
+) -> str:
+    cid, _, mid = m.id.partition("/")
+    seats = ", ".join(
+        f'seat {i}: <a href="{engine_url(cid, s)}">{e(s)}</a>' for i, s in enumerate(m.seats)
+    )
+    # No < > & at all inside the data block: nothing in it can end the block
+    # or change how the HTML parser reads it (JSON.parse restores them).
+    payload = (
+        json.dumps(data, ensure_ascii=False)
+        .replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+    )
+    live_attr = f' data-live="{e(live)}"' if live else ""
+    status = '<p id="live-status">live</p>' if live else ""
+    body = (
+        f'<h1>match {e(mid)}</h1><p>of <a href="{competition_url(cid)}">{e(info.name)}</a>; '
+        f'{seats}</p><p>status: <span id="match-status">{e(m.status)}</span>; '
+        f"result: {e(_result(m))}; {e(m.termination)} {e(m.reason)}</p>{status}"
+        f'<div id="viewer"{live_attr} data-faces="italian"></div>'
+        f'<script type="application/json" id="viewer-data">{payload}</script>'
+    )
+    if m.log_chain:
+        body += f"<p>log chain (SHA-256): <code>{e(m.log_chain)}</code></p>"
+    return page(
+        f"match {mid}",
+        body,
+        scripts=("/static/viewer.js", "/static/site.js"),
+        css=("/static/viewer.css",),
+    )
+
+
+def engine_page(info: spb.CompetitionInfo, ep: EnginePage) -> str:
+    cid = info.id
+    versions = "".join(
+        "<tr>"
+        + "".join(f"<td>{e(v.get(k, ''))}</td>" for k in ("spec", "engine_name", "version"))
+        + "</tr>"
+        for v in ep.versions
+    )
+    row = ep.row
+    results = (
+        '<p class="note">no result yet</p>'
+        if row is None
+        else (
+            f'<p id="results">rank {row.rank}, Elo {row.elo:.1f} [{row.elo_low:.1f}, '
+            f"{row.elo_high:.1f}], {row.played} match(es), W/D/L {row.wins}/{row.draws}/"
+            f"{row.losses}, {row.faults} fault(s)</p>"
+        )
+    )
+    faults = "".join(
+        f'<tr><td><a href="{match_url(f.match)}">{e(f.match.partition("/")[2])}</a></td>'
+        f"<td>{e(f.kind)}</td><td>{e(f.message)}</td></tr>"
+        for f in ep.faults
+    )
+    liveness = '<p class="note">not a registered bot of the server</p>'
+    if ep.bot is not None:
+        b = ep.bot
+        liveness = (
+            f'<p id="liveness">owner {e(b.owner)}; status {e(b.status or "not probed yet")} '
+            f"{e(b.status_detail)}; last seen {e(b.last_seen or 'never')} "
+            f"{e(b.seen_version)}{'; withdrawn' if b.withdrawn else ''}</p>"
+        )
+    body = (
+        f'<h1>{e(ep.name)}</h1><p>in <a href="{competition_url(cid)}">{e(info.name)}</a></p>'
+        f"<h2>Liveness</h2>{liveness}"
+        "<h2>Versions</h2><table><thead><tr><th>spec</th><th>engine</th><th>version</th>"
+        f"</tr></thead><tbody>{versions}</tbody></table>"
+        f"<h2>Results</h2>{results}"
+        f"<h2>Latest matches</h2>{matches_table(ep.recent, set())}"
+        '<h2>Faults</h2><table id="faults"><thead><tr><th>match</th><th>kind</th>'
+        f"<th>message</th></tr></thead><tbody>{faults}</tbody></table>"
+    )
+    return page(ep.name, body)

@@ -1,0 +1,93 @@
+// The web site's own script: mounts the match viewer (live from the server's
+// event stream while the match is played) and refreshes a competition's
+// standings when a match ends. Everything from the server is set as text.
+(function () {
+  "use strict";
+
+  function text(tag, value, cls) {
+    var el = document.createElement(tag);
+    el.textContent = String(value);
+    if (cls) { el.className = cls; }
+    return el;
+  }
+
+  function mountMatch() {
+    var root = document.getElementById("viewer");
+    var source = document.getElementById("viewer-data");
+    if (!root || !source || !window.ScopaViewer) { return; }
+    var data = JSON.parse(source.textContent);
+    var faces = root.getAttribute("data-faces") || "italian";
+    var viewer = window.ScopaViewer.mount(root, data, { faces: faces });
+    var live = root.getAttribute("data-live");
+    if (!live) { return; }
+    var status = document.getElementById("live-status");
+    var count = 0;
+    var events = new EventSource(live);
+    events.addEventListener("frame", function (e) {
+      viewer.append(JSON.parse(e.data));
+      count += 1;
+      viewer.show(count - 1);
+      if (status) { status.textContent = "live: " + count + " frame(s)"; }
+    });
+    events.addEventListener("end", function () {
+      events.close();
+      if (status) { status.textContent = "the match has ended"; }
+      document.body.setAttribute("data-live-ended", "1");
+    });
+    events.onerror = function () {
+      if (events.readyState === EventSource.CLOSED && status) {
+        status.textContent = "the live stream closed";
+      }
+    };
+  }
+
+  function fillStandings(table, rows) {
+    var body = table.tBodies[0];
+    while (body.firstChild) { body.removeChild(body.firstChild); }
+    rows.forEach(function (r) {
+      var tr = document.createElement("tr");
+      var link = document.createElement("a");
+      link.textContent = r.bot;
+      link.href = table.getAttribute("data-engine-base") + encodeURIComponent(r.bot);
+      var name = document.createElement("td");
+      name.appendChild(link);
+      tr.appendChild(text("td", r.rank));
+      tr.appendChild(name);
+      tr.appendChild(text("td", r.elo.toFixed(1)));
+      tr.appendChild(text("td", "[" + r.elo_low.toFixed(1) + ", " + r.elo_high.toFixed(1) + "]"));
+      tr.appendChild(text("td", r.played));
+      tr.appendChild(text("td", r.wins + "/" + r.draws + "/" + r.losses));
+      tr.appendChild(text("td", r.faults));
+      body.appendChild(tr);
+    });
+  }
+
+  function watchCompetition() {
+    var page = document.getElementById("competition");
+    if (!page) { return; }
+    var api = page.getAttribute("data-api");
+    var status = page.getAttribute("data-status");
+    var done = Number(page.getAttribute("data-done"));
+    if (status !== "running") { return; }
+    window.setInterval(function () {
+      fetch(api, { headers: { "Accept": "application/json" } })
+        .then(function (r) { return r.json(); })
+        .then(function (d) {
+          var now = d.competition.matches_done;
+          var progress = document.getElementById("progress-text");
+          if (progress) {
+            progress.textContent = now + " of " + d.competition.matches_total + " matches";
+          }
+          if (now !== done) {
+            done = now;
+            var table = document.getElementById("standings");
+            if (table) { fillStandings(table, d.standings.rows); }
+          }
+        })
+        .catch(function () { /* the next tick tries again */ });
+    }, 3000);
+  }
+
+  mountMatch();
+  watchCompetition();
+})();

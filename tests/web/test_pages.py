@@ -1,0 +1,60 @@
+"""The pages on their own: whatever a name holds is text, and match ids of
+any spelling make links that lead back to them."""
+
+from __future__ import annotations
+
+import json
+import re
+from urllib.parse import unquote
+
+from arena.web.data import Overview, Progress
+from arena.web.pages import competition_page, competitions_page, match_page, match_url
+from arena.web.plot import rating_svg
+from arena.wire import service as wire
+
+HOSTILE = "<script>alert('x')</script>&\"'"
+
+
+def test_match_urls_encode_every_separator_and_decode_back():
+    for mid in ("a~b#0/0", "x y/z?q=1#frag", "%2F/..", "ünï/cödé#1"):
+        url = match_url(f"comp/{mid}")
+        prefix, comp, encoded = url.split("/")[1:]
+        assert (prefix, comp) == ("m", "comp")
+        assert unquote(encoded) == mid
+        assert not re.search(r"[#?\s]", url)
+
+
+def test_competition_names_and_bot_names_are_escaped():
+    info = wire.competition_info(id="c1", name=HOSTILE, status="running", bots=[HOSTILE, "b"])
+    overview = Overview(
+        Progress(1, 2, 30.0, 2.0),
+        wire.standings_reply(HOSTILE),
+        {HOSTILE: {"b": [1, 0, 0]}, "b": {HOSTILE: [0, 0, 1]}},
+        [HOSTILE, "b"],
+        {HOSTILE: [(1, 1510.0)], "b": [(1, 1490.0)]},
+        None,
+    )
+    for page in (
+        competitions_page(HOSTILE, [info]),
+        competition_page(info, overview),
+        match_page(
+            info,
+            wire.match_summary(
+                id=f"c1/{HOSTILE}",
+                seats=[HOSTILE, "b"],
+                status="done",
+                termination="completed",
+                reason=HOSTILE,
+            ),
+            {"frames": [{"caption": HOSTILE + "</script><script>alert(1)</script>"}]},
+            None,
+        ),
+    ):
+        assert "<script>alert" not in page
+        assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;" in page
+    # The viewer's data survives the trip: JSON.parse reads the escapes back.
+    block = re.search(r'id="viewer-data">(.*?)</script>', page, flags=re.S)
+    assert block is not None and "<" not in block.group(1)
+    caption = json.loads(block.group(1))["frames"][0]["caption"]
+    assert caption == HOSTILE + "</script><script>alert(1)</script>"
+    assert "<script>" not in rating_svg({HOSTILE: [(1, 1500.0), (2, 1510.0)]})
