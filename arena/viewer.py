@@ -290,6 +290,7 @@ PAGE = """<!DOCTYPE html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Scopa Arena viewer</title>
 <style>
+body {{ margin: 0; background: #073f14; }}
 {css}
 </style></head>
 <body>

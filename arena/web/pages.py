@@ -22,9 +22,9 @@ main { padding: 12px 16px; max-width: 1100px; }
 table { border-collapse: collapse; margin: 8px 0 16px; }
 th, td { border: 1px solid #ccc; padding: 3px 8px; text-align: left; font-size: 14px; }
 th { background: #eee; }
-.note { color: #555; }
-.bar { background: #ddd; width: 300px; height: 10px; display: inline-block; }
-.bar span { background: #0b5d1e; height: 10px; display: block; }
+.hint { color: #555; }
+.progress { background: #ddd; width: 300px; height: 10px; display: inline-block; }
+.progress span { background: #0b5d1e; height: 10px; display: block; }
 pre { background: #f0f0f0; padding: 8px; overflow-x: auto; }
 form.filters label { margin-right: 10px; }
 """
@@ -83,7 +83,7 @@ def competitions_page(title: str, infos: list[spb.CompetitionInfo]) -> str:
         f"<tbody>{rows}</tbody></table>"
     )
     if not infos:
-        body += '<p class="note">no competition yet</p>'
+        body += '<p class="hint">no competition yet</p>'
     return page(title, body)
 
 
@@ -116,7 +116,7 @@ def standings_table(cid: str, reply: spb.StandingsReply) -> str:
 def crosstable(cid: str, overview: Overview) -> str:
     sides = sorted(overview.crosstable, key=lambda s: (_order(overview.order, s), s))
     if not sides:
-        return '<p class="note">no match with a result yet</p>'
+        return '<p class="hint">no match with a result yet</p>'
     head = "".join(f"<th>{e(s)}</th>" for s in sides)
     body = ""
     for a in sides:
@@ -146,7 +146,7 @@ def competition_page(info: spb.CompetitionInfo, overview: Overview) -> str:
     seed = (
         f"<p>seed (revealed): <code>{e(info.seed)}</code></p>"
         if info.seed
-        else '<p class="note">the seed is revealed when the competition has finished</p>'
+        else '<p class="hint">the seed is revealed when the competition has finished</p>'
     )
     reason = f"<p>reason: {e(info.reason)}</p>" if info.reason else ""
     sprt = ""
@@ -168,7 +168,7 @@ def competition_page(info: spb.CompetitionInfo, overview: Overview) -> str:
         f"<p>competition <code>{e(cid)}</code>: {e(info.status)}; bots: "
         + ", ".join(f'<a href="{engine_url(cid, b)}">{e(b)}</a>' for b in info.bots)
         + f"</p>{reason}"
-        f'<p><span class="bar"><span style="width:{share:.0f}%"></span></span> '
+        f'<p><span class="progress"><span style="width:{share:.0f}%"></span></span> '
         f'<span id="progress-text">{p.done} of {p.total} matches</span>{e(eta)}</p>'
         f"<p>seed commitment (SHA-256): <code>{e(info.seed_commitment)}</code></p>{seed}"
         f'<p><a href="{competition_url(cid)}/matches">all matches</a></p>'
@@ -291,7 +291,7 @@ def engine_page(info: spb.CompetitionInfo, ep: EnginePage) -> str:
     )
     row = ep.row
     results = (
-        '<p class="note">no result yet</p>'
+        '<p class="hint">no result yet</p>'
         if row is None
         else (
             f'<p id="results">rank {row.rank}, Elo {row.elo:.1f} [{row.elo_low:.1f}, '
@@ -304,7 +304,7 @@ def engine_page(info: spb.CompetitionInfo, ep: EnginePage) -> str:
         f"<td>{e(f.kind)}</td><td>{e(f.message)}</td></tr>"
         for f in ep.faults
     )
-    liveness = '<p class="note">not a registered bot of the server</p>'
+    liveness = '<p class="hint">not a registered bot of the server</p>'
     if ep.bot is not None:
         b = ep.bot
         liveness = (
