@@ -215,6 +215,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
             args.web,
             announce="\nthe tournament's web site: {} (Ctrl-C to stop)",
         )
+    else:
+        print(
+            "its web site: .venv/bin/arena demo --web, or "
+            f".venv/bin/arena web {out / 'tournament'} --http 127.0.0.1:8080 "
+            "(then open http://127.0.0.1:8080)"
+        )
     return 0
 
 
