@@ -34,6 +34,8 @@ from arena.tournament.runner import (
 )
 from arena.tournament.schedule import build_schedule
 from arena.transport.seats import check_partners
+from arena.wire import service as wire
+from arena.wire.v1 import server_pb2 as spb
 
 
 def competition_config(
@@ -178,6 +180,33 @@ def competition_results(data: Path, comp_id: str) -> Iterator[Store | None]:
         yield store
     finally:
         store.close()
+
+
+def competition_info(data: Path, competition: Competition) -> spb.CompetitionInfo:
+    """A competition as the service and the web site show it: its record, and
+    from its results store the progress and the seed's commitment (the seed
+    itself once it has finished). A damaged store shows no progress: its
+    competition has failed and says why."""
+    try:
+        with competition_results(data, competition.id) as store:
+            done, total = (0, 0) if store is None else store.counts()
+            commitment = "" if store is None else store.meta("seed_commitment") or ""
+            seed = "" if store is None else store.meta("seed") or ""
+    except ArenaError:
+        done, total, commitment, seed = 0, 0, "", ""
+    finished = competition.status is CompetitionStatus.FINISHED
+    return wire.competition_info(
+        id=competition.id,
+        name=competition.name,
+        status=competition.status.value,
+        bots=competition.bots,
+        matches_done=done,
+        matches_total=total,
+        seed_commitment=commitment,
+        seed=seed if finished else "",
+        reason=competition.reason,
+        created_at=competition.created_at,
+    )
 
 
 class CompetitionManager:

@@ -30,6 +30,7 @@ from arena.server.competitions import (
     CompetitionManager,
     competition_config,
     competition_dir,
+    competition_info,
     competition_results,
     new_competition_id,
     prepare_store,
@@ -575,27 +576,7 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
         return competition
 
     def _competition_info(self, comp_id: str, context: grpc.ServicerContext) -> spb.CompetitionInfo:
-        competition = self._competition(comp_id, context)
-        try:
-            with competition_results(self._data, comp_id) as store:
-                done, total = (0, 0) if store is None else store.counts()
-                commitment = "" if store is None else store.meta("seed_commitment") or ""
-                seed = "" if store is None else store.meta("seed") or ""
-        except ArenaError:  # a damaged store: its competition has failed, and says why
-            done, total, commitment, seed = 0, 0, "", ""
-        finished = competition.status is CompetitionStatus.FINISHED
-        return wire.competition_info(
-            id=competition.id,
-            name=competition.name,
-            status=competition.status.value,
-            bots=competition.bots,
-            matches_done=done,
-            matches_total=total,
-            seed_commitment=commitment,
-            seed=seed if finished else "",
-            reason=competition.reason,
-            created_at=competition.created_at,
-        )
+        return competition_info(self._data, self._competition(comp_id, context))
 
     def _match_ref(self, key: str, context: grpc.ServicerContext) -> tuple[str, str]:
         """COMPETITION/MATCH split in two; the competition must exist."""

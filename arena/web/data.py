@@ -478,26 +478,9 @@ class ServerSource(_StoreSource):
         competition = self.storage.competition(cid)
         if competition is None:
             return None
-        try:
-            with self._open(cid) as store:
-                done, total = (0, 0) if store is None else store.counts()
-                commitment = "" if store is None else store.meta("seed_commitment") or ""
-                seed = "" if store is None else store.meta("seed") or ""
-        except ArenaError:
-            done, total, commitment, seed = 0, 0, "", ""
-        finished = competition.status.value == "finished"
-        return wire.competition_info(
-            id=competition.id,
-            name=competition.name,
-            status=competition.status.value,
-            bots=competition.bots,
-            matches_done=done,
-            matches_total=total,
-            seed_commitment=commitment,
-            seed=seed if finished else "",
-            reason=competition.reason,
-            created_at=competition.created_at,
-        )
+        from arena.server.competitions import competition_info
+
+        return competition_info(self.data, competition)
 
     def engine(self, cid: str, name: str) -> EnginePage | None:
         page = super().engine(cid, name)
