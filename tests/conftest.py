@@ -6,6 +6,9 @@ import subprocess
 import pytest
 from hypothesis import HealthCheck, settings
 
+# The `browser` fixture (headless Chromium) of the viewer's and the site's tests.
+pytest_plugins = ["tests.browser"]
+
 # Hypothesis's per-example deadline and its too-slow health check are timing
 # assertions: on a loaded machine they fail tests whose logic is right.
 settings.register_profile("arena", deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -16,9 +16,9 @@ from playwright.sync_api import sync_playwright
 from arena.replay import replay_log
 from arena.rules import Game
 from arena.viewer import frames, render_html
+from tests.browser import ARGS, chromium
 
 from .conftest import write_log
-from .test_viewer import chromium
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
@@ -55,9 +55,7 @@ def main() -> None:
             i for i, f in enumerate(scopa_frames) if f["kind"] == "scored" and f["leftover"]
         )
         with sync_playwright() as p:
-            browser = p.chromium.launch(
-                executable_path=chromium(), args=["--no-sandbox", "--disable-gpu"]
-            )
+            browser = p.chromium.launch(executable_path=chromium(), args=ARGS)
             shoot(browser, pages["scopa"], capture, DOCS / "viewer.png")
             shoot(browser, pages["scopone"], mid, DOCS / "viewer-scopone.png")
             shoot(browser, pages["scopa"], scored, DOCS / "viewer-scoring.png")

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -65,54 +62,6 @@ def test_the_data_is_json_and_complete(tmp_path):
         rows = f["scoring"]["rows"]
         assert sum(r["cards"] for r in rows) == 40
         assert sum(len(p) for p in f["piles"]) == 40
-
-
-def chromium() -> str:
-    found = shutil.which("chromium")
-    if found:
-        return found
-    # CI (.ci/run) has already tried to install it; elsewhere, try once as root.
-    if os.environ.get("CI") != "true" and os.geteuid() == 0 and shutil.which("apt-get"):
-        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-        try:
-            subprocess.run(["apt-get", "update", "-qq"], env=env, capture_output=True, timeout=180)
-            subprocess.run(
-                ["apt-get", "install", "-y", "-qq", "chromium"],
-                env=env,
-                capture_output=True,
-                timeout=600,
-            )
-        except subprocess.TimeoutExpired:
-            pass
-        found = shutil.which("chromium")
-        if found:
-            return found
-    pytest.skip(
-        "Chromium is not installed and could not be installed here "
-        "(as root: apt-get install chromium)"
-    )
-
-
-@pytest.fixture(scope="module")
-def browser():
-    playwright = pytest.importorskip(
-        "playwright.sync_api", reason="playwright (a dev dependency) is missing"
-    )
-    executable = chromium()
-    with playwright.sync_playwright() as p:
-        b = p.chromium.launch(
-            executable_path=executable,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-            ],
-        )
-        yield b
-        b.close()
 
 
 class Watched:

@@ -13,16 +13,14 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-from tests.replay.test_viewer import chromium
+from tests.browser import ARGS, chromium
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
 def main(site: str, competition: str) -> None:
     with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=chromium(), args=["--no-sandbox", "--disable-gpu"]
-        )
+        browser = p.chromium.launch(executable_path=chromium(), args=ARGS)
         page = browser.new_page(viewport={"width": 1200, "height": 900})
         page.goto(f"{site}/c/{competition}")
         page.screenshot(path=str(DOCS / "site-competition.png"), full_page=True)

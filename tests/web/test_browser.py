@@ -10,34 +10,11 @@ import pytest
 
 from arena.web.pages import engine_url, match_url
 from arena.wire.v1 import server_pb2 as spb
-from tests.replay.test_viewer import chromium
 from tests.server.conftest import ORGANISER, auth, register, wait_for
 
 from .test_server_site import CUP
 
 pytestmark = [pytest.mark.browser, pytest.mark.process]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    playwright = pytest.importorskip(
-        "playwright.sync_api", reason="playwright (a dev dependency) is missing"
-    )
-    executable = chromium()
-    with playwright.sync_playwright() as p:
-        b = p.chromium.launch(
-            executable_path=executable,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-            ],
-        )
-        yield b
-        b.close()
 
 
 class Watched:
