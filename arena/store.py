@@ -559,3 +559,18 @@ def _take_lock(path: Path) -> IO[str]:
 def open_store(path: Path, *, writer: bool = False) -> Store:
     """A results store: for reading (it must exist), or as its one writer."""
     return Store(path, writer=writer)
+
+
+@contextlib.contextmanager
+def reading_store(path: Path) -> Iterator[Store | None]:
+    """A results store opened for reading and closed after, or None when none
+    has been made there yet (a competition or tournament not started)."""
+    try:
+        store = open_store(path)
+    except NoStoreYet:
+        yield None
+        return
+    try:
+        yield store
+    finally:
+        store.close()

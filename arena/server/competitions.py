@@ -9,7 +9,7 @@ import contextlib
 import dataclasses
 import secrets
 import tomllib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +24,7 @@ from arena.server.broker import Broker
 from arena.server.liveness import Liveness
 from arena.server.storage import Competition, CompetitionStatus, ServerStorage
 from arena.server.submissions import SubmissionFiles, submission_digest
-from arena.store import NoStoreYet, Store, open_store
+from arena.store import Store, reading_store
 from arena.tournament.config import TournamentConfig, config_from_dict
 from arena.tournament.runner import (
     Runner,
@@ -168,18 +168,11 @@ def competition_dir(data: Path, comp_id: str) -> Path:
     return data / comp_id
 
 
-@contextlib.contextmanager
-def competition_results(data: Path, comp_id: str) -> Iterator[Store | None]:
+def competition_results(
+    data: Path, comp_id: str
+) -> contextlib.AbstractContextManager[Store | None]:
     """The results store of a competition, or None before its first start."""
-    try:
-        store = open_store(competition_dir(data, comp_id) / "results.sqlite")
-    except NoStoreYet:
-        yield None
-        return
-    try:
-        yield store
-    finally:
-        store.close()
+    return reading_store(competition_dir(data, comp_id) / "results.sqlite")
 
 
 def competition_info(data: Path, competition: Competition) -> spb.CompetitionInfo:

@@ -48,7 +48,7 @@ from arena.server.storage import (
 )
 from arena.server.submissions import Stored, SubmissionFiles, submission_digest
 from arena.settings import EngineSpec, SandboxMode, SandboxSettings
-from arena.store import MatchEntry, MatchStatus
+from arena.store import MatchStatus
 from arena.transport import sandbox
 from arena.wire import service as wire
 from arena.wire.protocol import MAX_SUBMISSION_BYTES
@@ -506,7 +506,7 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
             )
             entries = store.matches()
         return wire.match_list(
-            _match_summary(f"{request.id}/{entry.id}", entry, running) for entry in entries
+            wire.listed_match(f"{request.id}/{entry.id}", entry, running) for entry in entries
         )
 
     def GetMatchLog(self, request: spb.MatchRef, context: grpc.ServicerContext) -> spb.MatchLog:
@@ -650,17 +650,3 @@ def _client_of(peer: str) -> str:
     if kind in ("ipv4", "ipv6"):
         return f"{kind}:{rest.rsplit(':', 1)[0]}"
     return peer
-
-
-def _match_summary(key: str, entry: MatchEntry, running: set[str]) -> spb.MatchSummary:
-    """A match as listed: its stored status, or "running" while it is played."""
-    return wire.match_summary(
-        id=key,
-        seats=entry.seats,
-        status="running" if key in running else entry.status.value,
-        termination="" if entry.termination is None else entry.termination.value,
-        reason=entry.reason,
-        final_scores=entry.scores or (),
-        winner_side=entry.winner_side,
-        log_chain=entry.log_chain,
-    )

@@ -13,7 +13,7 @@ import contextlib
 import json
 import math
 import tomllib
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -26,7 +26,7 @@ from arena.outcome import MatchEvent
 from arena.ratings import update_elo
 from arena.replay import replay_log
 from arena.rules import Game, Variant
-from arena.store import MatchEntry, MatchStatus, NoStoreYet, Store, StoredMatch, open_store
+from arena.store import MatchEntry, MatchStatus, Store, StoredMatch, reading_store
 from arena.tournament.standings import match_score, side_players
 from arena.viewer import VIEWER_ASSETS, viewer_data
 from arena.web.live import LiveFrames
@@ -44,7 +44,6 @@ __all__ = [
     "ServerSource",
     "Source",
     "message_dict",
-    "summary",
     "viewer_data",
 ]
 
@@ -259,7 +258,7 @@ class _StoreSource:
         page = min(max(1, flt.page), pages)
         shown = chosen[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
         return MatchPage(
-            [summary(f"{cid}/{e.id}", e, running) for e in shown],
+            [wire.listed_match(f"{cid}/{e.id}", e, running) for e in shown],
             faulty,
             page,
             pages,
@@ -274,7 +273,7 @@ class _StoreSource:
         if entry is None:
             return None
         key = f"{cid}/{mid}"
-        info = summary(key, entry, self._running(cid))
+        info = wire.listed_match(key, entry, self._running(cid))
         if entry.status is not MatchStatus.DONE or not entry.log_path:
             return info, None
         path = self._log_path(cid, entry.log_path)
@@ -323,7 +322,7 @@ class _StoreSource:
         row = next((r for r in self._standings(cid).rows if r.bot == name), None)
         running = self._running(cid)
         recent = [
-            summary(f"{cid}/{e.id}", e, running)
+            wire.listed_match(f"{cid}/{e.id}", e, running)
             for e in entries
             if e.status is MatchStatus.DONE or f"{cid}/{e.id}" in running
         ]
@@ -366,20 +365,10 @@ class LocalSource(_StoreSource):
     def close(self) -> None:
         self._cache.close()
 
-    @contextlib.contextmanager
-    def _open(self, cid: str) -> Iterator[Store | None]:
+    def _open(self, cid: str) -> contextlib.AbstractContextManager[Store | None]:
         if cid != self.id:
-            yield None
-            return
-        try:
-            store = open_store(self._store_path)
-        except NoStoreYet:
-            yield None
-            return
-        try:
-            yield store
-        finally:
-            store.close()
+            return contextlib.nullcontext()
+        return reading_store(self._store_path)
 
     def _log_dir(self, cid: str) -> Path:
         return self.directory / "logs"
@@ -531,20 +520,6 @@ def cached_standings(cache: Any, cid: str) -> spb.StandingsReply:
     if cached is None:
         return wire.standings_reply("no match played yet")
     return wire.standings_reply(cached.text, cached.rows)
-
-
-def summary(key: str, entry: MatchEntry, running: set[str]) -> spb.MatchSummary:
-    """A match as ListMatches lists it: its stored status, or "running" while played."""
-    return wire.match_summary(
-        id=key,
-        seats=entry.seats,
-        status="running" if key in running else entry.status.value,
-        termination="" if entry.termination is None else entry.termination.value,
-        reason=entry.reason,
-        final_scores=entry.scores or (),
-        winner_side=entry.winner_side,
-        log_chain=entry.log_chain,
-    )
 
 
 def _matches(

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Protocol
 
+from arena.store import MatchEntry
 from arena.wire.v1 import server_pb2 as spb
 
 
@@ -237,6 +238,21 @@ def match_summary(
     if winner_side is not None:
         summary.winner_side = winner_side
     return summary
+
+
+def listed_match(key: str, entry: MatchEntry, running: set[str]) -> spb.MatchSummary:
+    """A stored match as ListMatches and the web site list it (``key``:
+    COMPETITION/MATCH): its stored status, or "running" while it is played."""
+    return match_summary(
+        id=key,
+        seats=entry.seats,
+        status="running" if key in running else entry.status.value,
+        termination="" if entry.termination is None else entry.termination.value,
+        reason=entry.reason,
+        final_scores=entry.scores or (),
+        winner_side=entry.winner_side,
+        log_chain=entry.log_chain,
+    )
 
 
 def match_list(matches: Iterable[spb.MatchSummary]) -> spb.MatchList:
