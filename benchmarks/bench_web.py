@@ -32,7 +32,7 @@ from arena.rules import Variant
 from arena.server.broker import Broker
 from arena.settings import MatchSettings
 from arena.store import ScheduledMatch, open_store
-from arena.web.data import _StoreSource
+from arena.web.data import LiveItem, _StoreSource, broker_live
 
 ARENA = str(Path(sys.executable).parent / "arena")
 MATCHES = 10_000
@@ -97,7 +97,6 @@ class LiveSource(_StoreSource):
     """One live match fed straight from a broker, as the server's source
     serves it: only what the event stream needs."""
 
-    live_capable = True
     cid, mid = "bench", "a~b#0/0"
 
     def __init__(self, broker: Broker) -> None:
@@ -112,12 +111,13 @@ class LiveSource(_StoreSource):
     def watchable(self, cid: str, mid: str) -> tuple[Variant, list[str]] | None:
         return (Variant(), ["a", "b"]) if f"{cid}/{mid}" == self.key else None
 
-    def live(self, key: str) -> AsyncIterator[MatchEvent] | None:
-        async def events() -> AsyncIterator[MatchEvent]:
-            async for item in self.broker.watch_trio(key, 0):
-                yield item.event
+    def spectator_delay(self, cid: str) -> int:
+        return 0
 
-        return events()
+    def live(
+        self, key: str, seats: tuple[Variant, list[str]], delay: int
+    ) -> AsyncIterator[LiveItem]:
+        return broker_live(self.broker, key, seats, delay)
 
 
 def fetch_ms(url: str) -> float:

@@ -130,7 +130,10 @@ def add_parsers(sub: Subparsers) -> None:
         type=int,
         default=0,
         metavar="PLAYS",
-        help="the web site shows live matches this many plays behind (default %(default)s)",
+        help=(
+            "live matches are shown this many plays behind, to watch streams and the web "
+            "site, in competitions that set no spectator_delay (default %(default)s)"
+        ),
     )
     serve.set_defaults(func=cmd_serve)
 

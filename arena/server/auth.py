@@ -132,6 +132,14 @@ class Access:
             abort(context, grpc.StatusCode.UNAUTHENTICATED, "unknown token")
         return found
 
+    def is_organiser(self, context: grpc.ServicerContext) -> bool:
+        """Whether the call carries the organiser's token (no error otherwise:
+        for calls anyone may make, where the organiser may do more)."""
+        token = _bearer_token(context)
+        if token is None:
+            return False
+        return hmac.compare_digest(self.hash(token), self._organiser_hash)
+
     def rotate(self, role: Role, name: str) -> str:
         """A new token for the holder of ``role`` and ``name``; the old one stops working."""
         token = new_token()

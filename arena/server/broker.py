@@ -94,6 +94,7 @@ class Broker:
         self._lock = threading.Lock()
         self._matches: collections.OrderedDict[str, _Match] = collections.OrderedDict()
         self._watchers: dict[str, set[_Watcher]] = {}
+        self._ended: collections.Counter[str] = collections.Counter()  # per competition
         self._keep = keep
 
     def publish(self, key: str, event: MatchEvent) -> None:
@@ -108,9 +109,12 @@ class Broker:
     def close(self, key: str) -> None:
         """Match ``key`` is over, whether or not it published a result (a void
         match, a forfeit without play): its watchers' streams end."""
+        competition = key.partition("/")[0]
         with self._lock:
             self._match(key).ended = True
             self._wake(key)
+            self._ended[competition] += 1
+            self._wake(competition)
 
     def has_ended(self, key: str) -> bool:
         """Whether the broker still holds match ``key`` and it has ended."""
@@ -181,6 +185,28 @@ class Broker:
                 await wakes[0].wait()
         finally:
             self._unsubscribe(key, watcher)
+
+    async def results_trio(self, competition: str) -> AsyncIterator[int]:
+        """How many matches of ``competition`` have ended since the server
+        started, each time one more has (on a trio loop: the web site's
+        standings). A competition's key has no "/", so never a match's."""
+        token = trio.lowlevel.current_trio_token()
+        wakes = [trio.Event()]
+        watcher = _Watcher(token, token.run_sync_soon, lambda: wakes[0].set())
+        with self._lock:
+            self._watchers.setdefault(competition, set()).add(watcher)
+            seen = self._ended[competition]
+        try:
+            while True:
+                wakes[0] = trio.Event()
+                with self._lock:
+                    now = self._ended[competition]
+                if now != seen:
+                    seen = now
+                    yield now
+                await wakes[0].wait()
+        finally:
+            self._unsubscribe(competition, watcher)
 
     def _subscribe(self, key: str, watcher: _Watcher) -> _Match:
         with self._lock:

@@ -175,11 +175,27 @@ def competition_results(
     return reading_store(competition_dir(data, comp_id) / "results.sqlite")
 
 
-def competition_info(data: Path, competition: Competition) -> spb.CompetitionInfo:
+def spectator_delay(competition: Competition, default: int) -> int:
+    """Plays a live match of ``competition`` is shown behind to every watcher:
+    its file's ``spectator_delay`` (checked when it was created), else the
+    server's ``default``."""
+    try:
+        value = tomllib.loads(competition.config).get("spectator_delay")
+    except tomllib.TOMLDecodeError:
+        value = None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        return default
+    return value
+
+
+def competition_info(
+    data: Path, competition: Competition, default_delay: int = 0
+) -> spb.CompetitionInfo:
     """A competition as the service and the web site show it: its record, and
     from its results store the progress and the seed's commitment (the seed
     itself once it has finished). A damaged store shows no progress: its
-    competition has failed and says why."""
+    competition has failed and says why. ``default_delay``: the server's
+    spectator delay, for a competition that sets none."""
     try:
         with competition_results(data, competition.id) as store:
             done, total = (0, 0) if store is None else store.counts()
@@ -199,6 +215,7 @@ def competition_info(data: Path, competition: Competition) -> spb.CompetitionInf
         seed=seed if finished else "",
         reason=competition.reason,
         created_at=competition.created_at,
+        spectator_delay=spectator_delay(competition, default_delay),
     )
 
 

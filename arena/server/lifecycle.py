@@ -66,8 +66,9 @@ async def serve(
     """Run the server until SIGTERM or Ctrl-C; ``data`` holds everything it keeps.
     Bots are probed every ``liveness_interval`` seconds; a competition waits
     ``absent_grace`` seconds for a bot that does not answer before it starts.
-    With ``http`` (HOST:PORT), the read-only web site is served there too, its
-    live matches ``spectator_delay`` plays behind."""
+    With ``http`` (HOST:PORT), the read-only web site is served there too.
+    Live matches are shown ``spectator_delay`` plays behind, to gRPC watchers
+    and the site alike, in competitions whose file sets no delay of its own."""
     # Only the user running the server may read its data, an older server's too.
     os.chmod(private_dir(data), DIR_MODE)
     storage = ServerStorage(data / "server.sqlite")
@@ -92,6 +93,7 @@ async def serve(
                 trio.lowlevel.current_trio_token(),
                 standings=standings,
                 watch_limits=watch_limits,
+                spectator_delay=spectator_delay,
             )
             if http is not None:
                 await _start_site(

@@ -36,6 +36,7 @@ from arena.server.competitions import (
     prepare_store,
     refuse_unworkable,
     registered_address,
+    spectator_delay,
 )
 from arena.server.names import checked_name
 from arena.server.standings import StandingsCache
@@ -84,7 +85,10 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
         *,
         standings: StandingsCache | None = None,
         watch_limits: WatchLimits | None = None,
+        spectator_delay: int = 0,
     ) -> None:
+        """``spectator_delay``: plays live matches are shown behind, for a
+        competition whose file sets no ``spectator_delay``."""
         self._storage = storage
         self._access = access
         self._manager = manager
@@ -93,6 +97,7 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
         self._trio_token = trio_token
         self._standings = standings or StandingsCache(data)
         self._watch_limits = watch_limits or WatchLimits()
+        self._spectator_delay = spectator_delay
         self._watchers: dict[str, int] = {}  # open streams per client, on the asyncio loop
         self._uploads: dict[str, int] = {}  # uploads in progress per client, likewise
         self._files = SubmissionFiles(data)
@@ -540,34 +545,39 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
             )
         self._watchers[client] = self._watchers.get(client, 0) + 1
         try:
-            refusal = await asyncio.to_thread(self._watch_refusal, request.id)
+            refusal, least = await asyncio.to_thread(self._watch_refusal, request.id)
             if refusal is not None:
                 await context.abort(*refusal)
-            async for event in self._broker.watch(request.id, request.delay):
+            # A watcher may ask to be further behind, never closer than the
+            # competition allows; the organiser, who runs it, may watch live.
+            if self._access.is_organiser(cast(grpc.ServicerContext, context)):
+                least = 0
+            async for event in self._broker.watch(request.id, max(request.delay, least)):
                 yield event
         finally:
             self._watchers[client] -= 1
             if not self._watchers[client]:
                 del self._watchers[client]
 
-    def _watch_refusal(self, key: str) -> tuple[grpc.StatusCode, str] | None:
+    def _watch_refusal(self, key: str) -> tuple[tuple[grpc.StatusCode, str] | None, int]:
         """Why match ``key`` cannot be watched, or None: it must be scheduled in
-        an existing competition, and not over unless its events are still kept."""
+        an existing competition, and not over unless its events are still kept;
+        and its competition's spectator delay."""
         comp_id, _, match_id = key.partition("/")
         if not match_id:
-            return grpc.StatusCode.INVALID_ARGUMENT, "a match id looks like COMPETITION/MATCH"
-        if self._storage.competition(comp_id) is None:
-            return grpc.StatusCode.NOT_FOUND, f"no competition {comp_id!r}"
+            return (grpc.StatusCode.INVALID_ARGUMENT, "a match id looks like COMPETITION/MATCH"), 0
+        competition = self._storage.competition(comp_id)
+        if competition is None:
+            return (grpc.StatusCode.NOT_FOUND, f"no competition {comp_id!r}"), 0
+        delay = spectator_delay(competition, self._spectator_delay)
         with competition_results(self._data, comp_id) as store:
             entry = None if store is None else store.match(match_id)
         if entry is None:
-            return grpc.StatusCode.NOT_FOUND, f"no match {key!r}"
+            return (grpc.StatusCode.NOT_FOUND, f"no match {key!r}"), delay
         if entry.status is MatchStatus.DONE and not self._broker.has_ended(key):
-            return (
-                grpc.StatusCode.FAILED_PRECONDITION,
-                f"match {key!r} has ended; its log is published (GetMatchLog)",
-            )
-        return None
+            refusal = f"match {key!r} has ended; its log is published (GetMatchLog)"
+            return (grpc.StatusCode.FAILED_PRECONDITION, refusal), delay
+        return None, delay
 
     def _competition(self, comp_id: str, context: grpc.ServicerContext) -> Competition:
         competition = self._storage.competition(comp_id)
@@ -576,7 +586,8 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
         return competition
 
     def _competition_info(self, comp_id: str, context: grpc.ServicerContext) -> spb.CompetitionInfo:
-        return competition_info(self._data, self._competition(comp_id, context))
+        competition = self._competition(comp_id, context)
+        return competition_info(self._data, competition, self._spectator_delay)
 
     def _match_ref(self, key: str, context: grpc.ServicerContext) -> tuple[str, str]:
         """COMPETITION/MATCH split in two; the competition must exist."""

@@ -76,6 +76,9 @@ class TournamentConfig:
     # One remote bot may serve two partner seats (it sees both hands): only when
     # the organiser says so, as `arena match --allow-shared-partners` does.
     allow_shared_partners: bool = False
+    # Plays a live spectator is shown behind (the competition server's watch
+    # streams and web site); None: the server's --spectator-delay.
+    spectator_delay: int | None = None
 
     @property
     def store_path(self) -> Path:
@@ -231,6 +234,7 @@ TOP_KEYS = {
     "stop_after_startup_failures",
     "startup_failure_forfeits",
     "allow_shared_partners",
+    "spectator_delay",
 }
 SANDBOX_KEYS = {"mode", "memory_mib", "processes", "disk_mib"}
 
@@ -408,6 +412,9 @@ def config_from_dict(
         elo_k=_elo_k(raw, where),
         stop_after_startup_failures=_count(raw, "stop_after_startup_failures", where, 3),
         startup_failure_forfeits=_get(raw, "startup_failure_forfeits", bool, where, False),
+        spectator_delay=_at_least(
+            _get(raw, "spectator_delay", int, where, None), "spectator_delay", where, 0
+        ),
         allow_shared_partners=_get(raw, "allow_shared_partners", bool, where, False),
     )
 

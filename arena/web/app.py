@@ -28,7 +28,6 @@ from arena.web.data import (
     Source,
     message_dict,
 )
-from arena.wire import convert
 
 STATIC = Path(__file__).with_name("site_static")
 HEADERS = {
@@ -166,16 +165,17 @@ def create_app(source: Source, on_loop: Callable[[], None] | None = None) -> Sta
             if found is None:
                 return None
             seats = source.seats(cid, mid) if found[1] is None else None
-            return info, found[0], found[1], seats
+            followed = seats is not None and source.watchable(cid, mid) is not None
+            return info, found[0], found[1], seats, followed
 
         found = await run_in_threadpool(read)
         if found is None:
             return _missing(request, f"no match {cid}/{mid!r}")
-        info, m, data, seats = found
+        info, m, data, seats, followed = found
         live = None
         if data is None and seats is not None:
             data = LiveFrames(seats[0], seats[1]).data()
-            if source.live_capable:
+            if followed:
                 live = "/api/matches/" + pages.match_url(m.id)[len("/m/") :] + "/events"
             else:
                 data["status"] = "not played yet"
@@ -185,36 +185,70 @@ def create_app(source: Source, on_loop: Callable[[], None] | None = None) -> Sta
             return _json({"match": message_dict(m), "viewer": data, "events": live})
         return _html(pages.match_page(info, m, data, live))
 
-    async def events(request: Request) -> Response:
-        cid, mid = request.path_params["cid"], request.path_params["mid"]
-        key = f"{cid}/{mid}"
-        seats = await run_in_threadpool(source.watchable, cid, mid)
-        stream = source.live(key) if seats is not None else None
-        if stream is None or seats is None:
-            return _json({"error": f"no live match {key!r}"}, 404)
-        frames = LiveFrames(seats[0], seats[1])
+    def _stream(request: Request, body: AsyncIterator[str], closing: object) -> Response:
+        """An event stream, counted against the caps while its body runs."""
         client = request.client.host if request.client is not None else ""
-        if streams.get(client, 0) >= STREAMS_PER_CLIENT or sum(streams.values()) >= STREAMS_TOTAL:
-            await _close(stream)
-            return _json({"error": "too many open event streams; try again later"}, 503)
 
-        async def body() -> AsyncIterator[str]:
+        async def counted() -> AsyncIterator[str]:
             streams[client] = streams.get(client, 0) + 1  # here: a body never started holds none
             try:
-                async for event in stream:
-                    spectator = message_dict(convert.spectator_event_to_pb(event))
-                    yield f"event: spectator\ndata: {json.dumps(spectator)}\n\n"
-                    for frame in frames.feed(event):
-                        yield f"event: frame\ndata: {json.dumps(frame, ensure_ascii=False)}\n\n"
-                yield "event: end\ndata: {}\n\n"
+                async for chunk in body:
+                    yield chunk
             finally:
                 streams[client] -= 1
                 if not streams[client]:
                     del streams[client]
-                await _close(stream)
+                await _close(closing)
 
         headers = {**HEADERS, "Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-        return StreamingResponse(body(), media_type="text/event-stream", headers=headers)
+        return StreamingResponse(counted(), media_type="text/event-stream", headers=headers)
+
+    def _full(request: Request) -> bool:
+        client = request.client.host if request.client is not None else ""
+        total = sum(streams.values())
+        return streams.get(client, 0) >= STREAMS_PER_CLIENT or total >= STREAMS_TOTAL
+
+    async def events(request: Request) -> Response:
+        cid, mid = request.path_params["cid"], request.path_params["mid"]
+        key = f"{cid}/{mid}"
+
+        def read() -> Any:
+            return source.watchable(cid, mid), source.spectator_delay(cid)
+
+        seats, delay = await run_in_threadpool(read)
+        if seats is None:
+            return _json({"error": f"no live match {key!r}"}, 404)
+        if _full(request):
+            return _json({"error": "too many open event streams; try again later"}, 503)
+        live = source.live(key, seats, delay)
+
+        async def body() -> AsyncIterator[str]:
+            async for spectator, frames in live:
+                if spectator is not None:
+                    yield f"event: spectator\ndata: {json.dumps(spectator)}\n\n"
+                for frame in frames:
+                    yield f"event: frame\ndata: {json.dumps(frame, ensure_ascii=False)}\n\n"
+            yield "event: end\ndata: {}\n\n"
+
+        return _stream(request, body(), live)
+
+    async def results(request: Request) -> Response:
+        """One event each time a match of the competition ends: the page then
+        reads its standings again."""
+        cid = request.path_params["cid"]
+        info = await run_in_threadpool(source.competition, cid)
+        if info is None:
+            return _json({"error": f"no competition {cid!r}"}, 404)
+        if _full(request):
+            return _json({"error": "too many open event streams; try again later"}, 503)
+        ended = source.results(cid)
+
+        async def body() -> AsyncIterator[str]:
+            yield ": following\n\n"  # sent at once, so the browser knows the stream is open
+            async for count in ended:
+                yield f"event: result\ndata: {json.dumps({'ended': count})}\n\n"
+
+        return _stream(request, body(), ended)
 
     async def engine(request: Request) -> Response:
         cid, name = request.path_params["cid"], request.path_params["name"]
@@ -258,6 +292,7 @@ def create_app(source: Source, on_loop: Callable[[], None] | None = None) -> Sta
         Route("/c/{cid}/matches", matches),
         Route("/api/c/{cid}/matches", matches),
         Route("/api/matches/{cid}/{mid:path}/events", events),
+        Route("/api/c/{cid}/results", results),
         Route("/m/{cid}/{mid:path}", match),
         Route("/api/m/{cid}/{mid:path}", match),
         Route("/e/{cid}/{name}", engine),

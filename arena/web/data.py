@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import time
 import tomllib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -19,16 +20,16 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+import trio
 from google.protobuf.json_format import MessageToDict
 
 from arena.errors import ArenaError
-from arena.outcome import MatchEvent
 from arena.ratings import update_elo
 from arena.replay import replay_log
 from arena.rules import Game, Variant
 from arena.store import MatchEntry, MatchStatus, Store, StoredMatch, reading_store
 from arena.tournament.standings import match_score, side_players
-from arena.viewer import VIEWER_ASSETS, viewer_data
+from arena.viewer import VIEWER_ASSETS, frames, viewer_data
 from arena.web.live import LiveFrames
 from arena.wire import service as wire
 from arena.wire.v1 import server_pb2 as spb
@@ -48,6 +49,20 @@ __all__ = [
 ]
 
 PAGE_SIZE = 50
+# A local tournament run by another process is followed through its logs,
+# written and flushed record by record: a match not yet recorded whose log
+# grew within LIVE_IDLE_SECONDS is being played (an older partial log is a
+# stopped run's, played again on resume). Matches start in schedule order, so
+# only the first LIVE_LOOKAHEAD matches still pending are looked at.
+LIVE_IDLE_SECONDS = 120.0
+LIVE_LOOKAHEAD = 256
+TAIL_SECONDS = 0.1  # how often a live local match's log, or its store, is looked at again
+# Keys of a frame that only a log knows (a spectator event carries none of them):
+# a live frame leaves them blank, whichever source it comes from.
+LOG_ONLY = {"think_ms": None, "comment": "", "fault": None}
+# One step of a live match: the spectator event's message as JSON (when the
+# source has events) and the viewer frames it makes.
+LiveItem = tuple[dict[str, Any] | None, list[dict[str, Any]]]
 # Points per engine on the rating-over-time plot, at most.
 PLOT_POINTS = 200
 
@@ -123,7 +138,6 @@ class EnginePage:
 
 class Source(Protocol):
     title: str
-    delay: int  # plays a live match is shown behind
 
     def competitions(self) -> list[spb.CompetitionInfo]: ...
     def competition(self, cid: str) -> spb.CompetitionInfo | None: ...
@@ -134,8 +148,18 @@ class Source(Protocol):
         ...
 
     def engine(self, cid: str, name: str) -> EnginePage | None: ...
-    def live(self, key: str) -> AsyncIterator[MatchEvent] | None:
-        """The public events of a running match, from its start, delayed (trio)."""
+    def spectator_delay(self, cid: str) -> int:
+        """Plays a live match of competition ``cid`` is shown behind."""
+        ...
+
+    def live(
+        self, key: str, seats: tuple[Variant, list[str]], delay: int
+    ) -> AsyncIterator[LiveItem]:
+        """A running match from its start, ``delay`` plays behind, until it ends (trio)."""
+        ...
+
+    def results(self, cid: str) -> AsyncIterator[int]:
+        """Competition ``cid``'s count of ended matches, each time it grows (trio)."""
         ...
 
     def seats(self, cid: str, mid: str) -> tuple[Variant, list[str]] | None: ...
@@ -143,16 +167,11 @@ class Source(Protocol):
         """The variant and seats of a match whose events can be followed live."""
         ...
 
-    @property
-    def live_capable(self) -> bool: ...
-
 
 class _StoreSource:
     """What both sources read from a competition's results store."""
 
     title = "Scopa Arena"
-    delay = 0
-    live_capable = False
     # Per competition: the crosstable and rating series, and how many results
     # they cover (results only ever grow: recomputed when there are more).
     _derived: dict[str, tuple[int, dict[str, dict[str, list[int]]], dict[str, Any]]]
@@ -338,9 +357,6 @@ class _StoreSource:
             recent[-PAGE_SIZE:][::-1],
         )
 
-    def live(self, key: str) -> AsyncIterator[MatchEvent] | None:
-        return None
-
 
 class LocalSource(_StoreSource):
     """A local tournament's output directory: one competition, named after it."""
@@ -375,6 +391,89 @@ class LocalSource(_StoreSource):
 
     def _standings(self, cid: str) -> spb.StandingsReply:
         return cached_standings(self._cache, cid)
+
+    def _live_log(self, mid: str) -> Path:
+        """Where the tournament writes match ``mid``'s log while it plays it."""
+        return self.directory / "logs" / f"{mid.replace('/', '_')}.log"
+
+    def _is_growing(self, mid: str) -> bool:
+        try:
+            return time.time() - self._live_log(mid).stat().st_mtime < LIVE_IDLE_SECONDS
+        except OSError:
+            return False
+
+    def _running(self, cid: str) -> set[str]:
+        with self._open(cid) as store:
+            pending = [] if store is None else store.pending()[:LIVE_LOOKAHEAD]
+        return {f"{cid}/{m.id}" for m in pending if self._is_growing(m.id)}
+
+    def spectator_delay(self, cid: str) -> int:
+        return self.delay
+
+    def watchable(self, cid: str, mid: str) -> tuple[Variant, list[str]] | None:
+        """A match not yet recorded whose log is growing."""
+        with self._open(cid) as store:
+            entry = None if store is None else store.match(mid)
+        if entry is None or entry.status is MatchStatus.DONE or not self._is_growing(mid):
+            return None
+        return self.seats(cid, mid)
+
+    def live(
+        self, key: str, seats: tuple[Variant, list[str]], delay: int
+    ) -> AsyncIterator[LiveItem]:
+        """The match's log read again as it grows, replayed and shown as a
+        spectator sees it; ends with the match, or when the log stops growing
+        (the run stopped) or is started again (the match is replayed)."""
+        path = self._live_log(key.partition("/")[2])
+
+        async def items() -> AsyncIterator[LiveItem]:
+            sent, size, quiet = 0, -1, 0.0
+            delayed = _DelayedFrames(delay)
+            while quiet < LIVE_IDLE_SECONDS:
+                now = await trio.to_thread.run_sync(_file_size, path)
+                if now == size:
+                    quiet += TAIL_SECONDS
+                    await trio.sleep(TAIL_SECONDS)
+                    continue
+                if now < size:
+                    break  # written again from the start: a new attempt at the match
+                size, quiet = now, 0.0
+                shown = await trio.to_thread.run_sync(_public_frames, path)
+                if shown is None:
+                    await trio.sleep(TAIL_SECONDS)
+                    continue
+                frames, ended = shown
+                fresh = frames[sent:]
+                sent = len(frames)
+                released = delayed.feed(fresh)
+                if ended:
+                    released += delayed.flush()
+                if released:
+                    yield None, released
+                if ended:
+                    return
+
+        return items()
+
+    def results(self, cid: str) -> AsyncIterator[int]:
+        """The store's count of recorded matches, looked at again whenever its
+        files change (the tournament writing them is another process)."""
+
+        async def counts() -> AsyncIterator[int]:
+            done, stamp = -1, None
+            while True:
+                now = await trio.to_thread.run_sync(_stamp, self._store_path)
+                if now != stamp:
+                    stamp = now
+                    info = await trio.to_thread.run_sync(self.competition, cid)
+                    count = 0 if info is None else info.matches_done
+                    if count != done:
+                        if done >= 0:
+                            yield count
+                        done = count
+                await trio.sleep(TAIL_SECONDS * 5)
+
+        return counts()
 
     def competitions(self) -> list[spb.CompetitionInfo]:
         info = self.competition(self.id)
@@ -425,7 +524,6 @@ class ServerSource(_StoreSource):
         self.manager = manager
         self.cache = standings_cache
         self.delay = delay
-        self.live_capable = True
         # Read on the trio loop (the manager's own), copied for the worker threads.
         self.running_now: set[str] = set()
 
@@ -469,7 +567,7 @@ class ServerSource(_StoreSource):
             return None
         from arena.server.competitions import competition_info
 
-        return competition_info(self.data, competition)
+        return competition_info(self.data, competition, self.delay)
 
     def engine(self, cid: str, name: str) -> EnginePage | None:
         page = super().engine(cid, name)
@@ -505,12 +603,87 @@ class ServerSource(_StoreSource):
             return None
         return self.seats(cid, mid)
 
-    def live(self, key: str) -> AsyncIterator[MatchEvent] | None:
-        async def events() -> AsyncIterator[MatchEvent]:
-            async for item in self.broker.watch_trio(key, self.delay):
-                yield item.event
+    def spectator_delay(self, cid: str) -> int:
+        from arena.server.competitions import spectator_delay
 
-        return events()
+        competition = self.storage.competition(cid)
+        return self.delay if competition is None else spectator_delay(competition, self.delay)
+
+    def live(
+        self, key: str, seats: tuple[Variant, list[str]], delay: int
+    ) -> AsyncIterator[LiveItem]:
+        return broker_live(self.broker, key, seats, delay)
+
+    def results(self, cid: str) -> AsyncIterator[int]:
+        results: AsyncIterator[int] = self.broker.results_trio(cid)
+        return results
+
+
+def broker_live(
+    broker: Any, key: str, seats: tuple[Variant, list[str]], delay: int
+) -> AsyncIterator[LiveItem]:
+    """A broker's public events of match ``key``, with the frames each makes."""
+    frames = LiveFrames(*seats)
+
+    async def items() -> AsyncIterator[LiveItem]:
+        async for item in broker.watch_trio(key, delay):
+            yield message_dict(item.message), frames.feed(item.event)
+
+    return items()
+
+
+class _DelayedFrames:
+    """Holds live frames back until ``delay`` more plays have followed them,
+    as the broker holds events (a deal's start and end wait for the next play)."""
+
+    def __init__(self, delay: int) -> None:
+        self.delay = delay
+        self.held: list[dict[str, Any]] = []
+
+    def feed(self, fresh: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        self.held += fresh
+        plays = [i for i, f in enumerate(self.held) if f["kind"] == "play"]
+        if len(plays) < self.delay:
+            return []
+        # Everything before the (delay)-th play from the end goes; that play too when delay is 0.
+        cut = len(self.held) if self.delay == 0 else plays[-self.delay]
+        out, self.held = self.held[:cut], self.held[cut:]
+        return out
+
+    def flush(self) -> list[dict[str, Any]]:
+        out, self.held = self.held, []
+        return out
+
+
+def _file_size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return -1
+
+
+def _stamp(path: Path) -> tuple[float, ...]:
+    """When the store or its write-ahead log last changed."""
+    out = []
+    for name in (path, path.with_name(path.name + "-wal")):
+        try:
+            st = name.stat()
+            out += [st.st_mtime, st.st_size]
+        except OSError:
+            out += [0.0, 0]
+    return tuple(out)
+
+
+def _public_frames(path: Path) -> tuple[list[dict[str, Any]], bool] | None:
+    """The frames a spectator sees of the log so far (no hand, nothing only
+    the log knows), and whether the match has ended; None while the log
+    cannot be read yet."""
+    try:
+        replay = replay_log(path)
+    except (ArenaError, OSError):
+        return None
+    shown = [{**f, **LOG_ONLY} for f in frames(replay, public=True) if f["kind"] != "fault"]
+    return shown, replay.complete
 
 
 def cached_standings(cache: Any, cid: str) -> spb.StandingsReply:

@@ -157,17 +157,25 @@ def competition_page(info: spb.CompetitionInfo, overview: Overview) -> str:
             f"[{s.elo0:g}, {s.elo1:g}]: {s.sets} duplicate set(s), LLR {s.llr:+.3f} within "
             f"[{s.lower:.3f}, {s.upper:.3f}]: {e(s.verdict)}</p>"
         )
-    running = ""
-    if overview.running:
-        items = "".join(f'<li><a href="{match_url(k)}">{e(k)}</a></li>' for k in overview.running)
-        running = f'<h2>Being played</h2><ul id="running">{items}</ul>'
+    items = "".join(f'<li><a href="{match_url(k)}">{e(k)}</a></li>' for k in overview.running)
+    running = (
+        f'<h2>Being played</h2><ul id="running">{items}</ul>'
+        if items or info.status == "running"
+        else ""
+    )
+    delay = (
+        f"; live matches are shown {info.spectator_delay} play(s) behind"
+        if info.spectator_delay
+        else ""
+    )
     body = (
         f'<div id="competition" data-api="{e("/api" + competition_url(cid))}" '
+        f'data-results="{e("/api" + competition_url(cid) + "/results")}" '
         f'data-status="{e(info.status)}" data-done="{p.done}">'
         f"<h1>{e(info.name)}</h1>"
         f"<p>competition <code>{e(cid)}</code>: {e(info.status)}; bots: "
         + ", ".join(f'<a href="{engine_url(cid, b)}">{e(b)}</a>' for b in info.bots)
-        + f"</p>{reason}"
+        + f"{e(delay)}</p>{reason}"
         f'<p><span class="progress"><span style="width:{share:.0f}%"></span></span> '
         f'<span id="progress-text">{p.done} of {p.total} matches</span>{e(eta)}</p>'
         f"<p>seed commitment (SHA-256): <code>{e(info.seed_commitment)}</code></p>{seed}"

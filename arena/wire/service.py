@@ -148,6 +148,7 @@ def competition_info(
     seed: str = "",
     reason: str = "",
     created_at: str = "",
+    spectator_delay: int = 0,
 ) -> spb.CompetitionInfo:
     return spb.CompetitionInfo(
         id=id,
@@ -160,6 +161,7 @@ def competition_info(
         seed=seed,
         reason=reason,
         created_at=created_at,
+        spectator_delay=spectator_delay,
     )
 
 

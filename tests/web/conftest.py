@@ -158,7 +158,7 @@ def start_server(data: Path, token_file: Path, *options: str) -> ServerSite:
 def server_site(tmp_path) -> Iterator[ServerSite]:
     token_file = tmp_path / "organiser.token"
     token_file.write_text(ORGANISER)
-    site = start_server(tmp_path / "data", token_file, "--spectator-delay", "3")
+    site = start_server(tmp_path / "data", token_file, "--spectator-delay", "1")
     yield site
     site.stop()
 

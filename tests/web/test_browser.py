@@ -144,7 +144,7 @@ def test_standings_refresh_when_a_match_ends(browser, server_site, bots, hostile
         watched.load(f"/c/{comp}")
         assert watched.page.get_attribute("#competition", "data-status") == "running"
         before = watched.page.locator("#standings tbody tr").count()
-        # No reload: the page's script fills the table as results come in.
+        # No reload: the page's script fills the table as each result is pushed.
         # (Polled from here: the site's policy lets no string be run as script.)
         page = watched.page
         until(lambda: page.inner_text("#progress-text").startswith("2 of 2"), 60)
@@ -152,5 +152,8 @@ def test_standings_refresh_when_a_match_ends(browser, server_site, bots, hostile
         assert before == 0 or watched.page.locator("#standings tbody tr").count() == 2
         names = watched.page.locator("#standings tbody tr td a").all_inner_texts()
         assert sorted(names) == ["alice-greedy", "carol-hostile"]
+        # Pushed: the page read its standings again once per match's end, told
+        # by the results stream (it has no timer).
+        assert int(page.get_attribute("#competition", "data-refreshed") or 0) >= 1
     finally:
         watched.close()

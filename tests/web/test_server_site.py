@@ -38,7 +38,8 @@ target = 1
 [clock]
 move_time = "2s"
 """
-DELAY = 3  # the server_site fixture's --spectator-delay
+SERVER_DELAY = 1  # the server_site fixture's --spectator-delay
+DELAY = 3  # the live test's competition's own spectator_delay
 
 
 def read_sse(url: str, out: list[tuple[float, str, dict]], ready: threading.Event) -> None:
@@ -57,9 +58,25 @@ def read_sse(url: str, out: list[tuple[float, str, dict]], ready: threading.Even
                     return
 
 
-def read_grpc(stub, key: str, out: list[tuple[float, spb.SpectatorEvent]]) -> None:
-    for event in stub.WatchMatch(spb.WatchRequest(id=key), timeout=120):
+def read_grpc(stub, key: str, out: list[tuple[float, spb.SpectatorEvent]], metadata=None) -> None:
+    for event in stub.WatchMatch(spb.WatchRequest(id=key), metadata=metadata, timeout=120):
         out.append((time.monotonic(), event))
+
+
+def released_after_delay(
+    got: list[tuple[float, spb.SpectatorEvent]], live: list[tuple[float, spb.SpectatorEvent]]
+) -> int:
+    """Asserts event j of ``got`` arrived only once DELAY plays had followed
+    it in ``live`` (the organiser's undelayed stream); how many were checked."""
+    is_play = [e.HasField("play") for _, e in live]
+    checked = 0
+    for j, (arrived, _) in enumerate(got):
+        later = [k for k in range(j + 1, len(live)) if is_play[k]]
+        if len(later) >= DELAY:
+            released = live[later[DELAY - 1]][0]
+            assert arrived >= released - 0.03, (j, arrived - released)
+            checked += 1
+    return checked
 
 
 def test_the_server_site_follows_a_live_match_with_public_events_only(
@@ -68,11 +85,11 @@ def test_the_server_site_follows_a_live_match_with_public_events_only(
     stub = server_site.stub()
     register(stub, "alice", "alice-greedy", bots["greedy"])
     register(stub, "carol", "carol-hostile", hostile_bot())  # never fails
+    config = f"spectator_delay = {DELAY}\n" + CUP.format(name="cup")
     comp = stub.CreateCompetition(
-        spb.CreateCompetitionRequest(config=CUP.format(name="cup")),
-        metadata=auth(ORGANISER),
-        timeout=30,
+        spb.CreateCompetitionRequest(config=config), metadata=auth(ORGANISER), timeout=30
     ).id
+    assert stub.GetCompetition(spb.CompetitionRef(id=comp), timeout=10).spectator_delay == DELAY
     # The second match of the set: followed from before it starts.
     key = f"{comp}/alice-greedy~carol-hostile#0/1"
     stub.StartCompetition(spb.CompetitionRef(id=comp), metadata=auth(ORGANISER), timeout=10)
@@ -85,11 +102,13 @@ def test_the_server_site_follows_a_live_match_with_public_events_only(
     events_url = page["events"]
     assert events_url.startswith("/api/matches/") and "#" not in events_url
     sse: list[tuple[float, str, dict]] = []
-    direct: list[tuple[float, spb.SpectatorEvent]] = []
+    direct: list[tuple[float, spb.SpectatorEvent]] = []  # the organiser's: no delay
+    anyone: list[tuple[float, spb.SpectatorEvent]] = []  # asks for none, gets the delay
     ready = threading.Event()
     readers = [
         threading.Thread(target=read_sse, args=(server_site.base + events_url, sse, ready)),
-        threading.Thread(target=read_grpc, args=(stub, key, direct)),
+        threading.Thread(target=read_grpc, args=(stub, key, direct, auth(ORGANISER))),
+        threading.Thread(target=read_grpc, args=(stub, key, anyone)),
     ]
     for t in readers:
         t.start()
@@ -102,21 +121,15 @@ def test_the_server_site_follows_a_live_match_with_public_events_only(
     ]
     frames = [d for _, name, d in sse if name == "frame"]
     assert frames and len(frames) >= len(spectator) // 2
-    # The same events as a gRPC watcher gets, in the same order.
-    assert [e for _, e in spectator] == [e for _, e in direct]
+    # The same events as the gRPC watchers get, in the same order.
+    assert [e for _, e in spectator] == [e for _, e in direct] == [e for _, e in anyone]
     assert spectator[-1][1].HasField("match_end")
 
-    # The spectator delay: event j reaches the page only once DELAY plays have
-    # followed it (as the direct, undelayed watcher saw them).
-    is_play = [e.HasField("play") for _, e in direct]
-    checked = 0
-    for j, (arrived, _) in enumerate(spectator):
-        later = [k for k in range(j + 1, len(direct)) if is_play[k]]
-        if len(later) >= DELAY:
-            released = direct[later[DELAY - 1]][0]
-            assert arrived >= released - 0.03, (j, arrived - released)
-            checked += 1
-    assert checked > 10, (len(direct), sum(is_play), [e.WhichOneof("event") for _, e in direct][:8])
+    # The competition's spectator delay, for the page and for a gRPC watcher
+    # who asked for none: event j arrives only once DELAY plays have followed
+    # it (as the organiser's undelayed stream saw them).
+    assert released_after_delay(spectator, direct) > 10
+    assert released_after_delay(anyone, direct) > 10
 
     # Every event against the published log: the same plays, public tables only.
     wait_for(stub, comp, "finished")
@@ -162,6 +175,7 @@ def test_every_server_page_and_its_twin_match_the_service(server_site, bots, hos
     ).id
     stub.StartCompetition(spb.CompetitionRef(id=comp), metadata=auth(ORGANISER), timeout=10)
     info = wait_for(stub, comp, "finished")
+    assert info.spectator_delay == SERVER_DELAY  # its file sets none: the server's
     from google.protobuf.json_format import MessageToDict
 
     def as_dict(message):
@@ -197,3 +211,33 @@ def test_every_server_page_and_its_twin_match_the_service(server_site, bots, hos
     assert server_site.get("/c/cnothere")[0] == 404
     # A finished match that is no longer live has no stream.
     assert server_site.get(f"/api/matches/{comp}/nothing/events")[0] == 404
+
+
+def test_the_page_is_told_when_each_match_ends(server_site, bots, hostile_bot):
+    stub = server_site.stub()
+    register(stub, "alice", "alice-greedy", bots["greedy"])
+    register(stub, "carol", "carol-hostile", hostile_bot(think=0.01))
+    comp = stub.CreateCompetition(
+        spb.CreateCompetitionRequest(config=CUP.format(name="cup")),
+        metadata=auth(ORGANISER),
+        timeout=30,
+    ).id
+    ended: list[tuple[float, str, dict]] = []
+    opened = threading.Event()
+    reader = threading.Thread(
+        target=read_sse, args=(server_site.base + f"/api/c/{comp}/results", ended, opened)
+    )
+    reader.daemon = True
+    reader.start()
+    assert opened.wait(30)
+    stub.StartCompetition(spb.CompetitionRef(id=comp), metadata=auth(ORGANISER), timeout=10)
+    wait_for(stub, comp, "finished")
+    deadline = time.monotonic() + 10
+    while len(ended) < 2:
+        assert time.monotonic() < deadline, ended
+        time.sleep(0.05)
+    assert [(name, d) for _, name, d in ended] == [
+        ("result", {"ended": 1}),
+        ("result", {"ended": 2}),
+    ]
+    assert server_site.get("/api/c/nope/results")[0] == 404

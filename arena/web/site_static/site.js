@@ -62,30 +62,51 @@
     });
   }
 
+  function matchUrl(key) {
+    var cut = key.indexOf("/");
+    return "/m/" + encodeURIComponent(key.slice(0, cut)) + "/" +
+      encodeURIComponent(key.slice(cut + 1));
+  }
+
+  function fillRunning(list, keys) {
+    while (list.firstChild) { list.removeChild(list.firstChild); }
+    keys.forEach(function (key) {
+      var item = document.createElement("li");
+      var link = text("a", key);
+      link.href = matchUrl(key);
+      item.appendChild(link);
+      list.appendChild(item);
+    });
+  }
+
+  // The server says when a match ends (an event stream); the page then reads
+  // its own JSON twin again: progress, standings and the matches being played.
   function watchCompetition() {
     var page = document.getElementById("competition");
     if (!page) { return; }
     var api = page.getAttribute("data-api");
-    var status = page.getAttribute("data-status");
-    var done = Number(page.getAttribute("data-done"));
-    if (status !== "running") { return; }
-    window.setInterval(function () {
+    if (page.getAttribute("data-status") !== "running") { return; }
+    var refreshed = 0;
+    function refresh() {
       fetch(api, { headers: { "Accept": "application/json" } })
         .then(function (r) { return r.json(); })
         .then(function (d) {
-          var now = d.competition.matches_done;
           var progress = document.getElementById("progress-text");
           if (progress) {
-            progress.textContent = now + " of " + d.competition.matches_total + " matches";
+            progress.textContent = d.competition.matches_done + " of " +
+              d.competition.matches_total + " matches";
           }
-          if (now !== done) {
-            done = now;
-            var table = document.getElementById("standings");
-            if (table) { fillStandings(table, d.standings.rows); }
-          }
+          var table = document.getElementById("standings");
+          if (table && d.standings.rows) { fillStandings(table, d.standings.rows); }
+          var running = document.getElementById("running");
+          if (running) { fillRunning(running, d.running); }
+          refreshed += 1;
+          page.setAttribute("data-refreshed", String(refreshed));
         })
-        .catch(function () { /* the next tick tries again */ });
-    }, 3000);
+        .catch(function () { /* the next match's end tries again */ });
+    }
+    var results = new EventSource(page.getAttribute("data-results"));
+    results.addEventListener("result", refresh);
   }
 
   mountMatch();

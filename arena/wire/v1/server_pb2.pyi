@@ -114,7 +114,7 @@ class CompetitionRef(_message.Message):
     def __init__(self, id: _Optional[str] = ...) -> None: ...
 
 class CompetitionInfo(_message.Message):
-    __slots__ = ("id", "name", "status", "matches_done", "matches_total", "bots", "seed_commitment", "seed", "reason", "created_at")
+    __slots__ = ("id", "name", "status", "matches_done", "matches_total", "bots", "seed_commitment", "seed", "reason", "created_at", "spectator_delay")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
@@ -125,6 +125,7 @@ class CompetitionInfo(_message.Message):
     SEED_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    SPECTATOR_DELAY_FIELD_NUMBER: _ClassVar[int]
     id: str
     name: str
     status: str
@@ -135,7 +136,8 @@ class CompetitionInfo(_message.Message):
     seed: str
     reason: str
     created_at: str
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., status: _Optional[str] = ..., matches_done: _Optional[int] = ..., matches_total: _Optional[int] = ..., bots: _Optional[_Iterable[str]] = ..., seed_commitment: _Optional[str] = ..., seed: _Optional[str] = ..., reason: _Optional[str] = ..., created_at: _Optional[str] = ...) -> None: ...
+    spectator_delay: int
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., status: _Optional[str] = ..., matches_done: _Optional[int] = ..., matches_total: _Optional[int] = ..., bots: _Optional[_Iterable[str]] = ..., seed_commitment: _Optional[str] = ..., seed: _Optional[str] = ..., reason: _Optional[str] = ..., created_at: _Optional[str] = ..., spectator_delay: _Optional[int] = ...) -> None: ...
 
 class StandingsRow(_message.Message):
     __slots__ = ("rank", "bot", "elo", "elo_low", "elo_high", "played", "wins", "losses", "draws", "faults")

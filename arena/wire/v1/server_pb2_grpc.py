@@ -231,7 +231,8 @@ class ArenaServicer:
 
     def WatchMatch(self, request, context):
         """Follow a match as it is played: public information only (no hand of any
-        seat), optionally `delay` decisions behind. Ends when the match ends.
+        seat), at least the competition's `spectator_delay` plays behind (the
+        organiser's token: none), more if `delay` asks. Ends when the match ends.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
