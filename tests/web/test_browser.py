@@ -157,3 +157,51 @@ def test_standings_refresh_when_a_match_ends(browser, server_site, bots, hostile
         assert int(page.get_attribute("#competition", "data-refreshed") or 0) >= 1
     finally:
         watched.close()
+
+
+# What makes the viewer look as it does, read from every one of its elements.
+LOOK = """root => Array.from(root.querySelectorAll("*")).map(el => {
+  const s = getComputedStyle(el), r = el.getBoundingClientRect();
+  return [el.tagName, String(el.className.baseVal ?? el.className), Math.round(r.width),
+          Math.round(r.height), s.fontFamily, s.fontSize, s.fontWeight, s.color,
+          s.backgroundColor, s.borderTopWidth, s.display, s.padding, s.margin];
+})"""
+
+
+def test_the_viewer_looks_the_same_in_a_site_page_as_offline(
+    browser, local_site, tournament, tmp_path
+):
+    """The site's own style must not reach into the viewer (a clash once
+    broke its layout there): element by element, the same sizes and style
+    as the offline file, at the same frame of the same match."""
+    from arena.replay import replay_log
+    from arena.viewer import render_html
+
+    cid = tournament.name
+    match = local_site.json(f"/api/c/{cid}/matches")["matches"][0]
+    log = tournament / "logs" / f"{match['id'].partition('/')[2].replace('/', '_')}.log"
+    offline = tmp_path / "viewer.html"
+    offline.write_text(render_html(replay_log(log)), encoding="utf-8")
+    looks = []
+    target = None  # the viewer's width in the site page: the offline one is given the same
+    for url in (local_site.base + match_url(match["id"]), offline.as_uri()):
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        try:
+            page.goto(url)
+            page.wait_for_selector("#viewer .card")
+            for _ in range(12):  # a few plays into the first deal
+                page.keyboard.press("ArrowRight")
+            width = page.eval_on_selector("#viewer", "el => el.getBoundingClientRect().width")
+            if target is not None and width != target:
+                # The offline file's viewer fills its window (up to 1228 px).
+                page.set_viewport_size({"width": round(target), "height": 900})
+                width = page.eval_on_selector("#viewer", "el => el.getBoundingClientRect().width")
+            target = width
+            looks.append((width, page.eval_on_selector("#viewer", LOOK)))
+        finally:
+            page.close()
+    (site_width, site_look), (file_width, file_look) = looks
+    assert site_width == file_width
+    assert len(site_look) == len(file_look) > 50
+    differing = [(a, b) for a, b in zip(site_look, file_look, strict=True) if a != b]
+    assert not differing, (site_width, file_width, differing[:5])
