@@ -12,9 +12,12 @@ from arena.errors import ConfigError
 DEFAULT_HTTP = "127.0.0.1:8080"
 
 
-def serve_directory(directory: Path, listen: str, announce: str = "LISTENING {}") -> None:
+def serve_directory(
+    directory: Path, listen: str, announce: str = "LISTENING {}", delay: int = 0
+) -> None:
     """Serve the site of ``directory`` until SIGTERM or Ctrl-C; prints
-    ``announce`` with its address (``LISTENING http://HOST:PORT``) once it listens."""
+    ``announce`` with its address (``LISTENING http://HOST:PORT``) once it
+    listens. Matches being played are shown ``delay`` plays behind."""
     import signal
 
     import trio
@@ -28,7 +31,9 @@ def serve_directory(directory: Path, listen: str, announce: str = "LISTENING {}"
         raise ConfigError(f"{directory}: not a directory")
     if not (directory / "results.sqlite").exists():
         raise ConfigError(f"{directory}: no results.sqlite (a tournament's output directory)")
-    source = LocalSource(directory)
+    if delay < 0:
+        raise ConfigError("--spectator-delay must be 0 or more plays")
+    source = LocalSource(directory, delay)
     try:
         source.warm()
     except BaseException:
@@ -51,7 +56,7 @@ def serve_directory(directory: Path, listen: str, announce: str = "LISTENING {}"
 
 
 def cmd_web(args: argparse.Namespace) -> int:
-    serve_directory(Path(args.directory), args.http)
+    serve_directory(Path(args.directory), args.http, delay=args.spectator_delay)
     return exits.OK
 
 
@@ -62,11 +67,19 @@ def add_parsers(sub: Subparsers) -> None:
         description=(
             "Serve the arena's web site (standings, crosstable, matches, replays) over a "
             "local tournament's output directory, until SIGTERM or Ctrl-C. Read-only: the "
-            "tournament may still be running."
+            "tournament may still be running, in another process; its matches being played "
+            "are followed live from their logs."
         ),
     )
     web.add_argument("directory", help="the tournament's output directory (with results.sqlite)")
     web.add_argument(
         "--http", default=DEFAULT_HTTP, metavar="HOST:PORT", help="address to serve on"
+    )
+    web.add_argument(
+        "--spectator-delay",
+        type=int,
+        default=0,
+        metavar="PLAYS",
+        help="show matches being played this many plays behind (default %(default)s)",
     )
     web.set_defaults(func=cmd_web)
