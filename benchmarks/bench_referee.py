@@ -20,7 +20,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import grpc
 import trio
@@ -98,14 +100,63 @@ async def bridge_ms(address: str, n: int) -> float:
     return (time.perf_counter() - start) / n * 1000
 
 
-async def open_connection(address: str) -> GrpcConnection:
-    conn = GrpcConnection(address)
+class TimedConnection(GrpcConnection):
+    """A connection that adds up the time spent in its calls: decisions (the
+    bridge and the bot), notifications and handshakes, so that what is left of
+    a match's time is the referee's own work."""
+
+    def __init__(self, address: str) -> None:
+        super().__init__(address)
+        self.spent = {"decide": 0.0, "notify": 0.0, "handshake": 0.0}
+        self._notifying, self._since = 0, 0.0
+
+    async def decide(self, request: Any, timeout: float) -> Any:
+        start = time.perf_counter()
+        try:
+            return await super().decide(request, timeout)
+        finally:
+            self.spent["decide"] += time.perf_counter() - start
+
+    async def notify(self, method: str, request: Any, timeout: float) -> None:
+        # Both seats are told at once: the wall time while any is under way counts.
+        if not self._notifying:
+            self._since = time.perf_counter()
+        self._notifying += 1
+        try:
+            await super().notify(method, request, timeout)
+        finally:
+            self._notifying -= 1
+            if not self._notifying:
+                self.spent["notify"] += time.perf_counter() - self._since
+
+    async def handshake(self, request: Any, timeout: float) -> Any:
+        start = time.perf_counter()
+        try:
+            return await super().handshake(request, timeout)
+        finally:
+            self.spent["handshake"] += time.perf_counter() - start
+
+
+@dataclass
+class RefereeTimes:
+    """Milliseconds per decision of whole matches, and how they divide."""
+
+    total: float  # the match's wall time per decision
+    calls: float  # in the Decide calls (the bridge and the bot)
+    notify: float  # in notifications (the wall time while any was under way)
+    handshake: float
+    own: float  # the rest: the referee's work (rules, observation, conversion, log, clock)
+    decisions: int
+
+
+async def open_connection(address: str) -> TimedConnection:
+    conn = TimedConnection(address)
     await conn.wait_ready(5)
     conn.watch_health()
     return conn
 
 
-async def referee_ms(address: str, matches: int, log_dir: Path) -> tuple[float, int]:
+async def referee_ms(address: str, matches: int, log_dir: Path) -> RefereeTimes:
     """Whole matches through run_match, on one open connection serving both seats
     (so connecting is not counted; the handshake and notifications are)."""
     conn = await open_connection(address)
@@ -117,7 +168,18 @@ async def referee_ms(address: str, matches: int, log_dir: Path) -> tuple[float, 
         elapsed += time.perf_counter() - start
         decisions += len(report.decisions)
     conn.close()
-    return elapsed / decisions * 1000, decisions
+    spent = conn.spent
+    notify = spent["notify"]
+    own = elapsed - spent["decide"] - notify - spent["handshake"]
+    per = 1000 / decisions
+    return RefereeTimes(
+        elapsed * per,
+        spent["decide"] * per,
+        notify * per,
+        spent["handshake"] * per,
+        own * per,
+        decisions,
+    )
 
 
 async def throughput(
@@ -174,20 +236,31 @@ def main() -> None:
     try:
         address = bots[0][1]
         with tempfile.TemporaryDirectory() as tmp:
-            bare, bridge, ref = [], [], []
+            bare, bridge, times = [], [], []
             for _ in range(rounds):
                 bare.append(bare_call_ms(address, 400))
                 bridge.append(trio.run(bridge_ms, address, 400))
-                ms, n = trio.run(referee_ms, address, 4, Path(tmp))
-                ref.append(ms)
-        b, g, r = (statistics.median(x) for x in (bare, bridge, ref))
+                times.append(trio.run(referee_ms, address, 4, Path(tmp)))
+        b, g = statistics.median(bare), statistics.median(bridge)
+
+        def med(field: str) -> float:
+            return float(statistics.median(getattr(t, field) for t in times))
+
+        r, calls, own = med("total"), med("calls"), med("own")
+        notify, hello = med("notify"), med("handshake")
+        path = calls + own
         print(f"per-decision time, median of {rounds} rounds (trivial bot, loopback)")
         print(f"  bare grpcio unary call (sync stub)   {b:.3f} ms")
         print(f"  same call via the trio bridge        {g:.3f} ms   ({g / b:.2f}x)")
         print(
             f"  referee, whole matches with log      {r:.3f} ms   ({r / b:.2f}x;"
-            f" {n} decisions/round)"
+            f" {times[0].decisions} decisions/round)"
         )
+        print(f"    of which the Decide call           {calls:.3f} ms   ({calls / b:.2f}x)")
+        print(f"    the referee's own work             {own:.3f} ms   ({own / b:.2f}x)")
+        print(f"    notifications (deal and match)     {notify:.3f} ms   ({notify / b:.2f}x)")
+        print(f"    handshakes                         {hello:.3f} ms   ({hello / b:.2f}x)")
+        print(f"  a decision (call and own work)       {path:.3f} ms   ({path / b:.2f}x)")
         hang = subprocess.Popen(
             [sys.executable, str(ROOT / "tests/bots/misbehave.py"), "--mode", "hang"],
             stdout=subprocess.PIPE,

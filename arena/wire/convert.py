@@ -359,9 +359,31 @@ def _public_to_pb(v: Public, msg: Any) -> None:
     if v.to_move is not None:
         msg.to_move = v.to_move
     set_cards(msg.table, v.table)
-    add = msg.plays.add
-    for p in v.plays:
-        add().CopyFrom(_cached(_PLAY_PB, p, play_to_pb))
+    if v.plays:
+        msg.MergeFrom(_plays_pb(type(msg), v.plays))
+
+
+def _plays_pb(kind: type[Any], plays: tuple[Play, ...]) -> Any:
+    """A message of type ``kind`` holding only the plays of a deal so far,
+    converted once: a deal's plays only grow, so the message of all the plays
+    but the last is copied and extended by one (both seats' observations and
+    the spectator events of a deal share them). Merged in C, not field by field."""
+    key = (kind, plays)
+    found = _PLAYS_PB.get(key)
+    if found is None:
+        found = kind()
+        before = _PLAYS_PB.get((kind, plays[:-1])) if len(plays) > 1 else None
+        if before is not None:
+            found.CopyFrom(before)
+            found.plays.add().CopyFrom(_cached(_PLAY_PB, plays[-1], play_to_pb))
+        else:
+            add = found.plays.add
+            for p in plays:
+                add().CopyFrom(_cached(_PLAY_PB, p, play_to_pb))
+        if len(_PLAYS_PB) >= _CACHE_LIMIT:
+            _PLAYS_PB.clear()
+        _PLAYS_PB[key] = found
+    return found
 
 
 def moves_to_pb(moves: Iterable[Move], field: Any) -> None:
@@ -375,6 +397,7 @@ def moves_to_pb(moves: Iterable[Move], field: Any) -> None:
 # one per decision: converted plays, moves and variants are memoised (values
 # are immutable; the cached messages are only ever copied from).
 _PLAY_PB: dict[Any, Any] = {}
+_PLAYS_PB: dict[tuple[type[Any], tuple[Play, ...]], Any] = {}
 _MOVE_PB: dict[Any, Any] = {}
 _VARIANT_PB: dict[Any, Any] = {}
 _CACHE_LIMIT = 1 << 14

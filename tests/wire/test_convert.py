@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from arena.errors import WireError
 from arena.outcome import Fault, FaultKind, MatchResult, Termination
-from arena.rules import Game, Match, Move, Variant, observe
+from arena.rules import Game, Match, Move, Sight, Variant, observe, view
 from arena.wire import convert as cv
 from arena.wire.v1 import engine_pb2, scopa_pb2
 
@@ -65,6 +65,27 @@ def test_observation_play_deal_result_and_finished_deal(game, seed, steps):
     again = cv.finished_deal_from_pb(reparse(started), [reparse(p) for p in plays], reparse(result))
     assert again == done
     assert cv.side_scores_from_pb(list(reparse(result).sides)) == done.score
+
+
+@pytest.mark.parametrize("game", list(Game))
+def test_every_step_of_deals_converts_exactly_for_seats_and_spectators(game):
+    """Plays are converted once per deal and extended play by play: at every
+    step, for every seat and for a spectator, the message still reads back as
+    the view it came from."""
+    rng = random.Random(game.value)
+    match = Match(Variant(game), seed=11)
+    for _ in range(3):
+        deal = match.start_deal()
+        while True:
+            for seat in range(game.seats):
+                obs = observe(match, seat)
+                assert cv.observation_from_pb(reparse(cv.observation_to_pb(obs))) == obs
+            public = view(match, Sight.PUBLIC)
+            assert cv.public_view_from_pb(reparse(cv.public_view_to_pb(public))) == public
+            if deal.is_over:
+                break
+            deal.play(rng.choice(deal.legal_moves()))
+        match.end_deal()
 
 
 @given(
