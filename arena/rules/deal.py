@@ -219,18 +219,12 @@ class Deal:
             moves: list[tuple[int, int]] = []
             append = moves.append
             sels = None
-            for c, r, rank_mask in (
+            for c, r, rank_mask, ready in (
                 d[hand & 1023] + c_[hand >> 10 & 1023] + s_[hand >> 20 & 1023] + b[hand >> 30]
             ):
                 same = table & rank_mask
                 if same:
-                    if same & (same - 1):
-                        while same:
-                            one = same & -same
-                            same ^= one
-                            append((c, one))
-                    else:
-                        append((c, same))
+                    moves += ready[same]
                     continue
                 if sels is None:
                     p = pattern_by_bits
@@ -239,7 +233,7 @@ class Deal:
                     sels = patterns.get(key) or selections_of(key)
                 options = sels[r]
                 if not options:
-                    append((c, 0))
+                    moves += ready[0]
                 elif fewest or len(options) > 1 or options[0][1]:
                     moves += legal_moves(BIT[c], table, fewest)
                 else:

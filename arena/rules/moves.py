@@ -120,12 +120,26 @@ def _fewest(masks: list[int]) -> list[int]:
     return [m for m in masks if m.bit_count() == least]
 
 
+def _ready_moves(c: int) -> dict[int, tuple[Move, ...]]:
+    """The moves of card ``c`` that need no search, shared rather than built
+    per call: under each set of same-rank table cards, the captures of one of
+    them (in increasing card order); under 0, the trail."""
+    others = RANK_MASK[RANK[c]] & ~BIT[c]
+    ready: dict[int, tuple[Move, ...]] = {0: (_new_move(Move, (c, 0)),)}
+    for same in _choose(others, 1) + _choose(others, 2) + _choose(others, 3):
+        ready[same] = tuple(_new_move(Move, (c, one)) for one in _choose(same, 1))
+    return ready
+
+
+_READY = tuple(_ready_moves(c) for c in range(40))
+
 # _SUIT_CARDS[s][bits]: the cards of suit s in a 10-bit pattern, each with its
-# rank and rank mask, so a hand's cards are four table look-ups away.
-_SUIT_CARDS: tuple[tuple[tuple[tuple[int, int, int], ...], ...], ...] = tuple(
+# rank, rank mask and ready moves, so a hand's cards are four table look-ups away.
+CardInfo = tuple[int, int, int, dict[int, tuple[Move, ...]]]
+_SUIT_CARDS: tuple[tuple[tuple[CardInfo, ...], ...], ...] = tuple(
     tuple(
         tuple(
-            (s * 10 + i, RANK[s * 10 + i], RANK_MASK[RANK[s * 10 + i]])
+            (s * 10 + i, RANK[s * 10 + i], RANK_MASK[RANK[s * 10 + i]], _READY[s * 10 + i])
             for i in range(10)
             if bits >> i & 1
         )
@@ -139,21 +153,14 @@ def legal_moves(hand: int, table: int, fewest_cards: bool = False) -> list[Move]
     """Every legal move for a hand and a table (both masks), in a fixed order:
     by played card, then by captured mask as generated."""
     moves: list[Move] = []
-    append = moves.append
     sels = None
     d, c_, s, b = _SUIT_CARDS
-    for c, r, rank_mask in (
+    for c, r, rank_mask, ready in (
         d[hand & 1023] + c_[hand >> 10 & 1023] + s[hand >> 20 & 1023] + b[hand >> 30]
     ):
         same = table & rank_mask
         if same:
-            if same & (same - 1):
-                while same:
-                    one = same & -same
-                    same ^= one
-                    append(_new_move(Move, (c, one)))
-            else:
-                append(_new_move(Move, (c, same)))
+            moves += ready[same]
             continue
         if sels is None:
             p = _PATTERN_BY_BITS
@@ -161,13 +168,12 @@ def legal_moves(hand: int, table: int, fewest_cards: bool = False) -> list[Move]
             sels = _PATTERNS.get(key) or selections_of(key)
         options = sels[r]
         if not options:
-            append(_new_move(Move, (c, 0)))
+            moves += ready[0]
         elif fewest_cards or len(options) > 1 or options[0][1]:
             sets = capture_sets(table, r)
-            for m in _fewest(sets) if fewest_cards else sets:
-                append(_new_move(Move, (c, m)))
+            moves += [_new_move(Move, (c, m)) for m in (_fewest(sets) if fewest_cards else sets)]
         else:
-            append(_new_move(Move, (c, table & options[0][0])))
+            moves.append(_new_move(Move, (c, table & options[0][0])))
     return moves
 
 
