@@ -14,13 +14,14 @@ from typing import NamedTuple
 from arena.errors import IllegalMoveError, RulesError
 from arena.rules.cards import BIT, DECK_SIZE, KING_MASK, cards_text
 from arena.rules.moves import (
+    _CARD_PATTERN,
     _PATTERN_BY_BITS,
-    _PATTERNS,
+    _PLANS,
     _SUIT_CARDS,
     Move,
     check_move,
     legal_moves,
-    selections_of,
+    plan_of,
 )
 from arena.rules.scoring import DealScore, deal_points, score_deal
 from arena.rules.variants import Variant
@@ -208,17 +209,18 @@ class Deal:
         extend (recording costs an eighth of the time). Run it on a ``copy()``.
         """
         seat = self.to_move
-        hands, piles, scope = self.hands, self.piles, self.scope
+        hands, piles, scope, deck = self.hands, self.piles, self.scope, self.deck
         table, pos, in_hands = self.table, self.stock_pos, self.cards_in_hands
         seats, fewest, refill = self._seats, self._fewest, self.variant.game.refill
-        last_capturer, side = self.last_capturer, 0
+        last_capturer, side, dealer = self.last_capturer, 0, self.dealer
         d, c_, s_, b = _SUIT_CARDS
-        pattern_by_bits, patterns = _PATTERN_BY_BITS, _PATTERNS
+        p, plans = _PATTERN_BY_BITS, _PLANS
+        # The table's rank pattern, kept up to date as cards come and go.
+        key = p[table & 1023] + p[table >> 10 & 1023] + p[table >> 20 & 1023] + p[table >> 30]
         while seat is not None:
             hand = hands[seat]
             moves: list[tuple[int, int]] = []
-            append = moves.append
-            sels = None
+            plan = None
             for c, r, rank_mask, ready in (
                 d[hand & 1023] + c_[hand >> 10 & 1023] + s_[hand >> 20 & 1023] + b[hand >> 30]
             ):
@@ -226,18 +228,15 @@ class Deal:
                 if same:
                     moves += ready[same]
                     continue
-                if sels is None:
-                    p = pattern_by_bits
-                    key = p[table & 1023] + p[table >> 10 & 1023] + p[table >> 20 & 1023]
-                    key += p[table >> 30]
-                    sels = patterns.get(key) or selections_of(key)
-                options = sels[r]
-                if not options:
+                if plan is None:
+                    plan = plans.get(key) or plan_of(key)
+                how = plan[r]
+                if not how:
                     moves += ready[0]
-                elif fewest or len(options) > 1 or options[0][1]:
-                    moves += legal_moves(BIT[c], table, fewest)
+                elif how > 0:
+                    moves.append((c, table & how))
                 else:
-                    append((c, table & options[0][0]))
+                    moves += legal_moves(BIT[c], table, fewest)
             card, taken = moves[int(random() * len(moves))]
             bit = BIT[card]
             hands[seat] = hand ^ bit
@@ -249,18 +248,22 @@ class Deal:
                 last_capturer = side
                 if not table and (in_hands or pos < DECK_SIZE):
                     scope[side] += 1
+                key = p[table & 1023] + p[table >> 10 & 1023] + p[table >> 20 & 1023]
+                key += p[table >> 30]
             else:
                 table |= bit
-            if in_hands:
-                seat = seat + 1 if seat + 1 < seats else 0
-            elif pos < DECK_SIZE:
-                self.stock_pos = pos
-                self._deal_hands(refill)
-                pos = self.stock_pos
+                key += _CARD_PATTERN[card]
+            seat = seat + 1 if seat + 1 < seats else 0
+            if not in_hands:
+                if pos == DECK_SIZE:
+                    break
+                for i in range(1, seats + 1):  # as _deal_hands, inlined
+                    h = 0
+                    for c in deck[pos : pos + refill]:
+                        h |= BIT[c]
+                    hands[(dealer + i) % seats] = h
+                    pos += refill
                 in_hands = seats * refill
-                seat = seat + 1 if seat + 1 < seats else 0
-            else:
-                seat = None
         self.table, self.stock_pos, self.cards_in_hands = table, pos, in_hands
         self.last_capturer, self.to_move = last_capturer, None
         self._give_leftovers(side)

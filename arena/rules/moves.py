@@ -43,6 +43,8 @@ _new_move = tuple.__new__  # Move(c, m) without NamedTuple's Python-level __new_
 _PATTERN_BY_BITS = tuple(
     sum(1 << (3 * i) for i in range(10) if bits >> i & 1) for bits in range(1024)
 )
+# _CARD_PATTERN[c]: what card c adds to a table's pattern.
+_CARD_PATTERN = tuple(_PATTERN_BY_BITS[1 << (c % 10)] for c in range(40))
 Selection = tuple[int, tuple[tuple[int, int], ...]]  # (whole-rank mask, ((rank mask, k), ...))
 _PATTERNS: dict[int, tuple[tuple[Selection, ...], ...]] = {}
 
@@ -84,6 +86,26 @@ def _compute_selections(pattern: int) -> tuple[tuple[Selection, ...], ...]:
 
     walk(0, 0, 0, ())
     return tuple(tuple(sels) for sels in by_sum)
+
+
+# _PLANS[pattern][r]: what a card of rank r with no same-rank card on such a
+# table does, in one look-up: 0, no set adds up to r, so it is trailed; a
+# positive mask, exactly one set does and it takes every table card of the
+# ranks in the mask (``table & mask``), the common case; -1, anything else
+# (several sets, or some of several equal cards): ask ``capture_sets``.
+_PLANS: dict[int, tuple[int, ...]] = {}
+
+
+def plan_of(pattern: int) -> tuple[int, ...]:
+    """The per-rank plan of a table pattern (see _PLANS); memoised."""
+    found = _PLANS.get(pattern)
+    if found is None:
+        sels = _PATTERNS.get(pattern) or selections_of(pattern)
+        found = _PLANS[pattern] = tuple(
+            0 if not options else options[0][0] if len(options) == 1 and not options[0][1] else -1
+            for options in sels
+        )
+    return found
 
 
 def _choose(cards: int, k: int) -> list[int]:
@@ -153,7 +175,7 @@ def legal_moves(hand: int, table: int, fewest_cards: bool = False) -> list[Move]
     """Every legal move for a hand and a table (both masks), in a fixed order:
     by played card, then by captured mask as generated."""
     moves: list[Move] = []
-    sels = None
+    plan = None
     d, c_, s, b = _SUIT_CARDS
     for c, r, rank_mask, ready in (
         d[hand & 1023] + c_[hand >> 10 & 1023] + s[hand >> 20 & 1023] + b[hand >> 30]
@@ -162,18 +184,18 @@ def legal_moves(hand: int, table: int, fewest_cards: bool = False) -> list[Move]
         if same:
             moves += ready[same]
             continue
-        if sels is None:
+        if plan is None:
             p = _PATTERN_BY_BITS
             key = p[table & 1023] + p[table >> 10 & 1023] + p[table >> 20 & 1023] + p[table >> 30]
-            sels = _PATTERNS.get(key) or selections_of(key)
-        options = sels[r]
-        if not options:
+            plan = _PLANS.get(key) or plan_of(key)
+        how = plan[r]
+        if not how:
             moves += ready[0]
-        elif fewest_cards or len(options) > 1 or options[0][1]:
+        elif how > 0:
+            moves.append(_new_move(Move, (c, table & how)))
+        else:
             sets = capture_sets(table, r)
             moves += [_new_move(Move, (c, m)) for m in (_fewest(sets) if fewest_cards else sets)]
-        else:
-            moves.append(_new_move(Move, (c, table & options[0][0])))
     return moves
 
 
