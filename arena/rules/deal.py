@@ -15,11 +15,12 @@ from arena.errors import IllegalMoveError, RulesError
 from arena.rules.cards import BIT, DECK_SIZE, KING_MASK, cards_text
 from arena.rules.moves import (
     _CARD_PATTERN,
+    _HANDS,
     _PATTERN_BY_BITS,
     _PLANS,
-    _SUIT_CARDS,
     Move,
     check_move,
+    hand_cards,
     legal_moves,
     plan_of,
 )
@@ -169,28 +170,31 @@ class Deal:
         assert seat is not None
         bit = BIT[card]
         self.hands[seat] ^= bit
-        self.cards_in_hands -= 1
-        seats = self._seats
+        in_hands = self.cards_in_hands = self.cards_in_hands - 1
         side = seat & 1
-        scopa = False
         if taken:
-            self.table ^= taken
+            table = self.table = self.table ^ taken
             self.piles[side] |= taken | bit
             self.last_capturer = side
             # A sweep scores, except with the very last card of the deal.
-            if not self.table and (self.cards_in_hands or self.stock_pos < DECK_SIZE):
-                scopa = True
+            scopa = not table and (in_hands > 0 or self.stock_pos < DECK_SIZE)
+            if scopa:
                 self.scope[side] += 1
         else:
             self.table |= bit
+            scopa = False
         play = _new_play(Play, (seat, card, taken, scopa))
         self.plays.append(play)
-        if self.cards_in_hands:
-            self.to_move = (seat + 1) % seats
+        seat += 1
+        if seat == self._seats:
+            seat = 0
+        if in_hands:
+            self.to_move = seat
         elif self.stock_pos < DECK_SIZE:
-            self._deal_hands(self.variant.game.refill)
-            self.cards_in_hands = seats * self.variant.game.refill
-            self.to_move = (seat + 1) % seats
+            refill = self.variant.game.refill
+            self._deal_hands(refill)
+            self.cards_in_hands = self._seats * refill
+            self.to_move = seat
         else:
             self.to_move = None
             self._give_leftovers(side)
@@ -213,7 +217,7 @@ class Deal:
         table, pos, in_hands = self.table, self.stock_pos, self.cards_in_hands
         seats, fewest, refill = self._seats, self._fewest, self.variant.game.refill
         last_capturer, side, dealer = self.last_capturer, 0, self.dealer
-        d, c_, s_, b = _SUIT_CARDS
+        hands_get = _HANDS.get
         p, plans = _PATTERN_BY_BITS, _PLANS
         # The table's rank pattern, kept up to date as cards come and go.
         key = p[table & 1023] + p[table >> 10 & 1023] + p[table >> 20 & 1023] + p[table >> 30]
@@ -221,9 +225,7 @@ class Deal:
             hand = hands[seat]
             moves: list[tuple[int, int]] = []
             plan = None
-            for c, r, rank_mask, ready in (
-                d[hand & 1023] + c_[hand >> 10 & 1023] + s_[hand >> 20 & 1023] + b[hand >> 30]
-            ):
+            for c, r, rank_mask, ready in hands_get(hand) or hand_cards(hand):
                 same = table & rank_mask
                 if same:
                     moves += ready[same]

@@ -171,15 +171,29 @@ _SUIT_CARDS: tuple[tuple[tuple[CardInfo, ...], ...], ...] = tuple(
 )
 
 
+# _HANDS[hand]: the cards of a hand of at most three cards, as _SUIT_CARDS
+# gives them; Scopa hands never hold more, so one look-up splits them.
+_HANDS: dict[int, tuple[CardInfo, ...]] = {}
+
+
+def hand_cards(hand: int) -> tuple[CardInfo, ...]:
+    """The cards of a hand (mask) in increasing order, as _SUIT_CARDS gives
+    them; memoised in _HANDS for hands of up to three cards (at most 10,701)."""
+    found = _HANDS.get(hand)
+    if found is None:
+        d, c, s, b = _SUIT_CARDS
+        found = d[hand & 1023] + c[hand >> 10 & 1023] + s[hand >> 20 & 1023] + b[hand >> 30]
+        if len(found) <= 3:
+            _HANDS[hand] = found
+    return found
+
+
 def legal_moves(hand: int, table: int, fewest_cards: bool = False) -> list[Move]:
     """Every legal move for a hand and a table (both masks), in a fixed order:
     by played card, then by captured mask as generated."""
     moves: list[Move] = []
     plan = None
-    d, c_, s, b = _SUIT_CARDS
-    for c, r, rank_mask, ready in (
-        d[hand & 1023] + c_[hand >> 10 & 1023] + s[hand >> 20 & 1023] + b[hand >> 30]
-    ):
+    for c, r, rank_mask, ready in _HANDS.get(hand) or hand_cards(hand):
         same = table & rank_mask
         if same:
             moves += ready[same]
