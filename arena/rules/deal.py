@@ -218,7 +218,7 @@ class Deal:
         seats, fewest, refill = self._seats, self._fewest, self.variant.game.refill
         last_capturer, side, dealer = self.last_capturer, 0, self.dealer
         hands_get = _HANDS.get
-        p, plans = _PATTERN_BY_BITS, _PLANS
+        p, plans, card_pattern, bits = _PATTERN_BY_BITS, _PLANS, _CARD_PATTERN, BIT
         # The table's rank pattern, kept up to date as cards come and go.
         key = p[table & 1023] + p[table >> 10 & 1023] + p[table >> 20 & 1023] + p[table >> 30]
         while seat is not None:
@@ -238,9 +238,9 @@ class Deal:
                 elif how > 0:
                     moves.append((c, table & how))
                 else:
-                    moves += legal_moves(BIT[c], table, fewest)
+                    moves += legal_moves(bits[c], table, fewest)
             card, taken = moves[int(random() * len(moves))]
-            bit = BIT[card]
+            bit = bits[card]
             hands[seat] = hand ^ bit
             in_hands -= 1
             side = seat & 1
@@ -250,11 +250,14 @@ class Deal:
                 last_capturer = side
                 if not table and (in_hands or pos < DECK_SIZE):
                     scope[side] += 1
-                key = p[table & 1023] + p[table >> 10 & 1023] + p[table >> 20 & 1023]
-                key += p[table >> 30]
+                if taken & (taken - 1):  # a set: count the table again
+                    key = p[table & 1023] + p[table >> 10 & 1023] + p[table >> 20 & 1023]
+                    key += p[table >> 30]
+                else:  # one card of the played card's rank
+                    key -= card_pattern[card]
             else:
                 table |= bit
-                key += _CARD_PATTERN[card]
+                key += card_pattern[card]
             seat = seat + 1 if seat + 1 < seats else 0
             if not in_hands:
                 if pos == DECK_SIZE:
@@ -262,7 +265,7 @@ class Deal:
                 for i in range(1, seats + 1):  # as _deal_hands, inlined
                     h = 0
                     for c in deck[pos : pos + refill]:
-                        h |= BIT[c]
+                        h |= bits[c]
                     hands[(dealer + i) % seats] = h
                     pos += refill
                 in_hands = seats * refill
