@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from arena.errors import IllegalMoveError
-from arena.rules.cards import BIT, RANK, RANK_MASK, card_name, cards_of, cards_text
+from arena.rules.cards import BIT, KING_MASK, RANK, RANK_MASK, card_name, cards_of, cards_text
 
 
 class Move(NamedTuple):
@@ -40,8 +40,10 @@ _new_move = tuple.__new__  # Move(c, m) without NamedTuple's Python-level __new_
 # sum, the rank masks of the selections. A selection that takes every table
 # card of each rank it uses is simply ``table & mask``; one that takes some of
 # several equal ranks (two 3s on the table, one taken) lists them apart.
+# Kings are left out of patterns: a king adds up to 10 only alone, which
+# capture_sets adds back, so counting them would only halve the memo's hits.
 _PATTERN_BY_BITS = tuple(
-    sum(1 << (3 * i) for i in range(10) if bits >> i & 1) for bits in range(1024)
+    sum(1 << (3 * i) for i in range(9) if bits >> i & 1) for bits in range(1024)
 )
 # _CARD_PATTERN[c]: what card c adds to a table's pattern.
 _CARD_PATTERN = tuple(_PATTERN_BY_BITS[1 << (c % 10)] for c in range(40))
@@ -128,7 +130,8 @@ def capture_sets(table: int, total: int) -> list[int]:
     """The masks of every set of table cards adding up to ``total`` (1..10)."""
     key = _pattern(table)
     sels = _PATTERNS.get(key) or selections_of(key)
-    out = []
+    # A lone king is the first set adding up to 10, as if patterns held kings.
+    out = _choose(table & KING_MASK, 1) if total == 10 else []
     for sel in sels[total]:
         if sel[1]:
             out += _realise(table, sel)
