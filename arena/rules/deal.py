@@ -116,19 +116,29 @@ class Deal:
             if step == "hands":
                 self._deal_hands(n)
             else:
-                for c in self.deck[self.stock_pos : self.stock_pos + n]:
-                    self.table |= BIT[c]
-                self.stock_pos += n
-        self.cards_in_hands = sum(h.bit_count() for h in self.hands)
+                pos = self.stock_pos
+                table = self.table
+                for c in self.deck[pos : pos + n]:
+                    table |= BIT[c]
+                self.table, self.stock_pos = table, pos + n
+        # Every card dealt so far is in a hand or on the table.
+        self.cards_in_hands = self.stock_pos - self.table.bit_count()
         self.to_move: int | None = (dealer + 1) % seats
 
     def _deal_hands(self, n: int) -> None:
         """n cards to each seat, in a packet, starting with the seat after the dealer."""
-        deck, pos, seats = self.deck, self.stock_pos, self._seats
+        deck, pos, seats, hands, dealer = (
+            self.deck,
+            self.stock_pos,
+            self._seats,
+            self.hands,
+            self.dealer,
+        )
         for i in range(1, seats + 1):
-            seat = (self.dealer + i) % seats
+            packet = 0
             for c in deck[pos : pos + n]:
-                self.hands[seat] |= BIT[c]
+                packet |= BIT[c]
+            hands[(dealer + i) % seats] |= packet
             pos += n
         self.stock_pos = pos
 
