@@ -223,25 +223,26 @@ class Deal:
         extend (recording costs an eighth of the time). Run it on a ``copy()``.
         """
         seat = self.to_move
+        if seat is None:
+            return deal_points(self.piles, self.scope)
         hands, piles, scope, deck = self.hands, self.piles, self.scope, self.deck
         table, pos, in_hands = self.table, self.stock_pos, self.cards_in_hands
         seats, fewest, refill = self._seats, self._fewest, self.variant.game.refill
-        last_capturer, side, dealer = self.last_capturer, 0, self.dealer
+        last_capturer, dealer = self.last_capturer, self.dealer
+        following = (*range(1, seats), 0)  # following[s]: the seat after s
         hands_get = _HANDS.get
         p, plans, card_pattern, bits = _PATTERN_BY_BITS, _PLANS, _CARD_PATTERN, BIT
         # The table's rank pattern, kept up to date as cards come and go.
         key = p[table & 1023] + p[table >> 10 & 1023] + p[table >> 20 & 1023] + p[table >> 30]
-        while seat is not None:
+        while True:
             hand = hands[seat]
             moves: list[tuple[int, int]] = []
-            plan = None
+            plan = plans.get(key) or plan_of(key)
             for c, r, rank_mask, ready in hands_get(hand) or hand_cards(hand):
                 same = table & rank_mask
                 if same:
                     moves += ready[same]
                     continue
-                if plan is None:
-                    plan = plans.get(key) or plan_of(key)
                 how = plan[r]
                 if not how:
                     moves += ready[0]
@@ -268,15 +269,15 @@ class Deal:
             else:
                 table |= bit
                 key += card_pattern[card]
-            seat = seat + 1 if seat + 1 < seats else 0
+            seat = following[seat]
             if not in_hands:
                 if pos == DECK_SIZE:
                     break
                 for i in range(1, seats + 1):  # as _deal_hands, inlined
-                    h = 0
+                    packet = 0
                     for c in deck[pos : pos + refill]:
-                        h |= bits[c]
-                    hands[(dealer + i) % seats] = h
+                        packet |= bits[c]
+                    hands[(dealer + i) % seats] = packet
                     pos += refill
                 in_hands = seats * refill
         self.table, self.stock_pos, self.cards_in_hands = table, pos, in_hands

@@ -181,13 +181,12 @@ _HANDS: dict[int, tuple[CardInfo, ...]] = {}
 
 def hand_cards(hand: int) -> tuple[CardInfo, ...]:
     """The cards of a hand (mask) in increasing order, as _SUIT_CARDS gives
-    them; memoised in _HANDS for hands of up to three cards (at most 10,701)."""
-    found = _HANDS.get(hand)
-    if found is None:
-        d, c, s, b = _SUIT_CARDS
-        found = d[hand & 1023] + c[hand >> 10 & 1023] + s[hand >> 20 & 1023] + b[hand >> 30]
-        if len(found) <= 3:
-            _HANDS[hand] = found
+    them. Callers look in _HANDS first; hands of up to three cards are
+    remembered there (at most 10,701 of them)."""
+    d, c, s, b = _SUIT_CARDS
+    found = d[hand & 1023] + c[hand >> 10 & 1023] + s[hand >> 20 & 1023] + b[hand >> 30]
+    if len(found) <= 3:
+        _HANDS[hand] = found
     return found
 
 
