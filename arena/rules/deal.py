@@ -19,7 +19,9 @@ from arena.rules.moves import (
     _PATTERN_BY_BITS,
     _PLANS,
     Move,
+    capture_sets,
     check_move,
+    fewest_of,
     hand_cards,
     legal_moves,
     plan_of,
@@ -249,7 +251,8 @@ class Deal:
                 elif how > 0:
                     moves.append((c, table & how))
                 else:
-                    moves += legal_moves(bits[c], table, fewest)
+                    sets = capture_sets(table, r)
+                    moves += [(c, m) for m in (fewest_of(sets) if fewest else sets)]
             card, taken = moves[int(random() * len(moves))]
             bit = bits[card]
             hands[seat] = hand ^ bit

@@ -140,7 +140,8 @@ def capture_sets(table: int, total: int) -> list[int]:
     return out
 
 
-def _fewest(masks: list[int]) -> list[int]:
+def fewest_of(masks: list[int]) -> list[int]:
+    """The sets with the fewest cards, for the fewest-cards rule."""
     least = min(m.bit_count() for m in masks)
     return [m for m in masks if m.bit_count() == least]
 
@@ -211,7 +212,7 @@ def legal_moves(hand: int, table: int, fewest_cards: bool = False) -> list[Move]
             moves.append(_new_move(Move, (c, table & how)))
         else:
             sets = capture_sets(table, r)
-            moves += [_new_move(Move, (c, m)) for m in (_fewest(sets) if fewest_cards else sets)]
+            moves += [_new_move(Move, (c, m)) for m in (fewest_of(sets) if fewest_cards else sets)]
     return moves
 
 
@@ -261,7 +262,7 @@ def check_move(
         raise IllegalMoveError(
             f"{cards_text(taken)} add up to {total}, not {r}", seat=seat, move=move
         )
-    if fewest_cards and taken not in _fewest(sets):
+    if fewest_cards and taken not in fewest_of(sets):
         raise IllegalMoveError(
             f"fewest-cards rule: {card_name(c)} must take a set of "
             f"{min(m.bit_count() for m in sets)} cards",
