@@ -257,8 +257,8 @@ class Deal:
             bit = bits[card]
             hands[seat] = hand ^ bit
             in_hands -= 1
-            side = seat & 1
             if taken:
+                side = seat & 1
                 table ^= taken
                 piles[side] |= taken | bit
                 last_capturer = side
@@ -272,10 +272,9 @@ class Deal:
             else:
                 table |= bit
                 key += card_pattern[card]
-            seat = following[seat]
             if not in_hands:
                 if pos == DECK_SIZE:
-                    break
+                    break  # seat made the last play
                 for i in range(1, seats + 1):  # as _deal_hands, inlined
                     packet = 0
                     for c in deck[pos : pos + refill]:
@@ -283,9 +282,10 @@ class Deal:
                     hands[(dealer + i) % seats] = packet
                     pos += refill
                 in_hands = seats * refill
+            seat = following[seat]
         self.table, self.stock_pos, self.cards_in_hands = table, pos, in_hands
         self.last_capturer, self.to_move = last_capturer, None
-        self._give_leftovers(side)
+        self._give_leftovers(seat & 1)
         return deal_points(piles, scope)
 
     def _give_leftovers(self, last_side: int) -> None:
