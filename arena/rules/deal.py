@@ -159,9 +159,10 @@ class Deal:
         return DECK_SIZE - self.stock_pos
 
     def legal_moves(self) -> list[Move]:
-        if self.to_move is None:
+        seat = self.to_move
+        if seat is None:
             return []
-        return legal_moves(self.hands[self.to_move], self.table, self._fewest)
+        return legal_moves(self.hands[seat], self.table, self._fewest)
 
     def check(self, move: Move) -> None:
         """Raise IllegalMoveError unless ``move`` is legal now."""

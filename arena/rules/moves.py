@@ -191,12 +191,15 @@ def hand_cards(hand: int) -> tuple[CardInfo, ...]:
     return found
 
 
+_hands_get, _plans_get = _HANDS.get, _PLANS.get  # bound once: legal_moves is hot
+
+
 def legal_moves(hand: int, table: int, fewest_cards: bool = False) -> list[Move]:
     """Every legal move for a hand and a table (both masks), in a fixed order:
     by played card, then by captured mask as generated."""
     moves: list[Move] = []
     plan = None
-    for c, r, rank_mask, ready in _HANDS.get(hand) or hand_cards(hand):
+    for c, r, rank_mask, ready in _hands_get(hand) or hand_cards(hand):
         same = table & rank_mask
         if same:
             moves += ready[same]
@@ -204,7 +207,7 @@ def legal_moves(hand: int, table: int, fewest_cards: bool = False) -> list[Move]
         if plan is None:
             p = _PATTERN_BY_BITS
             key = p[table & 1023] + p[table >> 10 & 1023] + p[table >> 20 & 1023] + p[table >> 30]
-            plan = _PLANS.get(key) or plan_of(key)
+            plan = _plans_get(key) or plan_of(key)
         how = plan[r]
         if not how:
             moves += ready[0]
