@@ -14,13 +14,17 @@ from typing import NamedTuple
 from arena.errors import IllegalMoveError, RulesError
 from arena.rules.cards import BIT, DECK_SIZE, KING_MASK, cards_text
 from arena.rules.moves import (
+    _CARD_PATTERN,
+    _HANDS,
     _PATTERN_BY_BITS,
-    _PATTERNS,
-    _SUIT_CARDS,
+    _PLANS,
     Move,
+    capture_sets,
     check_move,
+    fewest_of,
+    hand_cards,
     legal_moves,
-    selections_of,
+    plan_of,
 )
 from arena.rules.scoring import DealScore, deal_points, score_deal
 from arena.rules.variants import Variant
@@ -114,19 +118,29 @@ class Deal:
             if step == "hands":
                 self._deal_hands(n)
             else:
-                for c in self.deck[self.stock_pos : self.stock_pos + n]:
-                    self.table |= BIT[c]
-                self.stock_pos += n
-        self.cards_in_hands = sum(h.bit_count() for h in self.hands)
+                pos = self.stock_pos
+                table = self.table
+                for c in self.deck[pos : pos + n]:
+                    table |= BIT[c]
+                self.table, self.stock_pos = table, pos + n
+        # Every card dealt so far is in a hand or on the table.
+        self.cards_in_hands = self.stock_pos - self.table.bit_count()
         self.to_move: int | None = (dealer + 1) % seats
 
     def _deal_hands(self, n: int) -> None:
         """n cards to each seat, in a packet, starting with the seat after the dealer."""
-        deck, pos, seats = self.deck, self.stock_pos, self._seats
+        deck, pos, seats, hands, dealer = (
+            self.deck,
+            self.stock_pos,
+            self._seats,
+            self.hands,
+            self.dealer,
+        )
         for i in range(1, seats + 1):
-            seat = (self.dealer + i) % seats
+            packet = 0
             for c in deck[pos : pos + n]:
-                self.hands[seat] |= BIT[c]
+                packet |= BIT[c]
+            hands[(dealer + i) % seats] |= packet
             pos += n
         self.stock_pos = pos
 
@@ -145,9 +159,10 @@ class Deal:
         return DECK_SIZE - self.stock_pos
 
     def legal_moves(self) -> list[Move]:
-        if self.to_move is None:
+        seat = self.to_move
+        if seat is None:
             return []
-        return legal_moves(self.hands[self.to_move], self.table, self._fewest)
+        return legal_moves(self.hands[seat], self.table, self._fewest)
 
     def check(self, move: Move) -> None:
         """Raise IllegalMoveError unless ``move`` is legal now."""
@@ -168,28 +183,31 @@ class Deal:
         assert seat is not None
         bit = BIT[card]
         self.hands[seat] ^= bit
-        self.cards_in_hands -= 1
-        seats = self._seats
+        in_hands = self.cards_in_hands = self.cards_in_hands - 1
         side = seat & 1
-        scopa = False
         if taken:
-            self.table ^= taken
+            table = self.table = self.table ^ taken
             self.piles[side] |= taken | bit
             self.last_capturer = side
             # A sweep scores, except with the very last card of the deal.
-            if not self.table and (self.cards_in_hands or self.stock_pos < DECK_SIZE):
-                scopa = True
+            scopa = not table and (in_hands > 0 or self.stock_pos < DECK_SIZE)
+            if scopa:
                 self.scope[side] += 1
         else:
             self.table |= bit
+            scopa = False
         play = _new_play(Play, (seat, card, taken, scopa))
         self.plays.append(play)
-        if self.cards_in_hands:
-            self.to_move = (seat + 1) % seats
+        seat += 1
+        if seat == self._seats:
+            seat = 0
+        if in_hands:
+            self.to_move = seat
         elif self.stock_pos < DECK_SIZE:
-            self._deal_hands(self.variant.game.refill)
-            self.cards_in_hands = seats * self.variant.game.refill
-            self.to_move = (seat + 1) % seats
+            refill = self.variant.game.refill
+            self._deal_hands(refill)
+            self.cards_in_hands = self._seats * refill
+            self.to_move = seat
         else:
             self.to_move = None
             self._give_leftovers(side)
@@ -208,68 +226,67 @@ class Deal:
         extend (recording costs an eighth of the time). Run it on a ``copy()``.
         """
         seat = self.to_move
-        hands, piles, scope = self.hands, self.piles, self.scope
+        if seat is None:
+            return deal_points(self.piles, self.scope)
+        hands, piles, scope, deck = self.hands, self.piles, self.scope, self.deck
         table, pos, in_hands = self.table, self.stock_pos, self.cards_in_hands
         seats, fewest, refill = self._seats, self._fewest, self.variant.game.refill
-        last_capturer, side = self.last_capturer, 0
-        d, c_, s_, b = _SUIT_CARDS
-        pattern_by_bits, patterns = _PATTERN_BY_BITS, _PATTERNS
-        while seat is not None:
+        last_capturer, dealer = self.last_capturer, self.dealer
+        following = (*range(1, seats), 0)  # following[s]: the seat after s
+        hands_get = _HANDS.get
+        p, plans, card_pattern, bits = _PATTERN_BY_BITS, _PLANS, _CARD_PATTERN, BIT
+        # The table's rank pattern, kept up to date as cards come and go.
+        key = p[table & 1023] + p[table >> 10 & 1023] + p[table >> 20 & 1023] + p[table >> 30]
+        while True:
             hand = hands[seat]
             moves: list[tuple[int, int]] = []
-            append = moves.append
-            sels = None
-            for c, r, rank_mask in (
-                d[hand & 1023] + c_[hand >> 10 & 1023] + s_[hand >> 20 & 1023] + b[hand >> 30]
-            ):
+            plan = plans.get(key) or plan_of(key)
+            for c, r, rank_mask, ready in hands_get(hand) or hand_cards(hand):
                 same = table & rank_mask
                 if same:
-                    if same & (same - 1):
-                        while same:
-                            one = same & -same
-                            same ^= one
-                            append((c, one))
-                    else:
-                        append((c, same))
+                    moves += ready[same]
                     continue
-                if sels is None:
-                    p = pattern_by_bits
-                    key = p[table & 1023] + p[table >> 10 & 1023] + p[table >> 20 & 1023]
-                    key += p[table >> 30]
-                    sels = patterns.get(key) or selections_of(key)
-                options = sels[r]
-                if not options:
-                    append((c, 0))
-                elif fewest or len(options) > 1 or options[0][1]:
-                    moves += legal_moves(BIT[c], table, fewest)
+                how = plan[r]
+                if not how:
+                    moves += ready[0]
+                elif how > 0:
+                    moves.append((c, table & how))
                 else:
-                    append((c, table & options[0][0]))
+                    sets = capture_sets(table, r)
+                    moves += [(c, m) for m in (fewest_of(sets) if fewest else sets)]
             card, taken = moves[int(random() * len(moves))]
-            bit = BIT[card]
+            bit = bits[card]
             hands[seat] = hand ^ bit
             in_hands -= 1
-            side = seat & 1
             if taken:
+                side = seat & 1
                 table ^= taken
                 piles[side] |= taken | bit
                 last_capturer = side
                 if not table and (in_hands or pos < DECK_SIZE):
                     scope[side] += 1
+                if taken & (taken - 1):  # a set: count the table again
+                    key = p[table & 1023] + p[table >> 10 & 1023] + p[table >> 20 & 1023]
+                    key += p[table >> 30]
+                else:  # one card of the played card's rank
+                    key -= card_pattern[card]
             else:
                 table |= bit
-            if in_hands:
-                seat = seat + 1 if seat + 1 < seats else 0
-            elif pos < DECK_SIZE:
-                self.stock_pos = pos
-                self._deal_hands(refill)
-                pos = self.stock_pos
+                key += card_pattern[card]
+            if not in_hands:
+                if pos == DECK_SIZE:
+                    break  # seat made the last play
+                for i in range(1, seats + 1):  # as _deal_hands, inlined
+                    packet = 0
+                    for c in deck[pos : pos + refill]:
+                        packet |= bits[c]
+                    hands[(dealer + i) % seats] = packet
+                    pos += refill
                 in_hands = seats * refill
-                seat = seat + 1 if seat + 1 < seats else 0
-            else:
-                seat = None
+            seat = following[seat]
         self.table, self.stock_pos, self.cards_in_hands = table, pos, in_hands
         self.last_capturer, self.to_move = last_capturer, None
-        self._give_leftovers(side)
+        self._give_leftovers(seat & 1)
         return deal_points(piles, scope)
 
     def _give_leftovers(self, last_side: int) -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from arena.errors import IllegalMoveError
-from arena.rules.cards import BIT, RANK, RANK_MASK, card_name, cards_of, cards_text
+from arena.rules.cards import BIT, KING_MASK, RANK, RANK_MASK, card_name, cards_of, cards_text
 
 
 class Move(NamedTuple):
@@ -40,9 +40,13 @@ _new_move = tuple.__new__  # Move(c, m) without NamedTuple's Python-level __new_
 # sum, the rank masks of the selections. A selection that takes every table
 # card of each rank it uses is simply ``table & mask``; one that takes some of
 # several equal ranks (two 3s on the table, one taken) lists them apart.
+# Kings are left out of patterns: a king adds up to 10 only alone, which
+# capture_sets adds back, so counting them would only halve the memo's hits.
 _PATTERN_BY_BITS = tuple(
-    sum(1 << (3 * i) for i in range(10) if bits >> i & 1) for bits in range(1024)
+    sum(1 << (3 * i) for i in range(9) if bits >> i & 1) for bits in range(1024)
 )
+# _CARD_PATTERN[c]: what card c adds to a table's pattern.
+_CARD_PATTERN = tuple(_PATTERN_BY_BITS[1 << (c % 10)] for c in range(40))
 Selection = tuple[int, tuple[tuple[int, int], ...]]  # (whole-rank mask, ((rank mask, k), ...))
 _PATTERNS: dict[int, tuple[tuple[Selection, ...], ...]] = {}
 
@@ -86,6 +90,26 @@ def _compute_selections(pattern: int) -> tuple[tuple[Selection, ...], ...]:
     return tuple(tuple(sels) for sels in by_sum)
 
 
+# _PLANS[pattern][r]: what a card of rank r with no same-rank card on such a
+# table does, in one look-up: 0, no set adds up to r, so it is trailed; a
+# positive mask, exactly one set does and it takes every table card of the
+# ranks in the mask (``table & mask``), the common case; -1, anything else
+# (several sets, or some of several equal cards): ask ``capture_sets``.
+_PLANS: dict[int, tuple[int, ...]] = {}
+
+
+def plan_of(pattern: int) -> tuple[int, ...]:
+    """The per-rank plan of a table pattern (see _PLANS); memoised."""
+    found = _PLANS.get(pattern)
+    if found is None:
+        sels = _PATTERNS.get(pattern) or selections_of(pattern)
+        found = _PLANS[pattern] = tuple(
+            0 if not options else options[0][0] if len(options) == 1 and not options[0][1] else -1
+            for options in sels
+        )
+    return found
+
+
 def _choose(cards: int, k: int) -> list[int]:
     """Every k-card sub-mask of a mask."""
     out = [0]
@@ -106,7 +130,8 @@ def capture_sets(table: int, total: int) -> list[int]:
     """The masks of every set of table cards adding up to ``total`` (1..10)."""
     key = _pattern(table)
     sels = _PATTERNS.get(key) or selections_of(key)
-    out = []
+    # A lone king is the first set adding up to 10, as if patterns held kings.
+    out = _choose(table & KING_MASK, 1) if total == 10 else []
     for sel in sels[total]:
         if sel[1]:
             out += _realise(table, sel)
@@ -115,17 +140,32 @@ def capture_sets(table: int, total: int) -> list[int]:
     return out
 
 
-def _fewest(masks: list[int]) -> list[int]:
+def fewest_of(masks: list[int]) -> list[int]:
+    """The sets with the fewest cards, for the fewest-cards rule."""
     least = min(m.bit_count() for m in masks)
     return [m for m in masks if m.bit_count() == least]
 
 
+def _ready_moves(c: int) -> dict[int, tuple[Move, ...]]:
+    """The moves of card ``c`` that need no search, shared rather than built
+    per call: under each set of same-rank table cards, the captures of one of
+    them (in increasing card order); under 0, the trail."""
+    others = RANK_MASK[RANK[c]] & ~BIT[c]
+    ready: dict[int, tuple[Move, ...]] = {0: (_new_move(Move, (c, 0)),)}
+    for same in _choose(others, 1) + _choose(others, 2) + _choose(others, 3):
+        ready[same] = tuple(_new_move(Move, (c, one)) for one in _choose(same, 1))
+    return ready
+
+
+_READY = tuple(_ready_moves(c) for c in range(40))
+
 # _SUIT_CARDS[s][bits]: the cards of suit s in a 10-bit pattern, each with its
-# rank and rank mask, so a hand's cards are four table look-ups away.
-_SUIT_CARDS: tuple[tuple[tuple[tuple[int, int, int], ...], ...], ...] = tuple(
+# rank, rank mask and ready moves, so a hand's cards are four table look-ups away.
+CardInfo = tuple[int, int, int, dict[int, tuple[Move, ...]]]
+_SUIT_CARDS: tuple[tuple[tuple[CardInfo, ...], ...], ...] = tuple(
     tuple(
         tuple(
-            (s * 10 + i, RANK[s * 10 + i], RANK_MASK[RANK[s * 10 + i]])
+            (s * 10 + i, RANK[s * 10 + i], RANK_MASK[RANK[s * 10 + i]], _READY[s * 10 + i])
             for i in range(10)
             if bits >> i & 1
         )
@@ -135,39 +175,47 @@ _SUIT_CARDS: tuple[tuple[tuple[tuple[int, int, int], ...], ...], ...] = tuple(
 )
 
 
+# _HANDS[hand]: the cards of a hand of at most three cards, as _SUIT_CARDS
+# gives them; Scopa hands never hold more, so one look-up splits them.
+_HANDS: dict[int, tuple[CardInfo, ...]] = {}
+
+
+def hand_cards(hand: int) -> tuple[CardInfo, ...]:
+    """The cards of a hand (mask) in increasing order, as _SUIT_CARDS gives
+    them. Callers look in _HANDS first; hands of up to three cards are
+    remembered there (at most 10,701 of them)."""
+    d, c, s, b = _SUIT_CARDS
+    found = d[hand & 1023] + c[hand >> 10 & 1023] + s[hand >> 20 & 1023] + b[hand >> 30]
+    if len(found) <= 3:
+        _HANDS[hand] = found
+    return found
+
+
+_hands_get, _plans_get = _HANDS.get, _PLANS.get  # bound once: legal_moves is hot
+
+
 def legal_moves(hand: int, table: int, fewest_cards: bool = False) -> list[Move]:
     """Every legal move for a hand and a table (both masks), in a fixed order:
     by played card, then by captured mask as generated."""
     moves: list[Move] = []
-    append = moves.append
-    sels = None
-    d, c_, s, b = _SUIT_CARDS
-    for c, r, rank_mask in (
-        d[hand & 1023] + c_[hand >> 10 & 1023] + s[hand >> 20 & 1023] + b[hand >> 30]
-    ):
+    plan = None
+    for c, r, rank_mask, ready in _hands_get(hand) or hand_cards(hand):
         same = table & rank_mask
         if same:
-            if same & (same - 1):
-                while same:
-                    one = same & -same
-                    same ^= one
-                    append(_new_move(Move, (c, one)))
-            else:
-                append(_new_move(Move, (c, same)))
+            moves += ready[same]
             continue
-        if sels is None:
+        if plan is None:
             p = _PATTERN_BY_BITS
             key = p[table & 1023] + p[table >> 10 & 1023] + p[table >> 20 & 1023] + p[table >> 30]
-            sels = _PATTERNS.get(key) or selections_of(key)
-        options = sels[r]
-        if not options:
-            append(_new_move(Move, (c, 0)))
-        elif fewest_cards or len(options) > 1 or options[0][1]:
-            sets = capture_sets(table, r)
-            for m in _fewest(sets) if fewest_cards else sets:
-                append(_new_move(Move, (c, m)))
+            plan = _plans_get(key) or plan_of(key)
+        how = plan[r]
+        if not how:
+            moves += ready[0]
+        elif how > 0:
+            moves.append(_new_move(Move, (c, table & how)))
         else:
-            append(_new_move(Move, (c, table & options[0][0])))
+            sets = capture_sets(table, r)
+            moves += [_new_move(Move, (c, m)) for m in (fewest_of(sets) if fewest_cards else sets)]
     return moves
 
 
@@ -217,7 +265,7 @@ def check_move(
         raise IllegalMoveError(
             f"{cards_text(taken)} add up to {total}, not {r}", seat=seat, move=move
         )
-    if fewest_cards and taken not in _fewest(sets):
+    if fewest_cards and taken not in fewest_of(sets):
         raise IllegalMoveError(
             f"fewest-cards rule: {card_name(c)} must take a set of "
             f"{min(m.bit_count() for m in sets)} cards",

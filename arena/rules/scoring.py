@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from arena.rules.cards import DENARI_MASK, PRIMIERA, SETTEBELLO, SUIT_MASK
+from arena.rules.cards import DENARI_MASK, PRIMIERA, SETTEBELLO
 
 # _BEST[suit][bits]: best primiera value among the suit's cards in a 10-bit pattern.
 _BEST: tuple[tuple[int, ...], ...] = tuple(
@@ -15,17 +15,18 @@ _BEST: tuple[tuple[int, ...], ...] = tuple(
     )
     for s in range(4)
 )
+_BEST_D, _BEST_C, _BEST_S, _BEST_B = _BEST
 
 
 def primiera(pile: int) -> int | None:
     """The primiera total of a pile (mask), or None when a suit is missing."""
-    total = 0
-    for s in range(4):
-        best = _BEST[s][(pile & SUIT_MASK[s]) >> (10 * s)]
-        if not best:
-            return None
-        total += best
-    return total
+    d = _BEST_D[pile & 1023]
+    c = _BEST_C[pile >> 10 & 1023]
+    s = _BEST_S[pile >> 20 & 1023]
+    b = _BEST_B[pile >> 30 & 1023]
+    if d and c and s and b:
+        return d + c + s + b
+    return None
 
 
 def deal_points(piles: Sequence[int], scope: Sequence[int]) -> list[int]:
@@ -89,6 +90,13 @@ class DealScore:
 def _strict_winner(values: Sequence[int | None]) -> int | None:
     """The side with a value strictly above every other side's, if any.
     None values (not qualified) never win."""
+    if len(values) == 2:  # always, in the four games: spare the generic scan
+        a, b = values
+        if a == b:
+            return None
+        if a is None or b is None:
+            return 0 if b is None else 1
+        return 0 if a > b else 1
     best = max((v for v in values if v is not None), default=None)
     if best is None:
         return None
@@ -105,20 +113,26 @@ def score_deal(piles: Sequence[int], scope: Sequence[int]) -> DealScore:
     missing a suit has none and cannot win it.
     """
     tallies = tuple(
-        SideTally(
-            scope=scope[s],
-            cards=pile.bit_count(),
-            denari=(pile & DENARI_MASK).bit_count(),
-            settebello=bool(pile >> SETTEBELLO & 1),
-            primiera=primiera(pile),
-        )
-        for s, pile in enumerate(piles)
+        [
+            SideTally(
+                scope[s],
+                pile.bit_count(),
+                (pile & DENARI_MASK).bit_count(),
+                pile >> SETTEBELLO & 1 == 1,
+                primiera(pile),
+            )
+            for s, pile in enumerate(piles)
+        ]
     )
-    settebello = next((s for s, t in enumerate(tallies) if t.settebello), None)
+    settebello = None
+    for s, t in enumerate(tallies):
+        if t.settebello:
+            settebello = s
+            break
     return DealScore(
-        tallies=tallies,
-        carte=_strict_winner([t.cards for t in tallies]),
-        denari=_strict_winner([t.denari for t in tallies]),
-        settebello=settebello,
-        primiera=_strict_winner([t.primiera for t in tallies]),
+        tallies,
+        _strict_winner([t.cards for t in tallies]),
+        _strict_winner([t.denari for t in tallies]),
+        settebello,
+        _strict_winner([t.primiera for t in tallies]),
     )

@@ -40,3 +40,29 @@ def test_same_deals_same_piles(game):
         assert [sum(1 << INDEX[c] for c in p) for p in piles] == deal.piles, seed
         assert scope == deal.scope
         assert naive.score(piles, scope) == list(deal.score().points)
+
+
+@pytest.mark.parametrize("game", [Game.SCOPA, Game.SCOPA_A_QUATTRO, Game.SCOPONE])
+def test_same_legal_moves_at_every_step(game):
+    """In lockstep: at every turn of many seeded deals both engines offer the
+    same set of moves, and the finished deals score the same."""
+    for seed in range(300):
+        deck = seeded_deck(seed, 2)
+        rng = random.Random(seed)
+        deal = Deal(Variant(game), game.seats - 1, deck)
+
+        def choose(moves, deal=deal, rng=rng, seed=seed):
+            keyed = {(INDEX[m.card], sum(1 << INDEX[c] for c in m.captures)): m for m in moves}
+            ours = deal.legal_moves()
+            assert len(keyed) == len(moves) and len(set(ours)) == len(ours), seed
+            assert {(m.card, m.captures) for m in ours} == set(keyed), (seed, len(deal.plays))
+            move = ours[int(rng.random() * len(ours))]
+            deal.play_unchecked(move)
+            return keyed[move]
+
+        piles, scope = naive.play_deal(
+            [CARD[c] for c in deck], game.seats, game is Game.SCOPONE, choose
+        )
+        assert deal.is_over
+        assert [sum(1 << INDEX[c] for c in p) for p in piles] == deal.piles, seed
+        assert naive.score(piles, scope) == list(deal.score().points)

@@ -121,3 +121,19 @@ def test_check_move_fewest_cards():
     with pytest.raises(IllegalMoveError, match="fewest-cards"):
         check("6d", "Ac 2c 3c 4s", "6d", "Ac 2c 3c", fewest_cards=True)
     check("6d", "Ac 2c 3c 4s", "6d", "Ac 2c 3c")
+
+
+def test_capture_sets_count_a_lone_king_as_a_set_adding_up_to_ten():
+    # Patterns leave kings out of the memo; capture_sets still lists them first.
+    from arena.rules.moves import capture_sets
+
+    table = cards("Rd Rb Ac 9s 4d 6c")
+    assert capture_sets(table, 10) == [
+        cards("Rd"),
+        cards("Rb"),
+        *capture_sets(table & ~cards("Rd Rb"), 10),
+    ]
+    assert sorted(capture_sets(table, 10)) == sorted(
+        [cards("Rd"), cards("Rb"), cards("Ac 9s"), cards("4d 6c")]
+    )
+    assert capture_sets(cards("Rd 9s"), 9) == [cards("9s")]

@@ -137,3 +137,36 @@ def test_whole_matches_end_properly(game, seed):
     assert top >= 11 and match.scores.count(top) == 1 and match.scores[match.winner] == top
     # Running totals are the sums of the deal points.
     assert [sum(d.score.points[s] for d in match.finished) for s in (0, 1)] == match.scores
+
+
+def test_random_playout_equals_step_by_step_play_on_many_deals():
+    """The same check as above, swept over every game and rule option on many
+    seeded deals, from the deal's start and from inside it."""
+    for game in Game:
+        for fewest in (False, True):
+            for last_player in (False, True):
+                variant = Variant(game, fewest_cards=fewest, leftovers_to_last_player=last_player)
+                for seed in range(40):
+                    a = Deal(variant, seed % game.seats, seeded_deck(seed, 3))
+                    for _ in range(seed % 7):
+                        a.play(a.legal_moves()[seed % len(a.legal_moves())])
+                    b = a.copy()
+                    r1, r2 = random.Random(seed).random, random.Random(seed).random
+                    while not a.is_over:
+                        moves = a.legal_moves()
+                        a.play_unchecked(moves[int(r1() * len(moves))])
+                    points = b.random_playout(r2)
+                    assert (b.hands, b.table, b.piles, b.scope, b.leftover) == (
+                        a.hands,
+                        a.table,
+                        a.piles,
+                        a.scope,
+                        a.leftover,
+                    ), (game, fewest, last_player, seed)
+                    assert (b.stock_pos, b.cards_in_hands, b.last_capturer, b.to_move) == (
+                        a.stock_pos,
+                        a.cards_in_hands,
+                        a.last_capturer,
+                        a.to_move,
+                    )
+                    assert points == list(score_deal(a.piles, a.scope).points)
