@@ -44,6 +44,18 @@ class CheckReport:
     def passed(self) -> bool:
         return all(i.passed for i in self.items)
 
+    def as_dict(self) -> dict[str, object]:
+        """The report for machines (`arena check --json`): a bot author's CI reads it."""
+        return {
+            "address": self.address,
+            "passed": self.passed,
+            "engine_name": self.engine_name,
+            "engine_version": self.engine_version,
+            "checks": [
+                {"name": i.name, "passed": i.passed, "detail": i.detail} for i in self.items
+            ],
+        }
+
     def text(self) -> str:
         lines = [f"checking the bot at {self.address}"]
         lines += [f"  {'PASS' if i.passed else 'FAIL'}  {i.name}: {i.detail}" for i in self.items]

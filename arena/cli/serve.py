@@ -84,7 +84,12 @@ def cmd_check(args: argparse.Namespace) -> int:
         report = trio.run(check_launched, spec.command, sandbox_from_args(args))
     else:
         report = trio.run(check_bot, args.address)
-    print(report.text())
+    if args.json:
+        import json
+
+        print(json.dumps(report.as_dict(), indent=2, ensure_ascii=False))
+    else:
+        print(report.text())
     return exits.OK if report.passed else exits.FAILED
 
 
@@ -147,6 +152,12 @@ def add_parsers(sub: Subparsers) -> None:
     )
     check.add_argument(
         "address", nargs="?", default=None, help="HOST:PORT or unix:/PATH of a running bot"
+    )
+    check.add_argument(
+        "--json",
+        action="store_true",
+        help="print the report as JSON (address, passed, engine_name, engine_version, and "
+        "checks: name, passed, detail); the exit status is 0 only if every check passed",
     )
     check.add_argument(
         "--launch",

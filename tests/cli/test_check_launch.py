@@ -1,5 +1,6 @@
 """`arena check --launch`: a bot author checks a command as the arena launches it."""
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -32,6 +33,20 @@ def test_a_bot_that_never_says_it_is_ready_is_told_why():
     out = check("--launch", "python tests/bots/misbehave.py --mode never-ready")
     assert out.returncode == 1
     assert "FAIL  launch" in out.stdout and "printed no 'LISTENING ADDRESS' line" in out.stdout
+
+
+def test_the_report_as_json_for_a_bot_authors_ci():
+    out = check("--launch", "python engines/greedy/bot.py", "--sandbox", "off", "--json")
+    assert out.returncode == 0, out.stdout + out.stderr
+    report = json.loads(out.stdout)
+    assert report["passed"] is True and report["engine_name"]
+    names = [c["name"] for c in report["checks"]]
+    assert names[0] == "launch" and "handshake" in names and len(names) >= 6
+    assert all(c["passed"] and c["detail"] for c in report["checks"])
+    out = check("--launch", "python tests/bots/misbehave.py --mode never-ready", "--json")
+    report = json.loads(out.stdout)
+    assert out.returncode == 1 and report["passed"] is False
+    assert "LISTENING" in report["checks"][0]["detail"]
 
 
 def test_an_address_or_a_command_not_both():
