@@ -224,6 +224,85 @@ def cmd_sprt(args: argparse.Namespace) -> int:
     return 0
 
 
+# The yardstick a new bot is measured against: the built-in strategies, and the
+# example search bot when the checkout has it (thinking briefly, to stay fast).
+SEARCH_BOT = Path(__file__).resolve().parents[2] / "engines" / "search" / "bot.py"
+GAUNTLET_SEARCH_THINK = 0.05
+
+
+def gauntlet_config(args: argparse.Namespace) -> TournamentConfig:
+    """Your bot against random, greedy and (from a checkout) search, in duplicate sets."""
+    from arena.tournament.config import config_from_dict
+
+    mine = _engine_entry(args.engine)
+    opponents = [
+        {"name": "random", "spec": "builtin:random"},
+        {"name": "greedy", "spec": "builtin:greedy"},
+    ]
+    if SEARCH_BOT.exists():
+        spec = f"{sys.executable} {SEARCH_BOT} --think {GAUNTLET_SEARCH_THINK}"
+        opponents.append({"name": "search", "spec": spec})
+    if mine["name"] in {o["name"] for o in opponents}:
+        raise ConfigError(
+            f"name your bot something other than {', '.join(o['name'] for o in opponents)}"
+        )
+    return config_from_dict(
+        {
+            "name": f"gauntlet-{mine['name']}",
+            "format": "gauntlet",
+            "challenger": mine["name"],
+            "variant": args.variant,
+            "engine": [mine, *opponents],
+            "rounds": args.sets,
+            **({"seed": args.seed} if args.seed is not None else {}),
+            "concurrency": args.concurrency,
+            "output": args.output or f"out/gauntlet-{mine['name']}",
+            "clock": {"move_time": args.move_time},
+            "sandbox": sandbox_overrides(args),
+        },
+        "gauntlet",
+    )
+
+
+def cmd_gauntlet(args: argparse.Namespace) -> int:
+    import trio
+
+    from arena.tournament.runner import open_tournament_store, run_tournament
+    from arena.tournament.standings import compute_standings
+
+    cfg = gauntlet_config(args)
+    assert cfg.challenger is not None
+    mine = cfg.challenger
+    opened = open_tournament_store(cfg)
+    store, cfg = opened.store, opened.cfg
+    try:
+        rivals = [e.name for e in cfg.engines if e.name != mine]
+        print(
+            f"{mine} against {', '.join(rivals)}: {cfg.rounds} duplicate set(s) each, "
+            f"{cfg.variant.describe()}, {cfg.concurrency} at once"
+        )
+        trio.run(run_tournament, cfg, store, lambda: "-")
+        standings = compute_standings(store, resamples=0)
+        print(f"\n{mine}'s Elo against each (duplicate sets as units, 95% interval):")
+        print(f"  {'opponent':<10} {'sets':>5} {'score':>6} {'Elo':>16} {'LOS':>7}")
+        for h in standings.head_to_head:
+            if mine not in (h.side_a, h.side_b):
+                continue
+            est, rival = h.estimate, h.side_b if h.side_a == mine else h.side_a
+            sign = 1 if h.side_a == mine else -1
+            score = est.score if sign > 0 else 1 - est.score
+            los = est.los if sign > 0 else 1 - est.los
+            elo = f"{sign * est.elo:+.0f} ± {est.elo_error:.0f}"
+            print(f"  {rival:<10} {h.sets:>5} {score:>6.3f} {elo:>16} {los:>7.1%}")
+        faults = store.fault_counts().get(mine, 0)
+        if faults:
+            print(f"{mine} had {faults} fault(s): see `arena ratings {cfg.store_path}`")
+        print(f"results: {cfg.store_path}  logs: {cfg.output / 'logs'}")
+    finally:
+        store.close()
+    return 0
+
+
 def add_parsers(sub: Subparsers) -> None:
     tour = sub.add_parser(
         "tournament",
@@ -268,6 +347,34 @@ def add_parsers(sub: Subparsers) -> None:
         help="bootstrap resamples for intervals",
     )
     add_sandbox_options(tour)
+    gauntlet = sub.add_parser(
+        "gauntlet",
+        help="measure a bot against random, greedy and search (Elo with intervals)",
+        description=(
+            "Play your bot against the built-in random and greedy strategies and the example "
+            "search bot (when run from a checkout), in duplicate sets, and print its Elo "
+            "against each with a 95%% interval. The defaults take a few minutes on 2 cores; "
+            "run it again with the same --output to add nothing, or a new one for a new bot."
+        ),
+    )
+    gauntlet.add_argument(
+        "--engine",
+        required=True,
+        metavar="NAME=SPEC",
+        help='your bot, e.g. mine="python my_bot.py" or mine=127.0.0.1:50051',
+    )
+    gauntlet.add_argument(
+        "--variant", default="scopa", help="scopa, scopa4, scopone or scientifico"
+    )
+    gauntlet.add_argument(
+        "--sets", type=positive, default=12, help="duplicate sets per opponent (default 12)"
+    )
+    gauntlet.add_argument("--concurrency", type=positive, default=2, help="matches at once")
+    gauntlet.add_argument("--move-time", default="1s", help="per decision (default 1s)")
+    gauntlet.add_argument("--seed", default=None, help="master seed (default: a fresh one)")
+    gauntlet.add_argument("--output", default=None, help="default out/gauntlet-NAME")
+    add_sandbox_options(gauntlet)
+    gauntlet.set_defaults(func=cmd_gauntlet)
     tour.set_defaults(func=cmd_tournament)
 
     ratings = sub.add_parser("ratings", help="print the leaderboard of a results database")
