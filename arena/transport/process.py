@@ -14,11 +14,28 @@ every bot is started from one spawner thread that lives as long as the
 arena (trio's own worker threads retire when idle). No ``preexec_fn``: it
 would force a real fork() in a process full of grpc threads, which grpc's
 fork handlers may abort: never fork once channels exist.
+
+A sandboxed bot needs more. bubblewrap runs as two processes: the one we
+start, and the sandbox's first process, which it forks and which sets its own
+parent-death signal only once the whole sandbox is set up (and which waits
+forever for a word from its parent if that parent dies first). A kill -9
+during that setup left the sandbox and the bot running for good (seen in the
+kill -9 resume test; tests/transport/kill_storm.py makes it happen in about
+half of the arenas killed at random). So bubblewrap runs inside a PID
+namespace of its own (util-linux ``unshare --pid --fork --kill-child``):
+when that namespace's first process dies with the arena, the kernel ends
+every process in it, whatever state bubblewrap's processes are in. That first
+process is forked by ``unshare`` and sets its parent-death signal after the
+fork; from inside a new namespace getppid() says nothing, so instead it
+checks a lifeline: it writes a byte to a pipe whose only reader is the arena,
+which fails once the arena is gone (or has let the bot go), and then it
+exits.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import queue
@@ -47,9 +64,14 @@ MAX_LINE_BYTES = 1 << 16  # of a line before LISTENING: longer is output, not th
 KILL_GRACE = 1.0
 _SETPRIV = shutil.which("setpriv") if sys.platform.startswith("linux") else None
 _SH = shutil.which("sh")
+_UNSHARE = shutil.which("unshare") if sys.platform.startswith("linux") else None
 # Run after the parent-death signal is set: if the arena died before that (a
 # kill -9 in the middle of a launch), nothing would ever signal this process.
 _PARENT_CHECK = 'test "$PPID" = "$1" || exit 0; shift; exec "$@"'
+# The same, in the first process of a new PID namespace, where $PPID is 0: the
+# lifeline is its stdin (dash knows only fds 0 to 9), and the write fails when
+# the arena, the only reader, is gone.
+_LIFELINE_CHECK = 'printf . >&0 2>/dev/null || exit 1; exec "$@" </dev/null'
 
 
 # A program file an interpreter runs ends so; options after which no script follows.
@@ -82,10 +104,39 @@ def unrunnable(command: Sequence[str], workdir: Path | None = None) -> str | Non
     return None
 
 
-def _dies_with_arena(argv: list[str]) -> list[str]:
-    """``argv`` started so that it gets SIGKILL when the arena dies, however it dies."""
+def _in_pid_namespace(argv: list[str]) -> list[str]:
+    """``argv`` run in a PID namespace of its own whose first process dies with
+    its parent, or has already exited if the arena (the reader of the lifeline,
+    its stdin) was gone when it armed that (see the module docstring)."""
+    assert _UNSHARE is not None and _SH is not None
+    user = [] if os.geteuid() == 0 else ["--user", "--map-current-user"]
+    check = [_SH, "-c", _LIFELINE_CHECK, "sh"]
+    return [_UNSHARE, "--pid", "--fork", "--kill-child=SIGKILL", *user, "--", *check, *argv]
+
+
+@functools.cache
+def pid_namespaces() -> bool:
+    """Whether a sandbox can be wrapped in a PID namespace here (checked once)."""
+    if _UNSHARE is None or _SH is None or _SETPRIV is None:
+        return False
+    r, w = os.pipe()
+    try:
+        done = subprocess.run(_in_pid_namespace(["true"]), stdin=w, capture_output=True, timeout=20)
+        return done.returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    finally:
+        os.close(r)
+        os.close(w)
+
+
+def _dies_with_arena(argv: list[str], lifeline: bool = False) -> list[str]:
+    """``argv`` started so that it gets SIGKILL when the arena dies, however it
+    dies; with a lifeline on stdin (a sandbox), in a PID namespace of its own."""
     if _SETPRIV is None:
         return argv
+    if lifeline:
+        argv = _in_pid_namespace(argv)
     guard = [_SH, "-c", _PARENT_CHECK, "sh", str(os.getpid())] if _SH else []
     return [_SETPRIV, "--pdeathsig", "KILL", "--", *guard, *argv]
 
@@ -149,6 +200,8 @@ class BotProcess:
         # A sandboxed bot: a pidfd of the first process inside its PID namespace
         # (when it ends, the kernel ends every process of the sandbox).
         self.sandbox_pidfd: int | None = None
+        # A sandboxed bot: the arena's end of its lifeline (closed first when it ends).
+        self.lifeline: int | None = None
 
     @property
     def returncode(self) -> int | None:
@@ -230,19 +283,30 @@ def _launch_slots() -> trio.CapacityLimiter:
         return limiter
 
 
-async def _read_all(stream: trio.abc.ReceiveStream, limit: int = 4096) -> bytes:
+async def _read_info(stream: trio.abc.ReceiveStream, limit: int = 4096) -> bytes:
+    """bubblewrap's --info-fd JSON: read until it parses, not until EOF (in a
+    PID namespace, ``unshare`` keeps a copy of the pipe open as long as it runs)."""
     data = b""
     while len(data) < limit and (chunk := await stream.receive_some(limit)):
         data += bytes(chunk)
+        with contextlib.suppress(ValueError):
+            json.loads(data)
+            break
     return data
 
 
-def _sandbox_pidfd(info: bytes) -> int | None:
-    """A pidfd of the sandbox's first process, from bubblewrap's --info-fd JSON."""
+def _sandbox_pidfd(info: bytes, namespaced: int | None = None) -> int | None:
+    """A pidfd of the sandbox's first process, from bubblewrap's --info-fd JSON;
+    or, for a sandbox in a PID namespace made by process ``namespaced`` (whose
+    pids bubblewrap's JSON gives), of the first process of that namespace: the
+    only child of ``namespaced``, now bubblewrap itself."""
     try:
         pid = int(json.loads(info)["child-pid"])
+        if namespaced is not None:
+            path = f"/proc/{namespaced}/task/{namespaced}/children"
+            pid = int(Path(path).read_text().split()[0])
         return os.pidfd_open(pid)
-    except (ValueError, KeyError, TypeError, OSError):
+    except (ValueError, KeyError, TypeError, OSError, IndexError):
         return None  # bubblewrap failed before it made the sandbox: the bot's exit says why
 
 
@@ -294,6 +358,9 @@ async def terminate(process: BotProcess, grace: float = KILL_GRACE) -> None:
     is gone. Then, and for a bot without sandbox: SIGTERM the process group,
     wait ``grace``, SIGKILL the group, reap. Shielded."""
     with trio.CancelScope(shield=True):
+        if process.lifeline is not None:  # before any kill: see the module docstring
+            os.close(process.lifeline)
+            process.lifeline = None
         pidfd = process.sandbox_pidfd
         if pidfd is not None:
             with contextlib.suppress(ProcessLookupError):
@@ -365,12 +432,13 @@ async def launch(
         err_r, err_w = os.pipe()
         info_r, info_w = os.pipe()  # where bubblewrap says the pid of the sandbox
         inner = box.argv(info_fd=info_w) if box is not None else list(command)
-        argv = _dies_with_arena(inner)
+        life_r, life_w = os.pipe() if box is not None and pid_namespaces() else (-1, -1)
+        argv = _dies_with_arena(inner, lifeline=life_w >= 0)
         try:
             popen = await _get_spawner().run(
                 lambda: subprocess.Popen(
                     argv,
-                    stdin=subprocess.DEVNULL,
+                    stdin=life_w if life_w >= 0 else subprocess.DEVNULL,
                     stdout=out_w,
                     stderr=err_w,
                     start_new_session=True,
@@ -380,18 +448,22 @@ async def launch(
                 )
             )
         except OSError as e:
-            for fd in (out_r, err_r, info_r):
-                os.close(fd)
+            for fd in (out_r, err_r, info_r, life_r):
+                if fd >= 0:
+                    os.close(fd)
             raise ConfigError(f"cannot start {label}: {' '.join(command)}: {e.strerror}") from None
         finally:
-            for fd in (out_w, err_w, info_w):
-                os.close(fd)
+            for fd in (out_w, err_w, info_w, life_w):
+                if fd >= 0:
+                    os.close(fd)
         process = BotProcess(popen)
+        process.lifeline = life_r if life_r >= 0 else None
         info = trio.lowlevel.FdStream(info_r)
         if box is not None:
             # Shielded: once the process exists, knowing its sandbox is what lets us end it.
             with trio.CancelScope(shield=True), trio.move_on_after(startup_timeout):
-                process.sandbox_pidfd = _sandbox_pidfd(await _read_all(info))
+                namespaced = process.pid if process.lifeline is not None else None
+                process.sandbox_pidfd = _sandbox_pidfd(await _read_info(info), namespaced)
         await info.aclose()
         stdout, stderr = trio.lowlevel.FdStream(out_r), trio.lowlevel.FdStream(err_r)
         connection: GrpcConnection | None = None
