@@ -1,0 +1,234 @@
+"""The C++ and Go example bots (engines/cpp, engines/go) build from proto/
+with Debian's packages alone, pass `arena check` and play full matches
+against builtin:greedy, launched by the arena (in its sandbox where it can
+make one) and reached at an address.
+
+Each bot is built once per test run, from a copy of its directory in a
+temporary directory, so the checkout is left as it was. Where the toolchain
+is missing the tests are skipped with the packages to install; under CI
+(CI=true, where .ci/run installs them) a missing toolchain is a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from arena.outcome import Termination
+from arena.play import run_match_sync
+from arena.rules import Game, Variant
+from arena.settings import MatchSettings, SandboxMode, SandboxSettings
+from arena.transport.sandbox import unavailable
+
+# A build takes a minute or two on a small machine; it runs in the setup of
+# the first test that needs the bot, under that test's timeout.
+pytestmark = [pytest.mark.process, pytest.mark.timeout(900)]
+
+ROOT = Path(__file__).resolve().parents[2]
+ARENA = str(Path(sys.executable).parent / "arena")
+GOCODE = Path("/usr/share/gocode/src")
+
+
+@dataclass(frozen=True)
+class Kit:
+    language: str
+    engine_name: str  # what its handshake answers
+    binary: str  # file name of the built bot
+    programs: tuple[str, ...]  # commands the build needs
+    files: tuple[Path, ...]  # files the build needs that no command stands for
+    packages: str  # the Debian packages that provide them
+
+    def missing(self) -> list[str]:
+        found = [p for p in self.programs if shutil.which(p) is None]
+        found += [str(f) for f in self.files if not f.exists()]
+        if not found and self.language == "cpp":
+            ok = subprocess.run(["pkg-config", "--exists", "grpc++", "protobuf"])
+            if ok.returncode != 0:
+                found.append("pkg-config grpc++ protobuf")
+        return found
+
+
+KITS = {
+    "cpp": Kit(
+        "cpp",
+        "capture-most-cpp",
+        "scopa-bot-cpp",
+        ("make", "g++", "pkg-config", "protoc", "grpc_cpp_plugin"),
+        (),
+        "g++ make pkg-config protobuf-compiler protobuf-compiler-grpc libgrpc++-dev "
+        "libprotobuf-dev",
+    ),
+    "go": Kit(
+        "go",
+        "capture-most-go",
+        "scopa-bot-go",
+        ("make", "go", "protoc", "protoc-gen-go", "protoc-gen-go-grpc"),
+        (
+            GOCODE / "google.golang.org/grpc/server.go",
+            GOCODE / "google.golang.org/protobuf/proto/proto.go",
+            # grpc-go 1.33 decodes through this package; its 1.3 version
+            # cannot read the messages protoc-gen-go 1.28 generates.
+            GOCODE / "github.com/golang/protobuf/proto/registry.go",
+        ),
+        "make golang-go protobuf-compiler protoc-gen-go protoc-gen-go-grpc "
+        "golang-google-grpc-dev golang-google-protobuf-dev "
+        "golang-github-golang-protobuf-1-5-dev",
+    ),
+}
+
+
+@pytest.fixture(scope="module", params=sorted(KITS))
+def kit_bot(request, tmp_path_factory) -> tuple[Kit, str]:
+    """The built bot of one kit: (the kit, the path of its executable)."""
+    kit = KITS[request.param]
+    missing = kit.missing()
+    if missing:
+        why = (
+            f"the {kit.language} toolchain is missing ({', '.join(missing)}); "
+            f"as root: apt-get install {kit.packages}"
+        )
+        if os.environ.get("CI") == "true":
+            pytest.fail(why + " (.ci/run installs it)")
+        pytest.skip(why)
+    work = tmp_path_factory.mktemp(f"kit-{kit.language}")
+    source = work / "src"
+    shutil.copytree(
+        ROOT / "engines" / kit.language,
+        source,
+        ignore=shutil.ignore_patterns("build", "vendor", "arena"),
+    )
+    build = work / "build"
+    env = {**os.environ, "GOCACHE": str(work / "gocache"), "GOPATH": str(work / "gopath")}
+    done = subprocess.run(
+        [
+            "nice",
+            "-n",
+            "10",
+            "make",
+            "-j2",
+            f"PROTO_ROOT={ROOT / 'proto'}",
+            f"BUILD={build}",
+        ],
+        cwd=source,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=800,
+    )
+    assert done.returncode == 0, f"make failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    # A sandboxed bot runs as a user of its own when the arena runs as root:
+    # it must be able to read its directory (made private by mktemp).
+    build.chmod(0o755)
+    binary = build / kit.binary
+    assert binary.is_file() and os.access(binary, os.X_OK)
+    return kit, str(binary)
+
+
+def sandboxes() -> list:
+    """Launch unconfined always; in the sandbox too where bubblewrap works."""
+    why = unavailable()
+    return [
+        pytest.param(SandboxMode.OFF, id="unconfined"),
+        pytest.param(
+            SandboxMode.ON,
+            id="sandbox",
+            marks=pytest.mark.skipif(why is not None, reason=f"no sandbox here: {why}"),
+        ),
+    ]
+
+
+def assert_clean(report, kit: Kit, seats: list[int]) -> None:
+    result = report.result
+    assert result.termination is Termination.COMPLETED, result.reason
+    assert not result.faults, [f"{f.seat}: {f.kind} {f.message}" for f in result.faults]
+    for seat in seats:
+        assert report.engines[seat].engine_name == kit.engine_name
+
+
+GAMES = [pytest.param(Game.SCOPA, id="scopa"), pytest.param(Game.SCOPONE, id="scopone")]
+
+
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("mode", sandboxes())
+def test_the_arena_launches_the_bot_for_a_full_match(kit_bot, game, mode):
+    kit, binary = kit_bot
+    settings = MatchSettings(
+        Variant(game),
+        seed=15,
+        match_id=f"{kit.language}-{game.value}",
+        startup_timeout=10,
+        sandbox=SandboxSettings(mode),
+    )
+    # Two engines for a four-seat game: one instance of the bot per seat of its side.
+    report = run_match_sync([f"{kit.language}={binary}", "greedy=builtin:greedy"], settings)
+    assert_clean(report, kit, [0, 2] if game.seats == 4 else [0])
+    if mode is SandboxMode.ON:
+        assert "bubblewrap sandbox" in report.engines[0].confinement
+
+
+class Running:
+    """A bot started by hand, as its author runs it, on a free local port."""
+
+    def __init__(self, binary: str) -> None:
+        env = {**os.environ, "SCOPA_BOT_LISTEN": "127.0.0.1:0"}
+        self.process = subprocess.Popen(
+            [binary], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        line: list[str] = []
+        reader = threading.Thread(target=lambda: line.append(self.process.stdout.readline()))
+        reader.start()
+        reader.join(10)
+        if not line or not line[0].startswith("LISTENING "):
+            self.process.kill()
+            self.process.wait()
+            raise AssertionError(f"no LISTENING line: {line}, {self.process.stderr.read()}")
+        self.address = line[0].split()[1]
+
+    def stop(self) -> int:
+        """SIGTERM, as the arena sends: the bot must end by itself."""
+        self.process.terminate()
+        try:
+            return self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+            raise
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_bot_plays_a_full_match_at_its_address(kit_bot, game):
+    kit, binary = kit_bot
+    # One process per seat: partners never share a bot instance.
+    bots = [Running(binary) for _ in range(game.seats // 2)]
+    try:
+        specs = []
+        for bot in bots:
+            specs += [f"{kit.language}={bot.address}", "greedy=builtin:greedy"]
+        settings = MatchSettings(Variant(game), seed=16, match_id=f"{kit.language}-address")
+        report = run_match_sync(specs, settings)
+        assert_clean(report, kit, [0, 2] if game.seats == 4 else [0])
+    finally:
+        codes = [bot.stop() for bot in bots]
+    assert codes == [0] * len(bots), "the bot did not end cleanly on SIGTERM"
+
+
+@pytest.mark.parametrize("mode", sandboxes())
+def test_the_bot_passes_arena_check(kit_bot, mode):
+    kit, binary = kit_bot
+    out = subprocess.run(
+        [ARENA, "check", "--launch", binary, "--sandbox", mode.value],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert f"PASS  handshake: {kit.engine_name}" in out.stdout
+    assert "all checks passed" in out.stdout
