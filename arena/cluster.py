@@ -531,8 +531,12 @@ def _init(ray: Any, address: str, temp_dir: Path | None) -> None:
     logging.getLogger("ray._private.worker").addFilter(_NotMainThread())
     options: dict[str, Any] = {"log_to_driver": False, "configure_logging": False}
     if address == LOCAL:
+        # "local" starts a new instance: never joins another Ray found on the machine.
         options.update(
-            num_cpus=os.cpu_count() or 1, include_dashboard=False, _node_ip_address="127.0.0.1"
+            address=LOCAL,
+            num_cpus=os.cpu_count() or 1,
+            include_dashboard=False,
+            _node_ip_address="127.0.0.1",
         )
         if temp_dir is not None:
             options["_temp_dir"] = str(temp_dir)
