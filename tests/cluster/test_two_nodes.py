@@ -82,7 +82,7 @@ def test_a_node_lost_mid_tournament_costs_replays_not_results(
     while not arena.stdout.readline().startswith("[1/"):
         assert arena.poll() is None, arena.stderr.read()
     sessions.kill(node)
-    out, err = arena.communicate(timeout=90)
+    _, err = arena.communicate(timeout=90)
     assert arena.returncode == 0, err
     assert "2 workers on 2 nodes" in err
     assert "was lost" in err and "playing it again from the start" in err, err
