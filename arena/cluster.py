@@ -49,6 +49,10 @@ from arena.outcome import MatchReport
 from arena.settings import ClusterSettings, EngineSpec, MatchSettings, SandboxSettings
 
 LOCAL = "local"  # --cluster local: a Ray instance of this machine, one worker per core
+GIL_SWITCH_SECONDS = 0.001
+# How long the start waits for every worker to be placed before it begins
+# with those it has (the others join as soon as Ray places them).
+STARTUP_WAIT = 30.0
 # How long a match waits for a worker when every one was lost (a new one is
 # started at once; Ray places it when a node has a free CPU).
 REPLACEMENT_WAIT = 120.0
@@ -122,6 +126,10 @@ class MatchWorker:
     the cluster has one such process per CPU."""
 
     def __init__(self, warm: WarmSpec | None) -> None:
+        # The trio loop shares this process with Ray's threads: with Python's
+        # default 5 ms switch interval a deadline's wake-up waits for the GIL
+        # that long (the competition server sets 1 ms for the same reason).
+        sys.setswitchinterval(GIL_SWITCH_SECONDS)
         self._dir = Path(tempfile.mkdtemp(prefix="arena-worker-"))
         self._warm = warm
         self._pool: Any = None
@@ -308,16 +316,28 @@ class Cluster:
     # - starting and stopping
 
     async def _start(self, nursery: trio.Nursery) -> None:
+        """Start the workers, one per CPU unless ``workers`` says otherwise; each
+        takes a CPU. Wait until all are placed, or STARTUP_WAIT has passed with at
+        least one (the others join when Ray places them, e.g. as nodes join)."""
         self._nursery = nursery
         await trio.to_thread.run_sync(self._init_ray)
-        count = self.settings.workers or max(1, int(self._ray.cluster_resources().get("CPU", 1)))
-        actors = [self._new_actor() for _ in range(count)]
-        nodes = await self._await_ref_list([a.ready.remote() for a in actors])
-        self.workers = [_Worker(a, node) for a, node in zip(actors, nodes, strict=True)]
-        spread = len(set(nodes))
+        cpus = int(self._ray.cluster_resources().get("CPU", 0))
+        count = self.settings.workers or max(1, cpus)
+        for _ in range(count):
+            nursery.start_soon(self._replace)
+        with trio.move_on_after(STARTUP_WAIT):
+            while len(self.workers) < count:
+                await self._changed.wait()
+        while not self.workers:
+            if not self._spares:
+                raise ClusterError("no worker could be started on the cluster")
+            self.notice(f"waiting for the cluster to place a worker (it has {cpus} CPUs)")
+            await self._changed.wait()
+        nodes = len({w.node for w in self.workers})
         self.notice(
-            f"cluster {self.settings.address}: {count} workers on {spread} "
-            f"node{'s' if spread != 1 else ''}"
+            f"cluster {self.settings.address}: {len(self.workers)} workers on {nodes} "
+            f"node{'s' if nodes != 1 else ''}"
+            + (f" ({count - len(self.workers)} more join when placed)" if self._spares else "")
         )
 
     def _init_ray(self) -> None:
@@ -400,6 +420,7 @@ class Cluster:
             self._nursery.start_soon(self._replace)
 
     async def _replace(self) -> None:
+        """A new worker, in the pool once Ray has placed and started it."""
         actor = self._new_actor()
         self._spares.append(actor)
         try:
@@ -410,9 +431,9 @@ class Cluster:
             return
         finally:
             self._spares.remove(actor)
+            self._changed.set()
+            self._changed = trio.Event()
         self.workers.append(_Worker(actor, node))
-        self._changed.set()
-        self._changed = trio.Event()
 
     def _archives_of(self, engines: Sequence[EngineSpec]) -> tuple[tuple[str, Archive], ...]:
         """Engines with a directory of their own outside the shipped working directory."""
