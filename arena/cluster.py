@@ -37,6 +37,7 @@ import sys
 import tarfile
 import tempfile
 import threading
+import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -103,8 +104,11 @@ class MatchOutcome:
 
 def ray_module() -> Any:
     """Ray, or a ConfigError saying how to install it."""
+    # No usage report to Ray's makers. Authentication is left to Ray's own
+    # default (a token under ~/.ray for a new local instance; a remote cluster's
+    # token when one is there) or to RAY_AUTH_MODE as the user sets it: a
+    # local instance's ports listen on every interface, so it must not be off.
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
     try:
         import ray
     except ImportError:
@@ -162,6 +166,10 @@ class MatchWorker:
         import ray
 
         return str(ray.get_runtime_context().get_node_id())
+
+    def cpu_seconds(self) -> float:
+        """CPU time this worker's process has used (benchmarks)."""
+        return time.process_time()
 
     async def play(self, job: MatchJob) -> MatchOutcome:
         import asyncio
@@ -434,6 +442,12 @@ class Cluster:
             self._changed.set()
             self._changed = trio.Event()
         self.workers.append(_Worker(actor, node))
+
+    async def cpu_seconds(self) -> float:
+        """CPU time the workers have used so far (benchmarks)."""
+        return float(
+            sum(await self._await_ref_list([w.actor.cpu_seconds.remote() for w in self.workers]))
+        )
 
     def _archives_of(self, engines: Sequence[EngineSpec]) -> tuple[tuple[str, Archive], ...]:
         """Engines with a directory of their own outside the shipped working directory."""

@@ -8,7 +8,11 @@ the tournament runner, as `arena tournament` runs it, without and with
 `--cluster local` (one worker per core): matches per minute and the timeouts
 seen (every timeout of these bots is spurious). ``--bots process`` (the
 default): greedy and random bot processes serving every match at their
-addresses, as in bench_referee; ``builtin``: the same strategies in-process.
+addresses, as in bench_referee; ``builtin``: the same strategies in-process
+(the arena's own work alone: what more cores can speed up); ``both`` (default).
+The arena's CPU per match (this process and the workers, not bot processes)
+shows the cost of the cluster apart from the machine's load: on a shared
+machine, matches per minute depend on what else runs.
 Cut-off: N matches at once between two seats of a bot that never answers
 (200 ms move time + 50 ms grace): how far past 250 ms each is cut off.
 """
@@ -52,14 +56,16 @@ def engines(kind: str, addresses: list[str]) -> list[dict[str, str]]:
 
 async def tournament(
     cluster: Cluster | None, bots: list[dict[str, str]], at_once: int, matches: int
-) -> tuple[float, int, int]:
-    """Matches per minute, timeouts and matches of one tournament through the runner."""
+) -> tuple[float, int, int, float]:
+    """Matches per minute, timeouts, matches and the arena's CPU milliseconds per
+    match (this process and the cluster's workers; not the bot processes) of one
+    tournament through the runner."""
     with tempfile.TemporaryDirectory() as tmp:
         cfg = config_from_dict(
             {
                 "engine": bots,
                 "duplicate": False,
-                "rounds": max(1, matches // 2),
+                "rounds": matches,  # two engines, single matches: one match a round
                 "concurrency": at_once,
                 "output": tmp,
                 "seed": "bench",
@@ -70,17 +76,19 @@ async def tournament(
         store.schedule(build_schedule(cfg))
         runner = Runner(cfg, store)
         runner.cluster = cluster
+        cpu = time.process_time() + (await cluster.cpu_seconds() if cluster else 0.0)
         start = time.perf_counter()
         with contextlib.redirect_stdout(io.StringIO()):
             await runner.run(store.pending(), None)
         elapsed = time.perf_counter() - start
+        cpu = time.process_time() + (await cluster.cpu_seconds() if cluster else 0.0) - cpu
         done = len(store.finished())
         store.close()
         db = sqlite3.connect(Path(tmp) / "results.sqlite")
         # Any timeout of these bots is spurious: they answer in about a millisecond.
         timeouts = db.execute("SELECT COUNT(*) FROM faults WHERE kind = 'timeout'").fetchone()[0]
         db.close()
-    return done / elapsed * 60, timeouts, done
+    return done / elapsed * 60, timeouts, done, cpu / max(done, 1) * 1000
 
 
 async def cutoff(
@@ -106,8 +114,16 @@ async def cutoff(
     return sorted(late)
 
 
+def size(at_once: int, quick: bool) -> int:
+    """Matches per measurement: enough for the level to be held for a while."""
+    if quick:
+        return max(8, at_once)
+    return max(16, 4 * at_once) if at_once <= 64 else 2 * at_once
+
+
 async def measure(args: argparse.Namespace, addresses: list[str], hang: str) -> None:
     bots = engines(args.bots, addresses)
+    load_before = f"{os.getloadavg()[0]:.2f}"
     results: dict[str, dict[int, Any]] = {"one process": {}, "local cluster": {}}
     levels = (1, 16, 64) if args.quick else LEVELS
 
@@ -115,7 +131,7 @@ async def measure(args: argparse.Namespace, addresses: list[str], hang: str) -> 
         return await run_match(list(e), s)
 
     for n in levels:
-        matches = max(16, 2 * n) if not args.quick else max(8, n)
+        matches = size(n, args.quick)
         results["one process"][n] = (
             await tournament(None, bots, n, matches),
             await cutoff(local_play, hang, n),
@@ -129,7 +145,7 @@ async def measure(args: argparse.Namespace, addresses: list[str], hang: str) -> 
         workers = len(cluster.workers)
         await tournament(cluster, bots, 4, 8)  # warm up: every worker imports the arena
         for n in levels:
-            matches = max(16, 2 * n) if not args.quick else max(8, n)
+            matches = size(n, args.quick)
             results["local cluster"][n] = (
                 await tournament(cluster, bots, n, matches),
                 await cutoff(cluster_play, hang, n),
@@ -139,15 +155,16 @@ async def measure(args: argparse.Namespace, addresses: list[str], hang: str) -> 
         f"one process vs a local Ray cluster ({workers} workers on this machine's "
         f"{len(os.sched_getaffinity(0))} cores); greedy vs random, {bot_kind}"
     )
+    print(f"  load average before and after: {load_before} / {os.getloadavg()[0]:.2f}")
     print(
         f"  {'at once':>7} {'where':<14} {'matches/min':>11} {'timeouts':>8} {'matches':>7}"
-        f" {'cut-off late: median':>21} {'max':>7}"
+        f" {'CPU/match':>9} {'cut-off late: median':>21} {'max':>7}"
     )
     for n in levels:
         for where, by_level in results.items():
-            (mpm, timeouts, done), late = by_level[n]
+            (mpm, timeouts, done, cpu), late = by_level[n]
             print(
-                f"  {n:>7} {where:<14} {mpm:>11,.0f} {timeouts:>8} {done:>7}"
+                f"  {n:>7} {where:<14} {mpm:>11,.0f} {timeouts:>8} {done:>7} {cpu:>6.1f} ms"
                 f" {statistics.median(late):>18.1f} ms {late[-1]:>5.1f} ms"
             )
         one, many = results["one process"][n][0][0], results["local cluster"][n][0][0]
@@ -158,7 +175,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="1, 16 and 64 at once, fewer matches")
     ap.add_argument("--workers", type=int, default=None, help="cluster workers (default: cores)")
-    ap.add_argument("--bots", choices=("process", "builtin"), default="process")
+    ap.add_argument("--bots", choices=("process", "builtin", "both"), default="both")
     args = ap.parse_args()
     procs = [start_bot(ROOT / "engines/greedy/bot.py"), start_bot(ROOT / "engines/random/bot.py")]
     hang = subprocess.Popen(
@@ -170,7 +187,16 @@ def main() -> None:
     assert hang.stdout is not None
     procs.append((hang, hang.stdout.readline().split()[1]))
     try:
-        trio.run(measure, args, [p[1] for p in procs[:2]], procs[2][1])
+        kinds = ("builtin", "process") if args.bots == "both" else (args.bots,)
+        for i, kind in enumerate(kinds):
+            if i:
+                print()
+            trio.run(
+                measure,
+                argparse.Namespace(**{**vars(args), "bots": kind}),
+                [p[1] for p in procs[:2]],
+                procs[2][1],
+            )
     finally:
         stop_bots([p for p, _ in procs])
 
