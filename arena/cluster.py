@@ -11,8 +11,8 @@ loop in a thread: it plays many matches at once through ``run_match`` (the
 one way a match is played), launching command engines in its own sandboxes,
 so a bot instance never serves two nodes. A launched engine reaches a node
 either because the node has the same files (a shared image, or this machine)
-or through ``working_dir``, a directory Ray ships to every node: paths under
-it in commands are rewritten to the node's copy. An engine with a directory
+or through ``working_dir``, a directory shipped to every node: paths under it
+in commands are rewritten to the node's copy. An engine with a directory
 of its own (an uploaded bot) is shipped as a content-addressed archive and
 unpacked once per node.
 
@@ -51,6 +51,9 @@ from arena.settings import ClusterSettings, EngineSpec, MatchSettings, SandboxSe
 
 LOCAL = "local"  # --cluster local: a Ray instance of this machine, one worker per core
 GIL_SWITCH_SECONDS = 0.001
+# What is shipped to the nodes: at most this much, without these directories.
+MAX_ARCHIVE_BYTES = 256 << 20
+SKIPPED = {".git", "__pycache__", ".venv", ".mypy_cache", ".ruff_cache", ".pytest_cache"}
 # How long the start waits for every worker to be placed before it begins
 # with those it has (the others join as soon as Ray places them).
 STARTUP_WAIT = 30.0
@@ -88,7 +91,7 @@ class MatchJob:
     settings: MatchSettings
     log_name: str | None  # the log's file name (bot output files are named after it)
     allow_shared_partners: bool
-    working_dir: str | None  # the head's path of the shipped working directory
+    working_dir: tuple[str, Archive] | None  # the head's path of it, and its archive
     archives: tuple[tuple[str, Archive], ...] = ()  # (engine name, its directory)
 
 
@@ -190,7 +193,10 @@ class MatchWorker:
     async def _play(self, job: MatchJob) -> MatchOutcome:
         from arena.play import run_match
 
-        engines = [self._localize(e, job) for e in job.engines]
+        # Unpacking an archive (once per node) must not hold up the loop's other matches.
+        engines = await trio.to_thread.run_sync(
+            lambda: [self._localize(e, job) for e in job.engines]
+        )
         with tempfile.TemporaryDirectory(dir=self._dir) as tmp:
             log = Path(tmp) / job.log_name if job.log_name else None
             bots = Path(tmp) / "bots"
@@ -212,10 +218,10 @@ class MatchWorker:
         archives = dict(job.archives)
         if engine.name in archives:
             return dataclasses.replace(engine, workdir=self._unpack(archives[engine.name]))
-        shipped = job.working_dir
-        if shipped is None or engine.kind != "command":
+        if job.working_dir is None or engine.kind != "command":
             return engine
-        here = os.getcwd()  # Ray starts the worker in its copy of working_dir
+        shipped, archive = job.working_dir
+        here = str(self._unpack(archive))
 
         def moved(word: str) -> str:
             if word == shipped or word.startswith(shipped + os.sep):
@@ -254,10 +260,13 @@ class MatchWorker:
 
 
 def pack_directory(path: Path) -> bytes:
-    """A directory as a tar archive whose bytes depend only on its files."""
+    """A directory as a tar archive whose bytes depend only on its files (not
+    their times or owners); version control and byte-code caches left out."""
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w") as tar:
-        for file in sorted(p for p in path.rglob("*")):
+        for file in sorted(path.rglob("*")):
+            if SKIPPED.intersection(file.relative_to(path).parts):
+                continue
             info = tar.gettarinfo(str(file), arcname=str(file.relative_to(path)))
             info.mtime = 0
             info.uid = info.gid = 0
@@ -355,8 +364,6 @@ class Cluster:
             "max_concurrency": 100_000,  # an async actor: waiting matches cost no thread
             "scheduling_strategy": "SPREAD",
         }
-        if self.settings.working_dir is not None:
-            options["runtime_env"] = {"working_dir": str(self.settings.working_dir)}
         self._actor_class = self._ray.remote(MatchWorker).options(**options)
 
     def _new_actor(self) -> Any:
@@ -458,13 +465,26 @@ class Cluster:
                 continue
             if shipped is not None and e.workdir.is_relative_to(shipped):
                 continue
-            if e.workdir not in self._archives:
-                data = pack_directory(e.workdir)
-                self._archives[e.workdir] = Archive(
-                    hashlib.sha256(data).hexdigest(), self._ray.put(data)
-                )
-            out.append((e.name, self._archives[e.workdir]))
+            out.append((e.name, self._archive(e.workdir)))
         return tuple(out)
+
+    def _archive(self, directory: Path) -> Archive:
+        """A directory packed once, into Ray's object store, for every node."""
+        if directory not in self._archives:
+            data = pack_directory(directory)
+            if len(data) > MAX_ARCHIVE_BYTES:
+                raise ConfigError(
+                    f"{directory}: {len(data) >> 20} MiB to ship to every node, more than "
+                    f"{MAX_ARCHIVE_BYTES >> 20} MiB; ship less (a directory of the bots only)"
+                )
+            self._archives[directory] = Archive(
+                hashlib.sha256(data).hexdigest(), self._ray.put(data)
+            )
+        return self._archives[directory]
+
+    def _working_dir(self) -> tuple[str, Archive] | None:
+        shipped = self.settings.working_dir
+        return None if shipped is None else (str(shipped), self._archive(shipped))
 
     async def play(
         self,
@@ -483,7 +503,7 @@ class Cluster:
             settings,
             log.name if log is not None else None,
             allow_shared_partners,
-            str(self.settings.working_dir) if self.settings.working_dir else None,
+            self._working_dir(),
             self._archives_of(engines),
         )
         if log is not None:
