@@ -337,7 +337,7 @@ class Cluster:
         takes a CPU. Wait until all are placed, or STARTUP_WAIT has passed with at
         least one (the others join when Ray places them, e.g. as nodes join)."""
         self._nursery = nursery
-        await trio.to_thread.run_sync(self._init_ray)
+        await _in_ray_thread(self._init_ray)
         cpus = int(self._ray.cluster_resources().get("CPU", 0))
         count = self.settings.workers or max(1, cpus)
         for _ in range(count):
@@ -550,6 +550,20 @@ class Cluster:
 # competition server runs several competitions at once).
 _lock = threading.Lock()
 _users = 0
+# ray.init and ray.shutdown run in this one thread, which never exits: a local
+# instance's processes (GCS, raylet) are killed by the kernel when the thread
+# that started them ends (Ray sets PR_SET_PDEATHSIG in them, and that signal
+# follows the starting thread, not the process). Started from one of trio's
+# cached threads, they died some seconds later when that thread idled out.
+_ray_thread = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="arena-ray")
+
+
+async def _in_ray_thread(call: Callable[[], Any]) -> Any:
+    """``call()`` in the Ray thread, waited for without blocking the trio loop."""
+    future = _ray_thread.submit(call)
+    return await trio.to_thread.run_sync(future.result)
+
+
 _address: str | None = None
 _owned = False  # this module called ray.init (and so calls ray.shutdown)
 
@@ -646,4 +660,4 @@ async def open_cluster(
     finally:
         cluster._nursery = None
         with trio.CancelScope(shield=True):
-            await trio.to_thread.run_sync(cluster._close)
+            await _in_ray_thread(cluster._close)

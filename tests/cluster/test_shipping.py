@@ -42,6 +42,9 @@ def test_engines_reach_the_workers_by_archive_and_by_working_dir(
 
     async def main() -> None:
         async with open_cluster(settings, notice=lambda text: None, temp_dir=ray_temp) as c:
+            # Past the idle time of trio's cached threads: Ray's processes must
+            # outlive whichever thread started them (they were killed with it).
+            await trio.sleep(11)
             log = tmp_path / "logs" / "m.log"
             report = await c.play([archived, under], MatchSettings(seed=7), log=log)
             assert report.result.termination is Termination.COMPLETED, report.result
