@@ -53,7 +53,7 @@ def test_engines_reach_the_workers_by_archive_and_by_working_dir(
             assert log.read_bytes().startswith(b"") and log.stat().st_size > 1000
             # A match that cannot be set up fails as it does in one process.
             missing = EngineSpec.of("missing", f"python {tmp_path}/no-such-bot.py")
-            with pytest.raises(ConfigError, match="no-such-bot.py"):
+            with pytest.raises(ConfigError, match=r"no-such-bot\.py"):
                 await c.play([missing, under], MatchSettings(seed=8))
             (archive,) = {a for _, a in c._archives_of([archived, under])}
             assert archive.sha256 == __import__("hashlib").sha256(pack_directory(own)).hexdigest()
