@@ -329,6 +329,7 @@ class Cluster:
         self._changed = trio.Event()
         self._nursery: trio.Nursery | None = None
         self._spares: list[Any] = []  # replacements not placed yet
+        self._failure = ""  # why the last worker could not start
 
     # - starting and stopping
 
@@ -347,7 +348,7 @@ class Cluster:
                 await self._changed.wait()
         while not self.workers:
             if not self._spares:
-                raise ClusterError("no worker could be started on the cluster")
+                raise ClusterError(f"no worker could be started on the cluster: {self._failure}")
             self.notice(f"waiting for the cluster to place a worker (it has {cpus} CPUs)")
             await self._changed.wait()
         nodes = len({w.node for w in self.workers})
@@ -443,6 +444,7 @@ class Cluster:
         except Exception as e:
             if not self.is_lost(e):
                 raise
+            self._failure = str(e).strip().splitlines()[-1] if str(e).strip() else type(e).__name__
             return
         finally:
             self._spares.remove(actor)
