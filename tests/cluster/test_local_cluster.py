@@ -20,7 +20,8 @@ from tests.cluster.conftest import (
     wait_for,
 )
 
-pytestmark = pytest.mark.process
+# Ray starts in seconds, but slower on a loaded machine than the suite's default limit allows.
+pytestmark = [pytest.mark.process, pytest.mark.timeout(300)]
 
 CONFIG = """
 name = "cluster"

@@ -16,7 +16,8 @@ from arena.outcome import Termination
 from arena.settings import ClusterSettings, EngineSpec, MatchSettings
 from tests.cluster.conftest import ROOT
 
-pytestmark = pytest.mark.process
+# Ray starts in seconds, but slower on a loaded machine than the suite's default limit allows.
+pytestmark = [pytest.mark.process, pytest.mark.timeout(300)]
 
 
 def test_a_packed_directory_depends_only_on_its_files(tmp_path: Path) -> None:
