@@ -68,6 +68,8 @@ bench: $(STAMP)
 	@echo
 	$(BIN)/python -m benchmarks.bench_tournament
 	@echo
+	$(BIN)/python -m benchmarks.bench_cluster
+	@echo
 	$(BIN)/python -m benchmarks.bench_sandbox
 	@echo
 	$(BIN)/python -m benchmarks.bench_standings

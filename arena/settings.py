@@ -132,6 +132,21 @@ class SandboxSettings:
 
 
 @dataclass(frozen=True)
+class ClusterSettings:
+    """Where a tournament's matches run (arena/cluster.py): ``address`` of a Ray
+    cluster (``HOST:PORT``) or ``"local"`` (a Ray instance of this machine using
+    every core); ``workers``: match workers (default one per CPU of the cluster);
+    ``attempts``: how often a match is played from scratch when its worker or
+    node is lost; ``working_dir``: a directory shipped to every node, where
+    launched engines' paths under it are found."""
+
+    address: str
+    workers: int | None = None
+    attempts: int = 3
+    working_dir: Path | None = None
+
+
+@dataclass(frozen=True)
 class MatchSettings:
     """Everything that decides how one match is played, except who plays it."""
 

@@ -49,6 +49,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             absent_grace=args.absent_grace,
             http=args.http,
             spectator_delay=args.spectator_delay,
+            cluster=args.cluster,
         ),
         Path(args.data),
         args.listen,
@@ -139,6 +140,14 @@ def add_parsers(sub: Subparsers) -> None:
             "live matches are shown this many plays behind, to watch streams and the web "
             "site, in competitions that set no spectator_delay (default %(default)s)"
         ),
+    )
+    serve.add_argument(
+        "--cluster",
+        default=None,
+        metavar="ADDRESS",
+        help="play competitions' matches on a Ray cluster (HOST:PORT, or 'local'), unless "
+        "a competition's own [cluster] table says otherwise; live views then show which "
+        "matches run, not their plays",
     )
     serve.set_defaults(func=cmd_serve)
 

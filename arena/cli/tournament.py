@@ -89,6 +89,7 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         "output": args.output,
         "store": args.store,
         "sandbox": sandbox_overrides(args),
+        "cluster": cluster_override(args),
     }
     if args.no_duplicate:
         overrides["duplicate"] = False
@@ -98,6 +99,22 @@ def cmd_tournament(args: argparse.Namespace) -> int:
         overrides["keep_warm"] = True
     play_tournament(load_config(Path(args.config), overrides), resamples=args.resamples)
     return 0
+
+
+def cluster_override(args: argparse.Namespace) -> dict[str, str] | None:
+    """``--cluster ADDRESS`` as the file's [cluster] table (the file's other keys stay)."""
+    return {"address": args.cluster} if args.cluster else None
+
+
+def add_cluster_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--cluster",
+        default=None,
+        metavar="ADDRESS",
+        help="play the matches on a Ray cluster: HOST:PORT of its head, or 'local' for a Ray "
+        "instance of this machine using every core (needs pip install 'scopa-arena[cluster]'); "
+        "this process still keeps the store and the logs",
+    )
 
 
 def cmd_ratings(args: argparse.Namespace) -> int:
@@ -135,6 +152,7 @@ def sprt_config(args: argparse.Namespace) -> TournamentConfig:
                 "concurrency": args.concurrency,
                 "output": args.output,
                 "sandbox": sandbox_overrides(args),
+                "cluster": cluster_override(args),
             },
         )
         if cfg.format != "sprt":
@@ -157,6 +175,7 @@ def sprt_config(args: argparse.Namespace) -> TournamentConfig:
             "output": args.output or "out/sprt",
             "clock": {"move_time": args.move_time},
             "sandbox": sandbox_overrides(args),
+            **({"cluster": cluster_override(args)} if args.cluster else {}),
             "sprt": {
                 "test": test["name"],
                 "base": base["name"],
@@ -347,6 +366,7 @@ def add_parsers(sub: Subparsers) -> None:
         help="bootstrap resamples for intervals",
     )
     add_sandbox_options(tour)
+    add_cluster_option(tour)
     gauntlet = sub.add_parser(
         "gauntlet",
         help="measure a bot against random, greedy and search (Elo with intervals)",
@@ -432,4 +452,5 @@ def add_parsers(sub: Subparsers) -> None:
         "an existing one is resumed",
     )
     add_sandbox_options(sprt)
+    add_cluster_option(sprt)
     sprt.set_defaults(func=cmd_sprt)

@@ -24,10 +24,12 @@ from arena.server.broker import Broker
 from arena.server.liveness import Liveness
 from arena.server.storage import Competition, CompetitionStatus, ServerStorage
 from arena.server.submissions import SubmissionFiles, submission_digest
+from arena.settings import ClusterSettings
 from arena.store import Store, reading_store
 from arena.tournament.config import TournamentConfig, config_from_dict
 from arena.tournament.runner import (
     Runner,
+    maybe_cluster,
     maybe_pool,
     open_tournament_store,
     reopen_no_contests,
@@ -232,6 +234,7 @@ class CompetitionManager:
         *,
         liveness: Liveness | None = None,
         standings: StandingsCache | None = None,
+        cluster: ClusterSettings | None = None,
     ) -> None:
         self._nursery = nursery
         self._liveness = liveness
@@ -241,6 +244,7 @@ class CompetitionManager:
         self._broker = broker
         self._stopping: dict[str, bool] = {}
         self._runners: dict[str, Runner] = {}
+        self._cluster = cluster  # for competitions without a [cluster] table
 
     def start(self, comp_id: str) -> None:
         """Start the competition, or go on with it (also while it is pausing)."""
@@ -280,6 +284,8 @@ class CompetitionManager:
             competition_dir(self._data, comp_id),
             SubmissionFiles(self._data),
         )
+        if cfg.cluster is None and self._cluster is not None:
+            cfg = dataclasses.replace(cfg, cluster=self._cluster)
         opened = open_tournament_store(cfg)
         store, cfg = opened.store, opened.cfg
 
@@ -305,7 +311,7 @@ class CompetitionManager:
             self._runners[comp_id] = runner
             try:
                 runner.absent = await self._absent(comp_id, cfg)
-                async with maybe_pool(cfg) as pool:
+                async with maybe_cluster(cfg, runner), maybe_pool(cfg) as pool:
                     await runner.run(store.pending(), pool)
             finally:
                 self._runners.pop(comp_id, None)

@@ -35,6 +35,7 @@ from arena.server.liveness import Liveness
 from arena.server.service import ArenaServicer, WatchLimits
 from arena.server.standings import StandingsCache
 from arena.server.storage import CompetitionStatus, ServerStorage
+from arena.settings import ClusterSettings
 from arena.wire.protocol import MAX_SERVER_REPLY_BYTES, MAX_SERVER_REQUEST_BYTES
 from arena.wire.v1 import server_pb2 as spb
 from arena.wire.v1 import server_pb2_grpc
@@ -62,13 +63,16 @@ async def serve(
     watch_limits: WatchLimits | None = None,
     http: str | None = None,
     spectator_delay: int = 0,
+    cluster: str | None = None,
 ) -> None:
     """Run the server until SIGTERM or Ctrl-C; ``data`` holds everything it keeps.
     Bots are probed every ``liveness_interval`` seconds; a competition waits
     ``absent_grace`` seconds for a bot that does not answer before it starts.
     With ``http`` (HOST:PORT), the read-only web site is served there too.
     Live matches are shown ``spectator_delay`` plays behind, to gRPC watchers
-    and the site alike, in competitions whose file sets no delay of its own."""
+    and the site alike, in competitions whose file sets no delay of its own.
+    With ``cluster`` (a Ray cluster's address, or "local"), competitions play
+    their matches there."""
     # Only the user running the server may read its data, an older server's too.
     os.chmod(private_dir(data), DIR_MODE)
     storage = ServerStorage(data / "server.sqlite")
@@ -82,7 +86,13 @@ async def serve(
         async with trio.open_nursery() as nursery:
             liveness = Liveness(storage, liveness_interval, absent_grace)
             manager = CompetitionManager(
-                nursery, storage, data, broker, liveness=liveness, standings=standings
+                nursery,
+                storage,
+                data,
+                broker,
+                liveness=liveness,
+                standings=standings,
+                cluster=ClusterSettings(cluster) if cluster else None,
             )
             servicer = ArenaServicer(
                 storage,

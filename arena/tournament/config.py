@@ -19,6 +19,7 @@ from arena.errors import ConfigError, RulesError
 from arena.rules import Game, Variant
 from arena.settings import (
     ClockSettings,
+    ClusterSettings,
     EngineSpec,
     FaultPolicy,
     OnFault,
@@ -79,6 +80,9 @@ class TournamentConfig:
     # Plays a live spectator is shown behind (the competition server's watch
     # streams and web site); None: the server's --spectator-delay.
     spectator_delay: int | None = None
+    # None: every match in this process; else on a Ray cluster (arena/cluster.py).
+    # Not part of the fingerprint: where matches run changes no result.
+    cluster: ClusterSettings | None = None
 
     @property
     def store_path(self) -> Path:
@@ -235,7 +239,9 @@ TOP_KEYS = {
     "startup_failure_forfeits",
     "allow_shared_partners",
     "spectator_delay",
+    "cluster",
 }
+CLUSTER_KEYS = {"address", "workers", "attempts", "working_dir"}
 SANDBOX_KEYS = {"mode", "memory_mib", "processes", "disk_mib"}
 
 
@@ -416,6 +422,33 @@ def config_from_dict(
             _get(raw, "spectator_delay", int, where, None), "spectator_delay", where, 0
         ),
         allow_shared_partners=_get(raw, "allow_shared_partners", bool, where, False),
+        cluster=_cluster(raw, where, base),
+    )
+
+
+def _cluster(raw: dict[str, Any], where: str, base: Path) -> ClusterSettings | None:
+    """The [cluster] table: ``address`` (HOST:PORT of a Ray cluster, or "local"),
+    ``workers``, ``attempts``, ``working_dir`` (relative to the file's folder)."""
+    table = _get(raw, "cluster", dict, where, None)
+    if table is None:
+        return None
+    here = f"{where}: [cluster]"
+    _check_keys(table, CLUSTER_KEYS, here)
+    address = _get(table, "address", str, here, "")
+    if not address.strip():
+        raise ConfigError(f'{here}: address must be HOST:PORT of a Ray cluster, or "local"')
+    workers = _at_least(_get(table, "workers", int, here, None), "workers", here, 1)
+    attempts = _at_least(_get(table, "attempts", int, here, 3), "attempts", here, 1)
+    working_dir = None
+    if "working_dir" in table:
+        value = table["working_dir"]
+        if not isinstance(value, str) or not value:
+            raise ConfigError(f"{here}: working_dir must be a directory's path")
+        working_dir = (base / value).resolve()
+        if not working_dir.is_dir():
+            raise ConfigError(f"{here}: working_dir {value!r} is not a directory")
+    return ClusterSettings(
+        address.strip(), workers=workers, attempts=attempts or 3, working_dir=working_dir
     )
 
 

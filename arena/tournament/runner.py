@@ -4,6 +4,12 @@ Engines given as commands are either launched for every match, or kept warm:
 launched once per seat slot and serving every match (a bot serves many
 matches at once; partner seats use different slots, so partners never share
 a process). A warm bot that dies is launched again for the next match.
+
+With a cluster (``[cluster]`` in the file, ``--cluster`` on the command line)
+the matches are played by the cluster's workers (arena/cluster.py); this
+process still schedules them and is the one writer of the store and the logs.
+Live spectators see no events of a match played on a cluster (only that it
+runs, then its result).
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from dataclasses import dataclass, field
 
 import trio
 
+from arena.cluster import Cluster, WarmSpec, open_cluster
 from arena.errors import ConfigError
 from arena.outcome import MatchEvent, MatchResult, Termination
 from arena.play import run_match
@@ -161,6 +168,7 @@ class Runner:
         self.stopped: str | None = None  # why the run stopped early
         self.progress: Progress | None = None
         self.absent = dict(absent or {})
+        self.cluster: Cluster | None = None  # set: matches are played on its workers
 
     def should_stop(self) -> bool:
         return self.stopped is not None or self._should_stop()
@@ -192,20 +200,29 @@ class Runner:
                 sandbox=cfg.sandbox,
             )
             spectate = None
-            if self.spectate is not None:
+            if self.spectate is not None and self.cluster is None:
                 hook, key = self.spectate, match.id
                 spectate = lambda event: hook(key, event)  # noqa: E731
             self.running.add(match.id)
             try:
-                report = await run_match(
-                    [cfg.engine(name) for name in match.seats],
-                    settings,
-                    log=log_path,
-                    spectate=spectate,
-                    warm=pool,
-                    bot_output=cfg.output / "bots",
-                    allow_shared_partners=cfg.allow_shared_partners,
-                )
+                if self.cluster is not None:
+                    report = await self.cluster.play(
+                        [cfg.engine(name) for name in match.seats],
+                        settings,
+                        log=log_path,
+                        bot_output=cfg.output / "bots",
+                        allow_shared_partners=cfg.allow_shared_partners,
+                    )
+                else:
+                    report = await run_match(
+                        [cfg.engine(name) for name in match.seats],
+                        settings,
+                        log=log_path,
+                        spectate=spectate,
+                        warm=pool,
+                        bot_output=cfg.output / "bots",
+                        allow_shared_partners=cfg.allow_shared_partners,
+                    )
             finally:
                 self.running.discard(match.id)
             result = report.result
@@ -345,11 +362,32 @@ class Runner:
 
 @contextlib.asynccontextmanager
 async def maybe_pool(cfg: TournamentConfig) -> AsyncIterator[WarmPool | None]:
-    if not cfg.keep_warm:
+    """This process's warm pool (none with a cluster: each worker keeps its own)."""
+    if not cfg.keep_warm or cfg.cluster is not None:
         yield None
         return
     async with open_warm_pool(cfg.output / "bots", cfg.startup_timeout, cfg.sandbox) as pool:
         yield pool
+
+
+@contextlib.asynccontextmanager
+async def maybe_cluster(
+    cfg: TournamentConfig, runner: Runner | None = None
+) -> AsyncIterator[Cluster | None]:
+    """The configuration's cluster, open for the block (and given to ``runner``)."""
+    if cfg.cluster is None:
+        yield None
+        return
+    warm = WarmSpec(cfg.startup_timeout, cfg.sandbox) if cfg.keep_warm else None
+    notice = runner.notice if runner is not None else None
+    async with open_cluster(cfg.cluster, warm=warm, notice=notice) as cluster:
+        if runner is not None:
+            runner.cluster = cluster
+        try:
+            yield cluster
+        finally:
+            if runner is not None:
+                runner.cluster = None
 
 
 def reopen_no_contests(store: Store) -> int:
@@ -373,7 +411,7 @@ async def run_tournament(cfg: TournamentConfig, store: Store, leader: Callable[[
     done, total = store.counts()
     runner = Runner(cfg, store, leader)
     runner.progress = Progress(total=total, done=done)
-    async with maybe_pool(cfg) as pool:
+    async with maybe_cluster(cfg, runner), maybe_pool(cfg) as pool:
         await runner.run(pending, pool)
     runner.progress.finish()
     check_stopped(runner)
@@ -447,7 +485,7 @@ async def run_sprt(
     assert cfg.sprt is not None
     runner = Runner(cfg, store)
     reopen_no_contests(store)
-    async with maybe_pool(cfg) as pool:
+    async with maybe_cluster(cfg, runner), maybe_pool(cfg) as pool:
         # Finish what a previous run left pending, then go on set by set.
         await runner.run(store.pending(), pool)
         check_stopped(runner)

@@ -106,3 +106,46 @@ def test_bad_sprt_values_name_their_key(sprt, message):
 def test_an_sprt_config_with_numbers_of_either_kind_loads():
     cfg = config_from_dict({**BASE, **SPRT, "sprt": {**SPRT["sprt"], "elo0": 0, "elo1": 10.5}})
     assert cfg.sprt is not None and (cfg.sprt.elo0, cfg.sprt.elo1) == (0.0, 10.5)
+
+
+@pytest.mark.parametrize(
+    ("cluster", "message"),
+    [
+        ({"adress": "local"}, "[cluster]: unknown key 'adress'; did you mean 'address'"),
+        ({}, "[cluster]: address must be HOST:PORT of a Ray cluster"),
+        ({"address": 3}, "[cluster]: address must be a string"),
+        ({"address": "local", "workers": 0}, "[cluster]: workers must be at least 1"),
+        ({"address": "local", "attempts": 0}, "[cluster]: attempts must be at least 1"),
+        ({"address": "local", "working_dir": "nowhere"}, "working_dir 'nowhere' is not a dir"),
+    ],
+)
+def test_the_cluster_table_is_checked(cluster, message):
+    with pytest.raises(ConfigError) as e:
+        config_from_dict({**BASE, "cluster": cluster})
+    assert message in str(e.value)
+
+
+def test_a_cluster_changes_where_matches_run_not_the_fingerprint(tmp_path):
+    plain = config_from_dict(BASE)
+    assert plain.cluster is None
+    cfg = config_from_dict(
+        {**BASE, "cluster": {"address": "10.0.0.1:6379", "working_dir": ".", "attempts": 5}},
+        base=tmp_path,
+    )
+    assert cfg.cluster is not None and cfg.cluster.address == "10.0.0.1:6379"
+    assert cfg.cluster.working_dir == tmp_path.resolve() and cfg.cluster.attempts == 5
+    assert cfg.fingerprint() == plain.fingerprint()  # a run may resume with or without it
+
+
+def test_the_cluster_option_overrides_the_file(tmp_path):
+    path = tmp_path / "t.toml"
+    path.write_text(
+        '[[engine]]\nname = "a"\nspec = "builtin:random"\n'
+        '[[engine]]\nname = "b"\nspec = "builtin:greedy"\n'
+        '[cluster]\naddress = "10.0.0.1:6379"\nworkers = 3\n'
+    )
+    cfg = load_config(path, {"cluster": {"address": "local"}})
+    assert cfg.cluster is not None and (cfg.cluster.address, cfg.cluster.workers) == ("local", 3)
+    assert load_config(path, {"cluster": None}).cluster == cfg.cluster.__class__(
+        "10.0.0.1:6379", workers=3
+    )

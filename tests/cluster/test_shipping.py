@@ -1,0 +1,62 @@
+"""How launched engines reach a node: a directory of the engine's own goes as a
+content-addressed archive; commands under ``working_dir`` are found in Ray's
+copy of it on the node."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+import trio
+
+from arena.cluster import open_cluster, pack_directory
+from arena.errors import ConfigError
+from arena.outcome import Termination
+from arena.settings import ClusterSettings, EngineSpec, MatchSettings
+from tests.cluster.conftest import ROOT
+
+# Ray starts in seconds, but slower on a loaded machine than the suite's default limit allows.
+pytestmark = [pytest.mark.process, pytest.mark.timeout(300)]
+
+
+def test_a_packed_directory_depends_only_on_its_files(tmp_path: Path) -> None:
+    for name in ("a", "b"):
+        shutil.copytree(ROOT / "engines" / "greedy", tmp_path / name)
+    (tmp_path / "b" / "bot.py").touch()  # another time stamp, the same bytes
+    assert pack_directory(tmp_path / "a") == pack_directory(tmp_path / "b")
+
+
+def test_engines_reach_the_workers_by_archive_and_by_working_dir(
+    tmp_path: Path, ray_temp: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
+    own = tmp_path / "own"  # an engine with a directory of its own, like an upload
+    shutil.copytree(ROOT / "engines" / "greedy", own)
+    shipped = tmp_path / "shipped"
+    shutil.copytree(ROOT / "engines" / "random", shipped)
+    archived = EngineSpec.of("own", "python bot.py")
+    archived = EngineSpec(
+        archived.name, archived.kind, command=archived.command, workdir=own.resolve()
+    )
+    under = EngineSpec.of("shipped", f"python {shipped.resolve()}/bot.py")
+    settings = ClusterSettings("local", workers=1, working_dir=shipped.resolve())
+
+    async def main() -> None:
+        async with open_cluster(settings, notice=lambda text: None, temp_dir=ray_temp) as c:
+            # Past the idle time of trio's cached threads: Ray's processes must
+            # outlive whichever thread started them (they were killed with it).
+            await trio.sleep(11)
+            log = tmp_path / "logs" / "m.log"
+            report = await c.play([archived, under], MatchSettings(seed=7), log=log)
+            assert report.result.termination is Termination.COMPLETED, report.result
+            assert [e.engine_name for e in report.engines] == ["greedy", "random"]
+            assert log.read_bytes().startswith(b"") and log.stat().st_size > 1000
+            # A match that cannot be set up fails as it does in one process.
+            missing = EngineSpec.of("missing", f"python {tmp_path}/no-such-bot.py")
+            with pytest.raises(ConfigError, match=r"no-such-bot\.py"):
+                await c.play([missing, under], MatchSettings(seed=8))
+            (archive,) = {a for _, a in c._archives_of([archived, under])}
+            assert archive.sha256 == __import__("hashlib").sha256(pack_directory(own)).hexdigest()
+
+    trio.run(main)
