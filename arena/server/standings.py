@@ -10,8 +10,13 @@ every spectator event meanwhile (measured: 185 ms for a cached answer).
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import math
 import multiprocessing
+import os
+import signal
+import sys
 import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -21,6 +26,7 @@ from pathlib import Path
 from arena.server.competitions import competition_results
 from arena.tournament.standings import Row, compute_standings
 
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
 # Bootstrap resamples behind each interval.
 RESAMPLES = 100
 # Least seconds between two computations of one competition's standings: while
@@ -140,8 +146,27 @@ class StandingsCache:
     def _compute(self, comp_id: str) -> CachedStandings | None:
         if self._pool is None:
             # spawn, not fork: the server's process holds gRPC channels and threads.
-            self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+            self._pool = ProcessPoolExecutor(
+                1,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=die_with_server,
+                initargs=(os.getpid(),),
+            )
         return self._pool.submit(compute_cached, self._data, comp_id, self._resamples).result()
+
+
+def die_with_server(server: int) -> None:
+    """In the worker: end with the server, however it ends. A server killed
+    with SIGKILL never shuts its pool down, and the worker would wait for work
+    forever. The parent-death signal is tied to the thread that started the
+    worker, the cache's own thread, which lives as long as the cache; if the
+    server died before the signal was armed, the parent is already another."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != server:
+        os._exit(0)
 
 
 def compute_cached(data: Path, comp_id: str, resamples: int) -> CachedStandings | None:

@@ -42,3 +42,41 @@ def test_a_recorded_match_is_folded_in_off_the_request_path(tmp_path):
     finally:
         cache.close()
         store.close()
+
+
+OWNER = """
+import sys
+from pathlib import Path
+from arena.server.standings import StandingsCache
+cache = StandingsCache(Path(sys.argv[1]), resamples=10)
+cache.get("c1")  # starts the worker process and waits for its answer
+print(*[p.pid for p in cache._pool._processes.values()], flush=True)
+sys.stdin.read()  # until killed
+"""
+
+
+def test_the_worker_process_dies_with_a_server_killed_outright(tmp_path):
+    """A server killed with SIGKILL never shuts its pool down: its worker
+    must not stay behind, waiting for work forever."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    (tmp_path / "c1").mkdir()
+    filled_results(tmp_path / "c1" / "results.sqlite", engines=3, matches=20).close()
+    owner = subprocess.Popen(
+        [sys.executable, "-c", OWNER, str(tmp_path)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert owner.stdout is not None
+    workers = [int(p) for p in owner.stdout.readline().split()]
+    assert workers and all(os.path.exists(f"/proc/{p}") for p in workers)
+    owner.send_signal(signal.SIGKILL)
+    owner.wait(10)
+    deadline = time.monotonic() + 10
+    while any(os.path.exists(f"/proc/{p}") for p in workers):
+        assert time.monotonic() < deadline, f"worker(s) {workers} outlived the server"
+        time.sleep(0.05)
