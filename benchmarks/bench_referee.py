@@ -82,6 +82,44 @@ def bare_call_ms(address: str, n: int) -> float:
         return (time.perf_counter() - start) / n * 1000
 
 
+def future_ms(address: str, n: int) -> float:
+    """The call as a grpcio future, waited for by blocking on it (no trio):
+    what grpcio's future machinery costs by itself."""
+    from arena.wire.v1 import engine_pb2 as epb
+
+    request = epb.DecisionRequest.FromString(sample_request())
+    with grpc.insecure_channel(address, options=[("grpc.enable_http_proxy", 0)]) as channel:
+        stub = engine_pb2_grpc.EngineStub(channel)
+        for _ in range(50):
+            stub.Decide.future(request).result()
+        start = time.perf_counter()
+        for _ in range(n):
+            stub.Decide.future(request).result()
+        return (time.perf_counter() - start) / n * 1000
+
+
+def aio_ms(address: str, n: int) -> float:
+    """The call with grpc.aio in a plain asyncio program: a lower bound for
+    an asyncio-hosted client."""
+    import asyncio
+
+    from arena.wire.v1 import engine_pb2 as epb
+
+    request = epb.DecisionRequest.FromString(sample_request())
+
+    async def run() -> float:
+        async with grpc.aio.insecure_channel(address) as channel:
+            stub = engine_pb2_grpc.EngineStub(channel)
+            for _ in range(50):
+                await stub.Decide(request)
+            start = time.perf_counter()
+            for _ in range(n):
+                await stub.Decide(request)
+            return (time.perf_counter() - start) / n * 1000
+
+    return asyncio.run(run())
+
+
 async def bridge_ms(address: str, n: int) -> float:
     """The same call through the arena's trio bridge alone (no referee work)."""
     from arena.wire.v1 import engine_pb2 as epb
@@ -236,12 +274,15 @@ def main() -> None:
     try:
         address = bots[0][1]
         with tempfile.TemporaryDirectory() as tmp:
-            bare, bridge, times = [], [], []
+            bare, bridge, times, futures, aio = [], [], [], [], []
             for _ in range(rounds):
                 bare.append(bare_call_ms(address, 400))
+                futures.append(future_ms(address, 400))
+                aio.append(aio_ms(address, 400))
                 bridge.append(trio.run(bridge_ms, address, 400))
                 times.append(trio.run(referee_ms, address, 4, Path(tmp)))
         b, g = statistics.median(bare), statistics.median(bridge)
+        f, a = statistics.median(futures), statistics.median(aio)
 
         def med(field: str) -> float:
             return float(statistics.median(getattr(t, field) for t in times))
@@ -251,6 +292,8 @@ def main() -> None:
         path = calls + own
         print(f"per-decision time, median of {rounds} rounds (trivial bot, loopback)")
         print(f"  bare grpcio unary call (sync stub)   {b:.3f} ms")
+        print(f"  as a grpcio future, blocking on it   {f:.3f} ms   ({f / b:.2f}x)")
+        print(f"  grpc.aio in plain asyncio            {a:.3f} ms   ({a / b:.2f}x)")
         print(f"  same call via the trio bridge        {g:.3f} ms   ({g / b:.2f}x)")
         print(
             f"  referee, whole matches with log      {r:.3f} ms   ({r / b:.2f}x;"
