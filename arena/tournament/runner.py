@@ -70,6 +70,10 @@ def open_tournament_store(cfg: TournamentConfig) -> Opened:
         resuming = store.bind(
             cfg.fingerprint(), {"seed": seed, "seed_commitment": commitment(seed)}
         )
+        # What the tournament is called (shown by `arena web`); not a setting
+        # of its results, so the latest run's name stands.
+        if store.meta("name") != cfg.name:
+            store.set_meta("name", cfg.name)
         store.add_engines((e.name, e.describe()) for e in cfg.engines)
     except BaseException:
         store.close()

@@ -359,7 +359,8 @@ class _StoreSource:
 
 
 class LocalSource(_StoreSource):
-    """A local tournament's output directory: one competition, named after it."""
+    """A local tournament's output directory: one competition, whose id is
+    the directory's name; it shows the tournament's own name."""
 
     def __init__(self, directory: Path, delay: int = 0) -> None:
         super().__init__()
@@ -488,13 +489,14 @@ class LocalSource(_StoreSource):
             done, total = store.counts()
             bots = [n for n, *_ in store.engines()]
             commitment = store.meta("seed_commitment") or ""
+            name = store.meta("name") or cid  # a store of an older arena has none
             revealed = store.meta("seed_revealed_at") is not None
             seed = store.meta("seed") or "" if revealed else ""
             created = store.meta("created_at") or ""
         status = "finished" if total and done == total and revealed else "running"
         return wire.competition_info(
             id=cid,
-            name=cid,
+            name=name,
             status=status,
             bots=bots,
             matches_done=done,

@@ -53,7 +53,7 @@ def until(check, seconds: float, what: str):
 
 
 def test_a_running_local_match_is_followed_from_its_log(tmp_path: Path) -> None:
-    output = tmp_path / "live"
+    output = tmp_path / "live-out"  # the competition's id; its name is the file's
     config = tmp_path / "live.toml"
     config.write_text(LIVE.format(output=output, python=sys.executable, hostile=HOSTILE))
     tour = subprocess.Popen(
@@ -63,7 +63,7 @@ def test_a_running_local_match_is_followed_from_its_log(tmp_path: Path) -> None:
     try:
         until(lambda: (output / "results.sqlite").exists(), 30, "the tournament never started")
         site = start_web(output)
-        cid = "live"
+        cid = "live-out"
         ended: list[tuple[float, str, dict]] = []
         results_open = threading.Event()
         results = threading.Thread(
@@ -88,6 +88,7 @@ def test_a_running_local_match_is_followed_from_its_log(tmp_path: Path) -> None:
         shown = [d for _, name, d in sse if name == "frame"]
 
         assert tour.wait(120) == 0
+        assert site.json(f"/api/c/{cid}")["competition"]["name"] == "live"
         # The frames followed live are the finished log's, as a spectator sees
         # them: no hand, and nothing only the log knows (think times, comments).
         replay = replay_log(output / "logs" / f"{key.partition('/')[2].replace('/', '_')}.log")
