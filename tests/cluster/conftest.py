@@ -152,11 +152,3 @@ def log_moves(path: Path) -> list[str]:
 
 def logs(output: Path) -> dict[str, list[str]]:
     return {p.name: log_moves(p) for p in sorted((output / "logs").glob("*.log"))}
-
-
-def wait_for(predicate, timeout: float, what: str) -> None:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.1)

@@ -17,8 +17,8 @@ from tests.cluster.conftest import (
     logs,
     ray_env,
     results,
-    wait_for,
 )
+from tests.waiting import until
 
 # Ray starts in seconds, but slower on a loaded machine than the suite's default limit allows.
 pytestmark = [pytest.mark.process, pytest.mark.timeout(300)]
@@ -75,7 +75,7 @@ def test_a_local_cluster_records_what_one_process_does_and_resumes_after_kill_9(
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
-    wait_for(lambda: done(store) >= 3 or head.poll() is not None, 60, "three matches")
+    until(lambda: done(store) >= 3 or head.poll() is not None, 60, "three matches")
     assert head.poll() is None, head.stderr.read() if head.stderr else ""
     head.send_signal(signal.SIGKILL)  # the head only: its Ray processes are left orphaned
     head.wait()

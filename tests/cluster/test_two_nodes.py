@@ -20,8 +20,8 @@ from tests.cluster.conftest import (
     logs,
     ray_env,
     results,
-    wait_for,
 )
+from tests.waiting import until
 
 # Ray starts in seconds, but slower on a loaded machine than the suite's default limit allows.
 pytestmark = [pytest.mark.process, pytest.mark.timeout(300)]
@@ -63,7 +63,7 @@ def test_a_node_lost_mid_tournament_costs_replays_not_results(
          "--include-dashboard=false", f"--temp-dir={ray_temp}", *common],
         env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
-    wait_for(lambda: (ray_temp / "ray_current_cluster").exists(), 60, "the head node")
+    until(lambda: (ray_temp / "ray_current_cluster").exists(), 60, "the head node")
     node = sessions.start(
         [RAY, "start", f"--address={address}", f"--node-ip-address={NODE_IP}", *common],
         env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,

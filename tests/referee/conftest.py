@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 import uuid
 from dataclasses import replace
@@ -13,6 +12,7 @@ import pytest
 from arena.outcome import MatchReport
 from arena.play import run_match_sync
 from arena.settings import MatchSettings, SandboxMode, SandboxSettings
+from tests.transport.kill_storm import live
 
 ROOT = Path(__file__).resolve().parents[2]
 PY = sys.executable
@@ -36,20 +36,7 @@ UNCONFINED = SandboxSettings(SandboxMode.OFF)
 
 def live_pids(tag: str) -> list[int]:
     """Processes whose command line holds ``tag`` (to prove none survive)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                cmdline = f.read()
-            with open(f"/proc/{entry}/stat") as f:
-                state = f.read().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if tag.encode() in cmdline and state != "Z":
-            found.append(int(entry))
-    return found
+    return list(live(tag))
 
 
 def recorded(path: Path | str) -> list[bytes]:

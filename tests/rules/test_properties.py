@@ -106,6 +106,12 @@ def test_random_playout_equals_step_by_step_play(game, deck_seed, play_seed):
     rng = random.Random(deck_seed)
     for _ in range(rng.randrange(12)):  # start from somewhere inside the deal
         a.play(rng.choice(a.legal_moves()))
+    assert_playout_equals_steps(a, play_seed)
+
+
+def assert_playout_equals_steps(a: Deal, play_seed: int, where: object = None) -> None:
+    """From ``a``'s position, random_playout ends where playing each of its
+    moves step by step does (the same random draws pick the same moves)."""
     b = a.copy()
     r1, r2 = random.Random(play_seed).random, random.Random(play_seed).random
     while not a.is_over:
@@ -118,8 +124,14 @@ def test_random_playout_equals_step_by_step_play(game, deck_seed, play_seed):
         a.piles,
         a.scope,
         a.leftover,
-    )
-    assert points == list(score_deal(a.piles, a.scope).points)
+    ), where
+    assert (b.stock_pos, b.cards_in_hands, b.last_capturer, b.to_move) == (
+        a.stock_pos,
+        a.cards_in_hands,
+        a.last_capturer,
+        a.to_move,
+    ), where
+    assert points == list(score_deal(a.piles, a.scope).points), where
 
 
 @settings(max_examples=25, deadline=None)
@@ -150,23 +162,4 @@ def test_random_playout_equals_step_by_step_play_on_many_deals():
                     a = Deal(variant, seed % game.seats, seeded_deck(seed, 3))
                     for _ in range(seed % 7):
                         a.play(a.legal_moves()[seed % len(a.legal_moves())])
-                    b = a.copy()
-                    r1, r2 = random.Random(seed).random, random.Random(seed).random
-                    while not a.is_over:
-                        moves = a.legal_moves()
-                        a.play_unchecked(moves[int(r1() * len(moves))])
-                    points = b.random_playout(r2)
-                    assert (b.hands, b.table, b.piles, b.scope, b.leftover) == (
-                        a.hands,
-                        a.table,
-                        a.piles,
-                        a.scope,
-                        a.leftover,
-                    ), (game, fewest, last_player, seed)
-                    assert (b.stock_pos, b.cards_in_hands, b.last_capturer, b.to_move) == (
-                        a.stock_pos,
-                        a.cards_in_hands,
-                        a.last_capturer,
-                        a.to_move,
-                    )
-                    assert points == list(score_deal(a.piles, a.scope).points)
+                    assert_playout_equals_steps(a, seed, (game, fewest, last_player, seed))

@@ -12,6 +12,9 @@ from pathlib import Path
 import grpc
 import pytest
 
+from arena.replay import Step
+from arena.rules import View, cards_of
+from arena.wire import convert
 from arena.wire.v1 import server_pb2 as spb
 from arena.wire.v1 import server_pb2_grpc
 from tests.referee.conftest import tag  # noqa: F401 - shared fixture
@@ -63,6 +66,22 @@ class Server:
             else:
                 self.proc.send_signal(sig)
             self.proc.wait(20)
+
+
+def assert_public_play(event: spb.SpectatorEvent, step: Step) -> View:
+    """A spectator's play event shows the move the log has, and no card a hand
+    still held (the table, the captures and the view are all it carries); its
+    public view, which has no hand."""
+    assert convert.move_from_pb(event.play.move) == step.move
+    assert step.move is not None
+    hidden = 0
+    for hand in step.hands:
+        hidden |= hand & ~(1 << step.move.card)
+    shown = convert.mask_from_pb(event.table) | convert.mask_from_pb(event.play.move.captures)
+    assert not shown & hidden, cards_of(shown & hidden)
+    view = convert.public_view_from_pb(event.view)
+    assert view.hands == (None,) * len(step.hands)
+    return view
 
 
 def auth(token: str) -> list[tuple[str, str]]:

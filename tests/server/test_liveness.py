@@ -9,6 +9,7 @@ import time
 import pytest
 
 from arena.wire.v1 import server_pb2 as spb
+from tests.waiting import until
 
 from .conftest import ARENA, ORGANISER, ROOT, Server, auth, register, wait_for
 from .test_server import create
@@ -18,16 +19,6 @@ pytestmark = pytest.mark.process
 
 def bots_by_name(stub) -> dict[str, spb.BotInfo]:
     return {b.name: b for b in stub.ListBots(spb.ListBotsRequest(), timeout=10).bots}
-
-
-def until(what, seconds: float = 30):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        got = what()
-        if got:
-            return got
-        time.sleep(0.2)
-    raise AssertionError("never happened")
 
 
 def test_a_stopped_bot_is_seen_dead_and_its_matches_forfeit_with_the_reason(tmp_path, bots, tag):
@@ -48,14 +39,18 @@ def test_a_stopped_bot_is_seen_dead_and_its_matches_forfeit_with_the_reason(tmp_
         alive = until(
             lambda: (
                 all(b.status == "alive" for b in bots_by_name(stub).values()) and bots_by_name(stub)
-            )
+            ),
+            30,
+            "both bots seen alive",
         )
         assert alive["bob-random"].last_seen and alive["bob-random"].seen_version
         assert alive["alice-greedy"].status_detail.startswith("greedy")
         bob_bot.terminate()
         bob_bot.wait(10)
         dead = until(
-            lambda: bots_by_name(stub)["bob-random"].status == "dead" and bots_by_name(stub)
+            lambda: bots_by_name(stub)["bob-random"].status == "dead" and bots_by_name(stub),
+            30,
+            "bob's bot seen dead",
         )
         bob = dead["bob-random"]
         # Dead now, and the last time it answered is kept.

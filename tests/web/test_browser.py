@@ -10,9 +10,10 @@ import pytest
 
 from arena.web.pages import engine_url, match_url
 from arena.wire.v1 import server_pb2 as spb
-from tests.server.conftest import ORGANISER, auth, register, wait_for
+from tests.server.conftest import ORGANISER, auth, wait_for
+from tests.waiting import until
 
-from .test_server_site import CUP
+from .test_server_site import open_cup
 
 pytestmark = [pytest.mark.browser, pytest.mark.process]
 
@@ -53,13 +54,6 @@ class Watched:
         assert not self.problems, self.problems
 
 
-def until(condition, seconds: float) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.1)
-
-
 def test_every_page_of_a_tournament_loads_cleanly(browser, local_site, tournament):
     cid = tournament.name
     watched = Watched(browser, local_site.base)
@@ -96,13 +90,7 @@ def test_a_live_match_is_followed_to_its_end_in_the_browser(
     browser, server_site, bots, hostile_bot
 ):
     stub = server_site.stub()
-    register(stub, "alice", "alice-greedy", bots["greedy"])
-    register(stub, "carol", "carol-hostile", hostile_bot(think=0.05))
-    comp = stub.CreateCompetition(
-        spb.CreateCompetitionRequest(config=CUP.format(name="cup")),
-        metadata=auth(ORGANISER),
-        timeout=30,
-    ).id
+    comp = open_cup(stub, bots["greedy"], hostile_bot(think=0.05))
     key = f"{comp}/alice-greedy~carol-hostile#0/1"
     watched = Watched(browser, server_site.base)
     try:
@@ -131,13 +119,7 @@ def test_a_live_match_is_followed_to_its_end_in_the_browser(
 
 def test_standings_refresh_when_a_match_ends(browser, server_site, bots, hostile_bot):
     stub = server_site.stub()
-    register(stub, "alice", "alice-greedy", bots["greedy"])
-    register(stub, "carol", "carol-hostile", hostile_bot(think=0.05))
-    comp = stub.CreateCompetition(
-        spb.CreateCompetitionRequest(config=CUP.format(name="cup")),
-        metadata=auth(ORGANISER),
-        timeout=30,
-    ).id
+    comp = open_cup(stub, bots["greedy"], hostile_bot(think=0.05))
     watched = Watched(browser, server_site.base)
     try:
         stub.StartCompetition(spb.CompetitionRef(id=comp), metadata=auth(ORGANISER), timeout=10)

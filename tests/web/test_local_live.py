@@ -7,7 +7,6 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ from arena.replay import replay_log
 from arena.viewer import frames
 from arena.web.data import LOG_ONLY
 from arena.web.pages import match_url
+from tests.waiting import until
 
 from .conftest import ARENA, HOSTILE, start_web
 from .test_server_site import read_sse
@@ -40,16 +40,6 @@ name = "slow"
 spec = "{python} {hostile} --think 0.05"
 sandbox = "off"
 """
-
-
-def until(check, seconds: float, what: str):
-    deadline = time.monotonic() + seconds
-    while True:
-        found = check()
-        if found:
-            return found
-        assert time.monotonic() < deadline, what
-        time.sleep(0.05)
 
 
 def test_a_running_local_match_is_followed_from_its_log(tmp_path: Path) -> None:

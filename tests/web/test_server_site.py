@@ -14,11 +14,9 @@ import pytest
 from google.protobuf.json_format import ParseDict
 
 from arena.replay import replay_log
-from arena.rules import cards_of
 from arena.web.pages import match_url
-from arena.wire import convert
 from arena.wire.v1 import server_pb2 as spb
-from tests.server.conftest import ORGANISER, auth, register, wait_for
+from tests.server.conftest import ORGANISER, assert_public_play, auth, register, wait_for
 
 from .hostile_bot import FAULT, NAME
 
@@ -40,6 +38,16 @@ move_time = "2s"
 """
 SERVER_DELAY = 1  # the server_site fixture's --spectator-delay
 DELAY = 3  # the live test's competition's own spectator_delay
+
+
+def open_cup(stub, greedy: str, hostile: str, config: str = CUP.format(name="cup")) -> str:
+    """alice's greedy bot and carol's hostile one registered, and a
+    competition of the two created (not started); its id."""
+    register(stub, "alice", "alice-greedy", greedy)
+    register(stub, "carol", "carol-hostile", hostile)
+    return stub.CreateCompetition(
+        spb.CreateCompetitionRequest(config=config), metadata=auth(ORGANISER), timeout=30
+    ).id
 
 
 def read_sse(url: str, out: list[tuple[float, str, dict]], ready: threading.Event) -> None:
@@ -83,12 +91,8 @@ def test_the_server_site_follows_a_live_match_with_public_events_only(
     server_site, bots, hostile_bot, tmp_path
 ):
     stub = server_site.stub()
-    register(stub, "alice", "alice-greedy", bots["greedy"])
-    register(stub, "carol", "carol-hostile", hostile_bot())  # never fails
     config = f"spectator_delay = {DELAY}\n" + CUP.format(name="cup")
-    comp = stub.CreateCompetition(
-        spb.CreateCompetitionRequest(config=config), metadata=auth(ORGANISER), timeout=30
-    ).id
+    comp = open_cup(stub, bots["greedy"], hostile_bot(), config)  # the hostile bot never fails
     assert stub.GetCompetition(spb.CompetitionRef(id=comp), timeout=10).spectator_delay == DELAY
     # The second match of the set: followed from before it starts.
     key = f"{comp}/alice-greedy~carol-hostile#0/1"
@@ -140,14 +144,7 @@ def test_the_server_site_follows_a_live_match_with_public_events_only(
     plays = [e for _, e in spectator if e.HasField("play")]
     assert len(plays) == len(steps) > 5
     for event, step in zip(plays, steps, strict=True):
-        assert convert.move_from_pb(event.play.move) == step.move
-        hidden = 0
-        for hand in step.hands:
-            hidden |= hand & ~(1 << step.move.card)
-        shown = convert.mask_from_pb(event.table) | convert.mask_from_pb(event.play.move.captures)
-        assert not shown & hidden, cards_of(shown & hidden)
-        view = convert.public_view_from_pb(event.view)
-        assert view.hands == (None,) * len(step.hands)
+        assert_public_play(event, step)
     assert list(spectator[-1][1].match_end.final_scores) == list(replay.result.final_scores)
     for _, _name, data in sse:
         assert "hands" not in data or all(isinstance(h, int) for h in data["hands"])
@@ -215,13 +212,7 @@ def test_every_server_page_and_its_twin_match_the_service(server_site, bots, hos
 
 def test_the_page_is_told_when_each_match_ends(server_site, bots, hostile_bot):
     stub = server_site.stub()
-    register(stub, "alice", "alice-greedy", bots["greedy"])
-    register(stub, "carol", "carol-hostile", hostile_bot(think=0.01))
-    comp = stub.CreateCompetition(
-        spb.CreateCompetitionRequest(config=CUP.format(name="cup")),
-        metadata=auth(ORGANISER),
-        timeout=30,
-    ).id
+    comp = open_cup(stub, bots["greedy"], hostile_bot(think=0.01))
     ended: list[tuple[float, str, dict]] = []
     opened = threading.Event()
     reader = threading.Thread(
