@@ -25,8 +25,6 @@ import io
 import os
 import sqlite3
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
@@ -43,7 +41,7 @@ from arena.settings import ClockSettings, ClusterSettings, EngineSpec, MatchSett
 from arena.tournament.config import config_from_dict
 from arena.tournament.runner import Runner, open_tournament_store
 from arena.tournament.schedule import build_schedule
-from benchmarks.bench_referee import start_bot, stop_bots
+from benchmarks.bench_referee import start_bot, start_hanging_bot, stop_bots
 
 ROOT = Path(__file__).resolve().parent.parent
 LEVELS = (1, 16, 64, 256)
@@ -178,14 +176,7 @@ def main() -> None:
     ap.add_argument("--bots", choices=("process", "builtin", "both"), default="both")
     args = ap.parse_args()
     procs = [start_bot(ROOT / "engines/greedy/bot.py"), start_bot(ROOT / "engines/random/bot.py")]
-    hang = subprocess.Popen(
-        [sys.executable, str(ROOT / "tests/bots/misbehave.py"), "--mode", "hang"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    assert hang.stdout is not None
-    procs.append((hang, hang.stdout.readline().split()[1]))
+    procs.append(start_hanging_bot())
     try:
         kinds = ("builtin", "process") if args.bots == "both" else (args.bots,)
         for i, kind in enumerate(kinds):

@@ -45,6 +45,19 @@ def start_bot(script: Path) -> tuple[subprocess.Popen[str], str]:
     return proc, line[1]
 
 
+def start_hanging_bot() -> tuple[subprocess.Popen[str], str]:
+    """A bot that never answers a decision (tests/bots/misbehave.py), to time
+    how late the arena cuts one off; the process and its address."""
+    hang = subprocess.Popen(
+        [sys.executable, str(ROOT / "tests/bots/misbehave.py"), "--mode", "hang"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    assert hang.stdout is not None
+    return hang, hang.stdout.readline().split()[1]
+
+
 def stop_bots(procs: list[subprocess.Popen[str]]) -> None:
     for proc in procs:
         proc.terminate()
@@ -304,14 +317,7 @@ def main() -> None:
         print(f"    notifications (deal and match)     {notify:.3f} ms   ({notify / b:.2f}x)")
         print(f"    handshakes                         {hello:.3f} ms   ({hello / b:.2f}x)")
         print(f"  a decision (call and own work)       {path:.3f} ms   ({path / b:.2f}x)")
-        hang = subprocess.Popen(
-            [sys.executable, str(ROOT / "tests/bots/misbehave.py"), "--mode", "hang"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
-        assert hang.stdout is not None
-        bots.append((hang, hang.stdout.readline().split()[1]))
+        bots.append(start_hanging_bot())
         print("\ncut-off of a bot that never answers (move time 200 ms + 50 ms grace)")
         for concurrent in (1, 64):
             over = sorted(trio.run(cutoff_ms, bots[-1][1], concurrent))

@@ -90,6 +90,17 @@ def create_app(source: Source, on_loop: Callable[[], None] | None = None) -> Sta
         if on_loop is not None:
             on_loop()
 
+    async def in_competition(cid: str, read: Callable[[], Any]) -> tuple[Any, Any] | None:
+        """The competition's info and what ``read`` finds in it, read on a
+        worker thread; None if either is missing."""
+
+        def both() -> tuple[Any, Any] | None:
+            info = source.competition(cid)
+            found = None if info is None else read()
+            return None if found is None else (info, found)
+
+        return await run_in_threadpool(both)
+
     async def competitions(request: Request) -> Response:
         sync()
         infos = await run_in_threadpool(source.competitions)
@@ -101,12 +112,8 @@ def create_app(source: Source, on_loop: Callable[[], None] | None = None) -> Sta
         sync()
         cid = request.path_params["cid"]
 
-        def read() -> Any:
-            info = source.competition(cid)
-            return None if info is None else (info, source.overview(cid))
-
-        found = await run_in_threadpool(read)
-        if found is None or found[1] is None:
+        found = await in_competition(cid, lambda: source.overview(cid))
+        if found is None:
             return _missing(request, f"no competition {cid!r}")
         info, overview = found
         if _wants_json(request):
@@ -133,12 +140,8 @@ def create_app(source: Source, on_loop: Callable[[], None] | None = None) -> Sta
             number = 1
         flt = MatchFilter(q.get("engine", ""), q.get("result", ""), q.get("fault", ""), number)
 
-        def read() -> Any:
-            info = source.competition(cid)
-            return None if info is None else (info, source.matches(cid, flt))
-
-        found = await run_in_threadpool(read)
-        if found is None or found[1] is None:
+        found = await in_competition(cid, lambda: source.matches(cid, flt))
+        if found is None:
             return _missing(request, f"no competition {cid!r}")
         info, mp = found
         if _wants_json(request):
@@ -158,20 +161,17 @@ def create_app(source: Source, on_loop: Callable[[], None] | None = None) -> Sta
         cid, mid = request.path_params["cid"], request.path_params["mid"]
 
         def read() -> Any:
-            info = source.competition(cid)
-            if info is None:
-                return None
             found = source.match(cid, mid)
             if found is None:
                 return None
             seats = source.seats(cid, mid) if found[1] is None else None
             followed = seats is not None and source.watchable(cid, mid) is not None
-            return info, found[0], found[1], seats, followed
+            return found[0], found[1], seats, followed
 
-        found = await run_in_threadpool(read)
+        found = await in_competition(cid, read)
         if found is None:
             return _missing(request, f"no match {cid}/{mid!r}")
-        info, m, data, seats, followed = found
+        info, (m, data, seats, followed) = found
         live = None
         if data is None and seats is not None:
             data = LiveFrames(seats[0], seats[1]).data()
@@ -253,12 +253,8 @@ def create_app(source: Source, on_loop: Callable[[], None] | None = None) -> Sta
     async def engine(request: Request) -> Response:
         cid, name = request.path_params["cid"], request.path_params["name"]
 
-        def read() -> Any:
-            info = source.competition(cid)
-            return None if info is None else (info, source.engine(cid, name))
-
-        found = await run_in_threadpool(read)
-        if found is None or found[1] is None:
+        found = await in_competition(cid, lambda: source.engine(cid, name))
+        if found is None:
             return _missing(request, f"no bot {name!r} in competition {cid!r}")
         info, ep = found
         if _wants_json(request):

@@ -22,6 +22,14 @@
     return node;
   }
 
+  // A div with a class and an id, appended to parent: the viewer's named parts.
+  function part(parent, cls, id) {
+    const node = el("div", cls);
+    node.id = id;
+    parent.appendChild(node);
+    return node;
+  }
+
   function svg(tag, attrs) {
     const node = document.createElementNS(SVG, tag);
     for (const key of Object.keys(attrs)) node.setAttribute(key, String(attrs[key]));
@@ -172,15 +180,9 @@
     bar.appendChild(positionText);
     root.appendChild(bar);
 
-    const scoreLine = el("div", "score");
-    scoreLine.id = "score";
-    root.appendChild(scoreLine);
-    const caption = el("div", "caption");
-    caption.id = "caption";
-    root.appendChild(caption);
-    const note = el("div", "note");
-    note.id = "note";
-    root.appendChild(note);
+    const scoreLine = part(root, "score", "score");
+    const caption = part(root, "caption", "caption");
+    const note = part(root, "note", "note");
 
     const board = el("div", "board seats-" + seats);
     root.appendChild(board);
@@ -199,15 +201,9 @@
     const centre = el("div", "centre");
     board.appendChild(centre);
 
-    const pilesBox = el("div", "piles");
-    pilesBox.id = "piles";
-    root.appendChild(pilesBox);
-    const scoringBox = el("div", "scoring-box");
-    scoringBox.id = "scoring";
-    root.appendChild(scoringBox);
-    const resultBox = el("div", "result");
-    resultBox.id = "result";
-    root.appendChild(resultBox);
+    const pilesBox = part(root, "piles", "piles");
+    const scoringBox = part(root, "scoring-box", "scoring");
+    const resultBox = part(root, "result", "result");
     const status = el("div", "status", data.status || "");
     status.id = "status";
     root.appendChild(status);
