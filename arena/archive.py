@@ -391,9 +391,12 @@ def _zip_members(data: bytes, limits: Limits) -> Iterator[_Member]:
                 raise _Refused(f"member {name!r}: {kind} not allowed")
 
 
-def pack(directory: Path, limits: Limits = Limits()) -> bytes:
-    """A deterministic tar.gz of ``directory``: the same tree always gives the same bytes."""
-    entries = list(_tree(directory, ()))
+def pack(
+    directory: Path, limits: Limits = Limits(), skipped: frozenset[str] = SKIPPED_DIRS
+) -> bytes:
+    """A deterministic tar.gz of ``directory``: the same tree always gives the
+    same bytes. Directories named in ``skipped`` are left out."""
+    entries = list(_tree(directory, (), skipped))
     if len(entries) > limits.files:
         raise ArchiveError(f"{directory}: more than {limits.files} entries")
     buffer = io.BytesIO()
@@ -427,18 +430,20 @@ def pack(directory: Path, limits: Limits = Limits()) -> bytes:
     return data
 
 
-def _tree(directory: Path, relative: tuple[str, ...]) -> Iterator[tuple[Path, str]]:
-    """Paths to pack, sorted, without version control or Python caches."""
+def _tree(
+    directory: Path, relative: tuple[str, ...], skipped: frozenset[str]
+) -> Iterator[tuple[Path, str]]:
+    """Paths to pack, sorted, without the ``skipped`` directories or byte code."""
     with os.scandir(directory.joinpath(*relative)) as scan:
         entries = sorted(scan, key=lambda entry: entry.name)
     for entry in entries:
         parts = (*relative, entry.name)
         name = "/".join(parts)
         if entry.is_dir(follow_symlinks=False):
-            if entry.name in SKIPPED_DIRS:
+            if entry.name in skipped:
                 continue
             yield Path(entry.path), name
-            yield from _tree(directory, parts)
+            yield from _tree(directory, parts, skipped)
         elif entry.is_symlink() or entry.is_file(follow_symlinks=False):
             if entry.name == ".git" or entry.name.endswith(".pyc"):
                 continue

@@ -30,11 +30,10 @@ import concurrent.futures
 import contextlib
 import dataclasses
 import hashlib
-import io
 import logging
 import os
+import shutil
 import sys
-import tarfile
 import tempfile
 import threading
 import time
@@ -45,6 +44,7 @@ from typing import Any
 
 import trio
 
+from arena.archive import ArchiveError, Limits, pack, unpack
 from arena.errors import ArenaError, ConfigError
 from arena.outcome import MatchReport
 from arena.settings import ClusterSettings, EngineSpec, MatchSettings, SandboxSettings
@@ -55,7 +55,15 @@ GIL_SWITCH_SECONDS = 0.001
 MAX_MATCHES_PER_WORKER = 1024
 # What is shipped to the nodes: at most this much, without these directories.
 MAX_ARCHIVE_BYTES = 256 << 20
-SKIPPED = {".git", "__pycache__", ".venv", ".mypy_cache", ".ruff_cache", ".pytest_cache"}
+SKIPPED = frozenset({".git", "__pycache__", ".venv", ".mypy_cache", ".ruff_cache", ".pytest_cache"})
+# The head's own directories, packed and unpacked by the one archive code
+# (arena/archive.py): bounded by size only, and checked by their digest.
+SHIPPING = Limits(
+    archive_bytes=MAX_ARCHIVE_BYTES,
+    files=1 << 30,
+    unpacked_bytes=MAX_ARCHIVE_BYTES,
+    ratio=1 << 30,
+)
 # How long the start waits for every worker to be placed before it begins
 # with those it has (the others join as soon as Ray places them).
 STARTUP_WAIT = 30.0
@@ -249,37 +257,20 @@ class MatchWorker:
         data = ray.get(archive.data)
         if hashlib.sha256(data).hexdigest() != archive.sha256:
             raise ConfigError(f"archive {archive.sha256[:12]}: damaged on the way to this node")
-        part = Path(tempfile.mkdtemp(dir=root, prefix=".part-"))
-        with tarfile.open(fileobj=io.BytesIO(data)) as tar:
-            tar.extractall(part, filter="data")
-        part.chmod(0o755)
+        part = root / f".part-{os.getpid()}-{threading.get_ident()}-{archive.sha256[:12]}"
+        shutil.rmtree(part, ignore_errors=True)  # a worker killed while unpacking
+        unpack(data, part, SHIPPING, label=f"archive {archive.sha256[:12]}")
         try:
             part.rename(target)
         except OSError:  # another worker of this node was first
-            import shutil
-
             shutil.rmtree(part, ignore_errors=True)
         return target
 
 
 def pack_directory(path: Path) -> bytes:
-    """A directory as a tar archive whose bytes depend only on its files (not
-    their times or owners); version control and byte-code caches left out."""
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w") as tar:
-        for file in sorted(path.rglob("*")):
-            if SKIPPED.intersection(file.relative_to(path).parts):
-                continue
-            info = tar.gettarinfo(str(file), arcname=str(file.relative_to(path)))
-            info.mtime = 0
-            info.uid = info.gid = 0
-            info.uname = info.gname = ""
-            if info.isfile():
-                with file.open("rb") as f:
-                    tar.addfile(info, f)
-            elif info.isdir() or info.issym():
-                tar.addfile(info)
-    return buffer.getvalue()
+    """A directory as a tar.gz whose bytes depend only on its files (not their
+    times or owners); version control, caches and virtual environments left out."""
+    return pack(path, SHIPPING, SKIPPED)
 
 
 # --- the head side ---------------------------------------------------------
@@ -477,12 +468,12 @@ class Cluster:
     def _archive(self, directory: Path) -> Archive:
         """A directory packed once, into Ray's object store, for every node."""
         if directory not in self._archives:
-            data = pack_directory(directory)
-            if len(data) > MAX_ARCHIVE_BYTES:
+            try:
+                data = pack_directory(directory)
+            except ArchiveError as e:
                 raise ConfigError(
-                    f"{directory}: {len(data) >> 20} MiB to ship to every node, more than "
-                    f"{MAX_ARCHIVE_BYTES >> 20} MiB; ship less (a directory of the bots only)"
-                )
+                    f"{e}: too much to ship to every node; ship less (a directory of the bots only)"
+                ) from None
             self._archives[directory] = Archive(
                 hashlib.sha256(data).hexdigest(), self._ray.put(data)
             )
