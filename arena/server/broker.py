@@ -62,6 +62,14 @@ class _Watcher:
     wake: Callable[[], None]
 
 
+def _trio_watcher() -> tuple[_Watcher, list[trio.Event]]:
+    """A watcher on the running trio loop, and the one-item list holding the
+    event its wake sets (replaced by the waiter before each wait)."""
+    token = trio.lowlevel.current_trio_token()
+    wakes = [trio.Event()]
+    return _Watcher(token, token.run_sync_soon, lambda: wakes[0].set()), wakes
+
+
 class _Delayed:
     """Holds events back until ``delay`` more plays have followed them."""
 
@@ -163,9 +171,7 @@ class Broker:
     async def watch_trio(self, key: str, delay: int) -> AsyncIterator[Spectated]:
         """As ``watch``, on a trio loop (the web site's), yielding the events
         themselves with their messages."""
-        token = trio.lowlevel.current_trio_token()
-        wakes = [trio.Event()]
-        watcher = _Watcher(token, token.run_sync_soon, lambda: wakes[0].set())
+        watcher, wakes = _trio_watcher()
         match = self._subscribe(key, watcher)
         seen = 0
         delayed = _Delayed(delay)
@@ -190,9 +196,7 @@ class Broker:
         """How many matches of ``competition`` have ended since the server
         started, each time one more has (on a trio loop: the web site's
         standings). A competition's key has no "/", so never a match's."""
-        token = trio.lowlevel.current_trio_token()
-        wakes = [trio.Event()]
-        watcher = _Watcher(token, token.run_sync_soon, lambda: wakes[0].set())
+        watcher, wakes = _trio_watcher()
         with self._lock:
             self._watchers.setdefault(competition, set()).add(watcher)
             seen = self._ended[competition]
