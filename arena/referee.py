@@ -179,10 +179,11 @@ class Referee:
         cutoff = allowed + IN_PROCESS_SLACK if conn.times_itself else allowed
         no_answer = (FaultKind.TIMEOUT, f"no answer within {deadline:g}s")
         try:
-            with trio.fail_after(cutoff):
+            # A bare scope, not trio.fail_after: this runs once per decision.
+            with trio.CancelScope(deadline=trio.current_time() + cutoff) as scope:
                 response, measured = await conn.decide_timed(request, timeout=allowed)
-        except trio.TooSlowError:
-            problem = no_answer
+            if scope.cancelled_caught:
+                problem = no_answer
         except BotError as e:  # the gRPC deadline, met first, is the same timeout
             problem = no_answer if e.kind is FaultKind.TIMEOUT else (e.kind, e.message)
         # The referee's own clock, unless the bot ran in-process and was timed where it ran.
