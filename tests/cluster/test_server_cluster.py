@@ -1,0 +1,126 @@
+"""The competition server on a Ray cluster: a competition's own [cluster]
+table, and `arena serve --cluster local` for those without one, play uploaded
+bots (shipped to the workers as their content-addressed archives, run there
+in fresh sandboxes) and a registered bot, and record what the server records
+in one process: the same results and the same faults, charged to the same bot."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from arena.archive import pack
+from arena.transport import sandbox
+from arena.wire.v1 import server_pb2 as spb
+from tests.cluster.conftest import ROOT, faults, ray_env, results
+from tests.server.conftest import ORGANISER, Server, auth, register, wait_for
+from tests.server.test_submissions import bot_dir, participant, submit
+
+pytestmark = [
+    pytest.mark.process,
+    pytest.mark.timeout(400),
+    pytest.mark.skipif(
+        sandbox.unavailable() is not None, reason=f"no sandbox here: {sandbox.unavailable()}"
+    ),
+]
+
+COMPETITION = """
+name = "{name}"
+seed = "a server on a cluster"
+bots = ["alice-up", "bob-crash", "carol-greedy"]
+rounds = 2
+concurrency = 3
+{cluster}
+[clock]
+move_time = "2s"
+"""
+TABLE = '[cluster]\naddress = "local"\n'
+
+
+@pytest.fixture
+def greedy() -> Iterator[str]:
+    """A registered bot's process, run by its participant: its address."""
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "engines/greedy/bot.py")], stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    yield proc.stdout.readline().split()[1]
+    proc.terminate()
+    proc.wait(10)
+
+
+def serve(tmp: Path, name: str, *options: str) -> Server:
+    token_file = tmp / "organiser.token"
+    token_file.write_text(ORGANISER)
+    server = Server(tmp / name, token_file, options=options)
+    server.start()
+    return server
+
+
+def enter_bots(server: Server, tmp: Path, greedy: str) -> None:
+    """Two uploaded bots (one crashes at its 7th decision of every match) and a registered one."""
+    stub = server.stub()
+    alice, bob = participant(stub, "alice"), participant(stub, "bob")
+    submit(stub, alice, pack(bot_dir(tmp / "alice", "alice-up", "1.0")))
+    submit(stub, bob, pack(bot_dir(tmp / "bob", "bob-crash", "1", "--crash-after", "6")))
+    register(stub, "carol", "carol-greedy", greedy)
+
+
+def play(server: Server, name: str, cluster: str = "") -> Path:
+    """Create and start a competition, wait for its end: its results store."""
+    stub = server.stub()
+    config = COMPETITION.format(name=name, cluster=cluster)
+    comp = stub.CreateCompetition(
+        spb.CreateCompetitionRequest(config=config), metadata=auth(ORGANISER), timeout=30
+    )
+    stub.StartCompetition(spb.CompetitionRef(id=comp.id), metadata=auth(ORGANISER), timeout=30)
+    info = wait_for(stub, comp.id, "finished", 240)
+    assert info.matches_done == info.matches_total == 6
+    return server.data / comp.id / "results.sqlite"
+
+
+def output(server: Server) -> str:
+    server.stop()
+    assert server.proc is not None and server.proc.stdout is not None
+    return server.proc.stdout.read()
+
+
+def charged(store: Path) -> list[tuple[str, str, str]]:
+    """Each fault's match, bot and kind (its message names a process id)."""
+    return sorted((match, engine, kind) for match, engine, kind, _ in faults(store))
+
+
+def test_competitions_on_a_cluster_record_what_one_process_records(
+    tmp_path: Path, ray_temp: Path, greedy: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for key, value in ray_env(ray_temp).items():
+        monkeypatch.setenv(key, value)
+
+    alone = serve(tmp_path, "alone")
+    try:
+        enter_bots(alone, tmp_path / "a", greedy)
+        plain = play(alone, "plain")
+        tabled = play(alone, "tabled", TABLE)
+    finally:
+        said = output(alone)
+    assert said.count("cluster local: 2 workers on 1 node") == 1, said
+
+    served = serve(tmp_path, "served", "--cluster", "local")
+    try:
+        enter_bots(served, tmp_path / "b", greedy)
+        on_cluster = play(served, "on-cluster")
+    finally:
+        said = output(served)
+    assert "cluster local: 2 workers on 1 node" in said, said
+
+    expected = results(plain)
+    assert all(r[0] == "done" for r in expected.values())
+    assert results(tabled) == results(on_cluster) == expected
+    # bob-crash's crashes are its own, wherever it ran; nobody else is charged.
+    assert charged(tabled) == charged(on_cluster) == charged(plain)
+    assert {engine for _, engine, _ in charged(plain)} == {"bob-crash"}
+    assert {kind for _, _, kind in charged(plain)} == {"crash"}
