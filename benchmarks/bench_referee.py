@@ -15,11 +15,14 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import importlib
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -233,6 +236,45 @@ async def referee_ms(address: str, matches: int, log_dir: Path) -> RefereeTimes:
     )
 
 
+# The referee's own work per decision, by part: (label, module, class or "", function).
+PARTS = (
+    ("the request: observation and conversion", "arena.wire.convert", "", "decision_request"),
+    ("the log record: built, hashed, flushed", "arena.referee", "Referee", "_record"),
+    ("checking the answer", "arena.referee", "Referee", "_check_answer"),
+    ("legal moves", "arena.rules.deal", "Deal", "legal_moves"),
+    ("applying the move", "arena.rules.deal", "Deal", "play_unchecked"),
+    ("the clock message", "arena.wire.convert", "", "clock_to_pb"),
+)
+
+
+@contextlib.contextmanager
+def timing_parts() -> Iterator[dict[str, float]]:
+    """Seconds spent in each of PARTS while the block runs: their functions
+    are wrapped with a timer, and restored after."""
+    spent = dict.fromkeys((label for label, *_ in PARTS), 0.0)
+    saved = []
+    for label, module, cls, name in PARTS:
+        owner: Any = importlib.import_module(module)
+        if cls:
+            owner = getattr(owner, cls)
+        original = getattr(owner, name)
+
+        def timed(*args: Any, _f: Any = original, _label: str = label, **kwargs: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return _f(*args, **kwargs)
+            finally:
+                spent[_label] += time.perf_counter() - start
+
+        saved.append((owner, name, original))
+        setattr(owner, name, timed)
+    try:
+        yield spent
+    finally:
+        for owner, name, original in saved:
+            setattr(owner, name, original)
+
+
 async def throughput(
     addresses: list[str], concurrent: int, rounds: int
 ) -> tuple[float, float, int, int]:
@@ -317,6 +359,17 @@ def main() -> None:
         print(f"    notifications (deal and match)     {notify:.3f} ms   ({notify / b:.2f}x)")
         print(f"    handshakes                         {hello:.3f} ms   ({hello / b:.2f}x)")
         print(f"  a decision (call and own work)       {path:.3f} ms   ({path / b:.2f}x)")
+        with tempfile.TemporaryDirectory() as tmp, timing_parts() as spent:
+            # A round of its own: the timers' cost stays out of the figures above.
+            timed = trio.run(referee_ms, address, 4, Path(tmp))
+        print(
+            "\nthe referee's own work by part, in one more round"
+            f" (us per decision; the bare call is {b * 1000:.0f} us)"
+        )
+        for label, seconds in spent.items():
+            print(f"  {label:<42} {seconds / timed.decisions * 1e6:6.1f} us")
+        rest = timed.own * 1000 - sum(spent.values()) / timed.decisions * 1e6
+        print(f"  {'the rest (records, clock, trio, per match)':<42} {rest:6.1f} us")
         bots.append(start_hanging_bot())
         print("\ncut-off of a bot that never answers (move time 200 ms + 50 ms grace)")
         for concurrent in (1, 64):
