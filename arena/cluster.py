@@ -20,6 +20,12 @@ A worker or node lost mid-match is the cluster's fault, never a bot's: that
 match is played again from scratch on another worker (``attempts`` in all)
 and recorded once, by the head, only when a whole match came back.
 
+Live spectators: a match played with ``spectate`` keeps its public events
+(the referee's, never a hand) on its worker; the head fetches what is new
+from each worker every FOLLOW_INTERVAL, in one call per worker, and the rest
+with the match's outcome. A match played again after a lost worker is seen
+again from its start.
+
 Ray is an optional dependency (``pip install scopa-arena[cluster]``): it is
 imported only when a cluster is used.
 """
@@ -37,6 +43,7 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,7 +53,7 @@ import trio
 
 from arena.archive import ArchiveError, Limits, pack, unpack
 from arena.errors import ArenaError, ConfigError
-from arena.outcome import MatchReport
+from arena.outcome import MatchEvent, MatchReport
 from arena.settings import ClusterSettings, EngineSpec, MatchSettings, SandboxSettings
 
 LOCAL = "local"  # --cluster local: a Ray instance of this machine, one worker per core
@@ -67,6 +74,8 @@ SHIPPING = Limits(
 # How long the start waits for every worker to be placed before it begins
 # with those it has (the others join as soon as Ray places them).
 STARTUP_WAIT = 30.0
+# How often the head fetches the new events of the matches spectators follow.
+FOLLOW_INTERVAL = 0.1
 # How long a match waits for a worker when every one was lost (a new one is
 # started at once; Ray places it when a node has a free CPU).
 REPLACEMENT_WAIT = 120.0
@@ -103,6 +112,7 @@ class MatchJob:
     allow_shared_partners: bool
     working_dir: tuple[str, Archive] | None  # the head's path of it, and its archive
     archives: tuple[tuple[str, Archive], ...] = ()  # (engine name, its directory)
+    followed: str = ""  # with spectators: the key its events are fetched by
 
 
 @dataclass(frozen=True)
@@ -113,6 +123,7 @@ class MatchOutcome:
     log: bytes | None
     bot_output: tuple[tuple[str, bytes], ...]
     node: str
+    events: tuple[MatchEvent, ...] = ()  # a followed match's public events, all of them
 
 
 def ray_module() -> Any:
@@ -153,6 +164,7 @@ class MatchWorker:
         self._dir = Path(tempfile.mkdtemp(prefix="arena-worker-"))
         self._warm = warm
         self._pool: Any = None
+        self._events: dict[str, list[MatchEvent]] = {}  # of the followed matches playing
         self._token: trio.lowlevel.TrioToken | None = None
         self._nursery: trio.Nursery | None = None
         started = threading.Event()
@@ -187,6 +199,15 @@ class MatchWorker:
         """CPU time this worker's process has used (benchmarks)."""
         return time.process_time()
 
+    def events_since(self, cursors: dict[str, int]) -> dict[str, list[MatchEvent]]:
+        """For each followed match still playing here, its events from the given index on."""
+        fresh = {}
+        for key, start in cursors.items():
+            events = self._events.get(key)
+            if events is not None:
+                fresh[key] = events[start:]
+        return fresh
+
     def play(self, job: MatchJob) -> MatchOutcome:
         future: concurrent.futures.Future[MatchOutcome] = concurrent.futures.Future()
         assert self._token is not None and self._nursery is not None
@@ -208,20 +229,29 @@ class MatchWorker:
         engines = await trio.to_thread.run_sync(
             lambda: [self._localize(e, job) for e in job.engines]
         )
-        with tempfile.TemporaryDirectory(dir=self._dir) as tmp:
-            log = Path(tmp) / job.log_name if job.log_name else None
-            bots = Path(tmp) / "bots"
-            report = await run_match(
-                list(engines),
-                job.settings,
-                log=log,
-                warm=self._pool,
-                bot_output=bots,
-                allow_shared_partners=job.allow_shared_partners,
-            )
-            data = log.read_bytes() if log is not None and log.exists() else None
-            output = tuple((p.name, p.read_bytes()) for p in sorted(bots.glob("*")) if p.is_file())
-        return MatchOutcome(report, data, output, self.ready())
+        events: list[MatchEvent] = []
+        if job.followed:
+            self._events[job.followed] = events
+        try:
+            with tempfile.TemporaryDirectory(dir=self._dir) as tmp:
+                log = Path(tmp) / job.log_name if job.log_name else None
+                bots = Path(tmp) / "bots"
+                report = await run_match(
+                    list(engines),
+                    job.settings,
+                    log=log,
+                    spectate=events.append if job.followed else None,
+                    warm=self._pool,
+                    bot_output=bots,
+                    allow_shared_partners=job.allow_shared_partners,
+                )
+                data = log.read_bytes() if log is not None and log.exists() else None
+                output = tuple(
+                    (p.name, p.read_bytes()) for p in sorted(bots.glob("*")) if p.is_file()
+                )
+        finally:
+            self._events.pop(job.followed, None)
+        return MatchOutcome(report, data, output, self.ready(), tuple(events))
 
     def _localize(self, engine: EngineSpec, job: MatchJob) -> EngineSpec:
         """The engine as this node reaches it: the shipped working directory in
@@ -283,6 +313,21 @@ class _Worker:
     load: int = 0
 
 
+@dataclass
+class _Followed:
+    """A match spectators follow: where it plays, who gets its events, how many they got."""
+
+    worker: _Worker
+    spectate: Callable[[MatchEvent], None]
+    seen: int = 0
+
+    def deliver(self, start: int, events: Sequence[MatchEvent]) -> None:
+        """Events from index ``start`` on: those not yet delivered go to the spectators."""
+        for event in events[self.seen - start :]:
+            self.spectate(event)
+            self.seen += 1
+
+
 # Ray errors that mean the cluster lost the match, not that the arena failed.
 _LOST = (
     "RayActorError",
@@ -324,6 +369,7 @@ class Cluster:
         self._nursery: trio.Nursery | None = None
         self._spares: list[Any] = []  # replacements not placed yet
         self._failure = ""  # why the last worker could not start
+        self._followed: dict[str, _Followed] = {}
 
     # - starting and stopping
 
@@ -337,6 +383,7 @@ class Cluster:
         count = self.settings.workers or max(1, cpus)
         for _ in range(count):
             nursery.start_soon(self._replace)
+        nursery.start_soon(self._follow)
         with trio.move_on_after(STARTUP_WAIT):
             while len(self.workers) < count:
                 await self._changed.wait()
@@ -447,6 +494,26 @@ class Cluster:
             self._changed = trio.Event()
         self.workers.append(_Worker(actor, node))
 
+    async def _follow(self) -> None:
+        """Fetch the new events of followed matches, one call per worker, every
+        FOLLOW_INTERVAL. Best effort: a failed fetch only delays events (the
+        match's own call sees a lost worker), and never stops a match."""
+        while True:
+            await trio.sleep(FOLLOW_INTERVAL)
+            by_worker: dict[int, tuple[_Worker, dict[str, int]]] = {}
+            for key, followed in self._followed.items():
+                worker = followed.worker
+                by_worker.setdefault(id(worker), (worker, {}))[1][key] = followed.seen
+            for worker, cursors in by_worker.values():
+                try:
+                    fresh = await self._await_ref(worker.actor.events_since.remote(cursors))
+                except Exception:
+                    continue
+                for key, events in fresh.items():
+                    still = self._followed.get(key)
+                    if still is not None and still.worker is worker:  # not played again since
+                        still.deliver(cursors[key], events)
+
     async def cpu_seconds(self) -> float:
         """CPU time the workers have used so far (benchmarks)."""
         return float(
@@ -491,10 +558,12 @@ class Cluster:
         log: Path | None = None,
         bot_output: Path | None = None,
         allow_shared_partners: bool = False,
+        spectate: Callable[[MatchEvent], None] | None = None,
     ) -> MatchReport:
         """``run_match`` on some worker of the cluster; the log and the bots' output
-        are written here, where a local run writes them. A lost worker or node:
-        the match is played again from scratch, up to ``attempts`` times."""
+        are written here, where a local run writes them; ``spectate`` gets the
+        match's public events as they come back. A lost worker or node: the match
+        is played again from scratch, up to ``attempts`` times."""
         job = MatchJob(
             tuple(engines),
             settings,
@@ -502,6 +571,7 @@ class Cluster:
             allow_shared_partners,
             self._working_dir(),
             self._archives_of(engines),
+            uuid.uuid4().hex if spectate is not None else "",
         )
         if log is not None:
             _check_writable(log.parent, "the match log")
@@ -509,6 +579,8 @@ class Cluster:
         for attempt in range(1, attempts + 1):
             worker = await self._pick()
             worker.load += 1
+            if spectate is not None:
+                self._followed[job.followed] = _Followed(worker, spectate)
             try:
                 outcome: MatchOutcome = await self._await_ref(worker.actor.play.remote(job))
             except Exception as e:
@@ -533,6 +605,9 @@ class Cluster:
                 continue
             finally:
                 worker.load -= 1
+                followed = self._followed.pop(job.followed, None)
+            if followed is not None:
+                followed.deliver(0, outcome.events)
             if log is not None and outcome.log is not None:
                 _write_atomically(log, outcome.log)
             if bot_output is not None and outcome.bot_output:

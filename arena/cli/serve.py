@@ -146,8 +146,7 @@ def add_parsers(sub: Subparsers) -> None:
         default=None,
         metavar="ADDRESS",
         help="play competitions' matches on a Ray cluster (HOST:PORT, or 'local'), unless "
-        "a competition's own [cluster] table says otherwise; live views then show which "
-        "matches run, not their plays",
+        "a competition's own [cluster] table says otherwise",
     )
     serve.set_defaults(func=cmd_serve)
 

@@ -8,8 +8,8 @@ a process). A warm bot that dies is launched again for the next match.
 With a cluster (``[cluster]`` in the file, ``--cluster`` on the command line)
 the matches are played by the cluster's workers (arena/cluster.py); this
 process still schedules them and is the one writer of the store and the logs.
-Live spectators see no events of a match played on a cluster (only that it
-runs, then its result).
+Live spectators see a match played on a cluster as they see one played here,
+its events fetched from its worker a little later (arena/cluster.py).
 """
 
 from __future__ import annotations
@@ -204,7 +204,7 @@ class Runner:
                 sandbox=cfg.sandbox,
             )
             spectate = None
-            if self.spectate is not None and self.cluster is None:
+            if self.spectate is not None:
                 hook, key = self.spectate, match.id
                 spectate = lambda event: hook(key, event)  # noqa: E731
             self.running.add(match.id)
@@ -216,6 +216,7 @@ class Runner:
                         log=log_path,
                         bot_output=cfg.output / "bots",
                         allow_shared_partners=cfg.allow_shared_partners,
+                        spectate=spectate,
                     )
                 else:
                     report = await run_match(

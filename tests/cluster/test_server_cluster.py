@@ -2,7 +2,8 @@
 table, and `arena serve --cluster local` for those without one, play uploaded
 bots (shipped to the workers as their content-addressed archives, run there
 in fresh sandboxes) and a registered bot, and record what the server records
-in one process: the same results and the same faults, charged to the same bot."""
+in one process: the same results and the same faults, charged to the same bot.
+Spectators follow a match played on a worker as one played by the server."""
 
 from __future__ import annotations
 
@@ -14,10 +15,18 @@ from pathlib import Path
 import pytest
 
 from arena.archive import pack
+from arena.replay import replay_log
 from arena.transport import sandbox
 from arena.wire.v1 import server_pb2 as spb
 from tests.cluster.conftest import ROOT, faults, ray_env, results
-from tests.server.conftest import ORGANISER, Server, auth, register, wait_for
+from tests.server.conftest import (
+    ORGANISER,
+    Server,
+    assert_public_play,
+    auth,
+    register,
+    wait_for,
+)
 from tests.server.test_submissions import bot_dir, participant, submit
 
 pytestmark = [
@@ -70,16 +79,30 @@ def enter_bots(server: Server, tmp: Path, greedy: str) -> None:
     register(stub, "carol", "carol-greedy", greedy)
 
 
-def play(server: Server, name: str, cluster: str = "") -> Path:
-    """Create and start a competition, wait for its end: its results store."""
+def play(server: Server, name: str, cluster: str = "", watch: Path | None = None) -> Path:
+    """Create and start a competition, wait for its end: its results store.
+    ``watch``: follow its first match as a spectator, and check every event
+    against that match's log, written there."""
     stub = server.stub()
     config = COMPETITION.format(name=name, cluster=cluster)
     comp = stub.CreateCompetition(
         spb.CreateCompetitionRequest(config=config), metadata=auth(ORGANISER), timeout=30
     )
+    first = stub.ListMatches(spb.CompetitionRef(id=comp.id), timeout=10).matches[0].id
+    events = stub.WatchMatch(spb.WatchRequest(id=first), timeout=240)
     stub.StartCompetition(spb.CompetitionRef(id=comp.id), metadata=auth(ORGANISER), timeout=30)
+    seen = list(events)
     info = wait_for(stub, comp.id, "finished", 240)
     assert info.matches_done == info.matches_total == 6
+    if watch is not None:
+        watch.write_bytes(stub.GetMatchLog(spb.MatchRef(id=first), timeout=10).data)
+        deals = replay_log(watch).deals
+        steps = [step for deal in deals for step in deal.steps if step.move is not None]
+        plays = [event for event in seen if event.HasField("play")]
+        assert len(plays) == len(steps) > 0
+        for event, step in zip(plays, steps, strict=True):
+            assert_public_play(event, step)
+        assert seen[-1].HasField("match_end")
     return server.data / comp.id / "results.sqlite"
 
 
@@ -104,7 +127,7 @@ def test_competitions_on_a_cluster_record_what_one_process_records(
     try:
         enter_bots(alone, tmp_path / "a", greedy)
         plain = play(alone, "plain")
-        tabled = play(alone, "tabled", TABLE)
+        tabled = play(alone, "tabled", TABLE, watch=tmp_path / "watched-tabled.log")
     finally:
         said = output(alone)
     assert said.count("cluster local: 2 workers on 1 node") == 1, said
@@ -112,7 +135,7 @@ def test_competitions_on_a_cluster_record_what_one_process_records(
     served = serve(tmp_path, "served", "--cluster", "local")
     try:
         enter_bots(served, tmp_path / "b", greedy)
-        on_cluster = play(served, "on-cluster")
+        on_cluster = play(served, "on-cluster", watch=tmp_path / "watched.log")
     finally:
         said = output(served)
     assert "cluster local: 2 workers on 1 node" in said, said
