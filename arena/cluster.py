@@ -161,7 +161,9 @@ class MatchWorker:
         # default 5 ms switch interval a deadline's wake-up waits for the GIL
         # that long (the competition server sets 1 ms for the same reason).
         sys.setswitchinterval(GIL_SWITCH_SECONDS)
-        self._dir = Path(tempfile.mkdtemp(prefix="arena-worker-"))
+        root = Path(tempfile.gettempdir())
+        remove_stale_worker_dirs(root)
+        self._dir = Path(tempfile.mkdtemp(prefix=f"{WORKER_DIR_PREFIX}{os.getpid()}-", dir=root))
         self._warm = warm
         self._pool: Any = None
         self._events: dict[str, list[MatchEvent]] = {}  # of the followed matches playing
@@ -304,6 +306,34 @@ def pack_directory(path: Path) -> bytes:
 
 
 # --- the head side ---------------------------------------------------------
+
+
+WORKER_DIR_PREFIX = "arena-worker-"
+
+
+def remove_stale_worker_dirs(root: Path) -> list[Path]:
+    """Remove the directories of this node's workers that are gone: Ray kills a
+    worker (at the end of a run, or when it is lost) with no chance to clean
+    up, so each new worker clears what dead ones left. A directory is named
+    after its worker's process id; one whose process is alive is kept. The
+    directories removed."""
+    removed = []
+    for path in root.glob(f"{WORKER_DIR_PREFIX}*-*"):
+        pid = path.name.removeprefix(WORKER_DIR_PREFIX).split("-")[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
 
 
 @dataclass(eq=False)

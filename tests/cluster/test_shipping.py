@@ -1,16 +1,20 @@
 """How launched engines reach a node: a directory of the engine's own goes as a
 content-addressed archive; commands under ``working_dir`` are found in Ray's
-copy of it on the node."""
+copy of it on the node. What a killed worker leaves on its node is cleared
+by the next one."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 import trio
 
-from arena.cluster import open_cluster, pack_directory
+from arena.cluster import open_cluster, pack_directory, remove_stale_worker_dirs
 from arena.errors import ConfigError
 from arena.outcome import Termination
 from arena.settings import ClusterSettings, EngineSpec, MatchSettings
@@ -25,6 +29,28 @@ def test_a_packed_directory_depends_only_on_its_files(tmp_path: Path) -> None:
         shutil.copytree(ROOT / "engines" / "greedy", tmp_path / name)
     (tmp_path / "b" / "bot.py").touch()  # another time stamp, the same bytes
     assert pack_directory(tmp_path / "a") == pack_directory(tmp_path / "b")
+
+
+def test_a_new_worker_removes_what_dead_workers_left_and_keeps_live_ones(tmp_path: Path) -> None:
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        dead_dir = tmp_path / f"arena-worker-{gone.pid}-abc_12"
+        (dead_dir / "tmpmatch").mkdir(parents=True)
+        (dead_dir / "tmpmatch" / "half.log").write_bytes(b"x")
+        live_dir = tmp_path / f"arena-worker-{live.pid}-def_34"
+        own_dir = tmp_path / f"arena-worker-{os.getpid()}-ghi_56"
+        other = tmp_path / "arena-worker-old"  # no process id in its name: not ours to judge
+        for kept in (live_dir, own_dir, other):
+            kept.mkdir()
+        assert remove_stale_worker_dirs(tmp_path) == [dead_dir]
+        assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+            p.name for p in (live_dir, own_dir, other)
+        )
+    finally:
+        live.kill()
+        live.wait()
 
 
 def test_engines_reach_the_workers_by_archive_and_by_working_dir(
