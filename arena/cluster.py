@@ -145,6 +145,34 @@ def ray_module() -> Any:
 # --- the worker side -------------------------------------------------------
 
 
+WORKER_DIR_PREFIX = "arena-worker-"
+
+
+def remove_stale_worker_dirs(root: Path) -> list[Path]:
+    """Remove the directories of this node's workers that are gone: Ray kills a
+    worker (at the end of a run, or when it is lost) with no chance to clean
+    up, so each new worker clears what dead ones left. A directory is named
+    after its worker's process id; one whose process is alive is kept. The
+    directories removed."""
+    removed = []
+    for path in root.glob(f"{WORKER_DIR_PREFIX}*-*"):
+        pid = path.name.removeprefix(WORKER_DIR_PREFIX).split("-")[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
 class MatchWorker:
     """A Ray actor: one trio loop in a thread plays every match sent here.
 
@@ -306,34 +334,6 @@ def pack_directory(path: Path) -> bytes:
 
 
 # --- the head side ---------------------------------------------------------
-
-
-WORKER_DIR_PREFIX = "arena-worker-"
-
-
-def remove_stale_worker_dirs(root: Path) -> list[Path]:
-    """Remove the directories of this node's workers that are gone: Ray kills a
-    worker (at the end of a run, or when it is lost) with no chance to clean
-    up, so each new worker clears what dead ones left. A directory is named
-    after its worker's process id; one whose process is alive is kept. The
-    directories removed."""
-    removed = []
-    for path in root.glob(f"{WORKER_DIR_PREFIX}*-*"):
-        pid = path.name.removeprefix(WORKER_DIR_PREFIX).split("-")[0]
-        if pid.isdigit() and not _alive(int(pid)):
-            shutil.rmtree(path, ignore_errors=True)
-            removed.append(path)
-    return removed
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process
-        return True
-    return True
 
 
 @dataclass(eq=False)
@@ -541,8 +541,13 @@ class Cluster:
                     continue
                 for key, events in fresh.items():
                     still = self._followed.get(key)
-                    if still is not None and still.worker is worker:  # not played again since
+                    if still is None or still.worker is not worker:  # ended, or played again
+                        continue
+                    try:
                         still.deliver(cursors[key], events)
+                    except Exception as e:  # the arena's own fault: that match goes unwatched
+                        del self._followed[key]
+                        self.notice(f"live events of a match stopped: {type(e).__name__}: {e}")
 
     async def cpu_seconds(self) -> float:
         """CPU time the workers have used so far (benchmarks)."""
