@@ -23,8 +23,8 @@ and recorded once, by the head, only when a whole match came back.
 Live spectators: a match played with ``spectate`` keeps its public events
 (the referee's, never a hand) on its worker; the head fetches what is new
 from each worker every FOLLOW_INTERVAL, in one call per worker, and the rest
-with the match's outcome. A match played again after a lost worker is seen
-again from its start.
+with the match's outcome. A match played again after a lost worker is not
+followed again: its spectators see it stop, then its result.
 
 Ray is an optional dependency (``pip install scopa-arena[cluster]``): it is
 imported only when a cluster is used.
@@ -174,7 +174,8 @@ def _alive(pid: int) -> bool:
 
 
 class MatchWorker:
-    """A Ray actor: one trio loop in a thread plays every match sent here.
+    """A Ray actor: one trio loop in a thread (a MatchLoop) plays every match
+    sent here.
 
     Each ``play`` call hands its match to the trio loop's nursery and waits in
     one of the actor's threads (blocked, without the GIL), so one process
@@ -182,7 +183,41 @@ class MatchWorker:
     the cluster has one such process per CPU. Why threads and not an asyncio
     actor: with Ray's asyncio loop in the process, a bot that never answers
     was cut off 10 ms late (median, 64 matches at once on 2 workers) against
-    3 ms with threads, and 2-4 ms in one process."""
+    3 ms with threads, and 2-4 ms in one process.
+
+    This class must have no coroutine method: Ray makes any class with one an
+    asyncio actor, whose plain methods then run one at a time on Ray's loop.
+    The trio side lives in MatchLoop for that reason (when it lived here, a
+    worker played one match at a time: three at once took three times one)."""
+
+    def __init__(self, warm: WarmSpec | None) -> None:
+        self._loop = MatchLoop(warm)
+
+    def ready(self) -> str:
+        """This worker's node (once the actor is placed and started)."""
+        return _node_id()
+
+    def cpu_seconds(self) -> float:
+        """CPU time this worker's process has used (benchmarks)."""
+        return time.process_time()
+
+    def events_since(self, cursors: dict[str, int]) -> dict[str, list[MatchEvent]]:
+        """For each followed match still playing here, its events from the given index on."""
+        return self._loop.events_since(cursors)
+
+    def play(self, job: MatchJob) -> MatchOutcome:
+        """Play the match on this process's trio loop; called in one of the actor's threads."""
+        return self._loop.play(job)
+
+
+def _node_id() -> str:
+    import ray
+
+    return str(ray.get_runtime_context().get_node_id())
+
+
+class MatchLoop:
+    """A worker's trio loop, in a thread of its own, and the matches it plays."""
 
     def __init__(self, warm: WarmSpec | None) -> None:
         # The trio loop shares this process with Ray's threads: with Python's
@@ -219,18 +254,7 @@ class MatchWorker:
             started.set()
             await trio.sleep_forever()
 
-    def ready(self) -> str:
-        """This worker's node (once the actor is placed and started)."""
-        import ray
-
-        return str(ray.get_runtime_context().get_node_id())
-
-    def cpu_seconds(self) -> float:
-        """CPU time this worker's process has used (benchmarks)."""
-        return time.process_time()
-
     def events_since(self, cursors: dict[str, int]) -> dict[str, list[MatchEvent]]:
-        """For each followed match still playing here, its events from the given index on."""
         fresh = {}
         for key, start in cursors.items():
             events = self._events.get(key)
@@ -281,7 +305,7 @@ class MatchWorker:
                 )
         finally:
             self._events.pop(job.followed, None)
-        return MatchOutcome(report, data, output, self.ready(), tuple(events))
+        return MatchOutcome(report, data, output, _node_id(), tuple(events))
 
     def _localize(self, engine: EngineSpec, job: MatchJob) -> EngineSpec:
         """The engine as this node reaches it: the shipped working directory in
@@ -614,7 +638,7 @@ class Cluster:
         for attempt in range(1, attempts + 1):
             worker = await self._pick()
             worker.load += 1
-            if spectate is not None:
+            if spectate is not None and attempt == 1:  # a match played again is not shown twice
                 self._followed[job.followed] = _Followed(worker, spectate)
             try:
                 outcome: MatchOutcome = await self._await_ref(worker.actor.play.remote(job))

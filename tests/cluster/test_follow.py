@@ -1,0 +1,76 @@
+"""Live events of matches played on a cluster: they arrive while the match
+plays, all of them, in order, with no hand; and a match whose worker is lost
+is not shown twice (its spectators see it stop, then its result)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import trio
+
+from arena.cluster import open_cluster
+from arena.outcome import DealBegan, MatchEvent, MatchResult, Termination
+from arena.rules import Play
+from arena.settings import ClockSettings, ClusterSettings, EngineSpec, MatchSettings
+from tests.cluster.conftest import ROOT
+
+pytestmark = [pytest.mark.process, pytest.mark.timeout(300)]
+
+SLOW = EngineSpec.of("slow", f"python {ROOT}/tests/cluster/slow_greedy.py")
+RANDOM = EngineSpec.of("random", "builtin:random")
+
+
+def settings(seed: int) -> MatchSettings:
+    return MatchSettings(seed=seed, clock=ClockSettings(move_time=2.0), match_id=f"m{seed}")
+
+
+def test_events_come_while_a_match_plays_and_a_replayed_match_is_not_shown_twice(
+    ray_temp: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
+    cluster_settings = ClusterSettings("local", workers=2, attempts=2)
+
+    async def main() -> None:
+        async with open_cluster(cluster_settings, notice=lambda text: None, temp_dir=ray_temp) as c:
+            # A whole match, followed: its events arrive before it ends, then the rest.
+            seen: list[MatchEvent] = []
+            before_end = 0
+
+            async def follow() -> None:
+                nonlocal before_end
+                report = await c.play([SLOW, RANDOM], settings(1), spectate=seen.append)
+                assert report.result.termination is Termination.COMPLETED
+                plays = [e for e in seen if isinstance(e.what, Play)]
+                assert len(plays) == len(report.decisions)
+                moves = [(d.move.card, d.move.captures) for d in report.decisions if d.move]
+                assert [(p.what.card, p.what.captures) for p in plays] == moves
+                assert isinstance(seen[-1].what, MatchResult)
+                assert all(e.view is None or set(e.view.hands) == {None} for e in seen)
+
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(follow)
+                while not any(isinstance(e.what, Play) for e in seen):
+                    await trio.sleep(0.05)
+                before_end = len(seen)
+            assert 0 < before_end < len(seen)
+
+            # Its worker lost mid-match: played again elsewhere, not shown again.
+            replayed: list[MatchEvent] = []
+            async with trio.open_nursery() as nursery:
+
+                async def play_it() -> None:
+                    report = await c.play([SLOW, RANDOM], settings(2), spectate=replayed.append)
+                    assert report.result.termination is Termination.COMPLETED
+
+                nursery.start_soon(play_it)
+                while sum(isinstance(e.what, Play) for e in replayed) < 5:
+                    await trio.sleep(0.05)
+                (followed,) = c._followed.values()
+                c._ray.kill(followed.worker.actor)
+            assert c.replays == 1
+            deals = [e.what.deal_number for e in replayed if isinstance(e.what, DealBegan)]
+            assert deals and deals == sorted(set(deals))  # no deal begins twice
+            assert not any(isinstance(e.what, MatchResult) for e in replayed)
+
+    trio.run(main)
