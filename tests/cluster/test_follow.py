@@ -1,6 +1,7 @@
 """Live events of matches played on a cluster: they arrive while the match
-plays, all of them, in order, with no hand; and a match whose worker is lost
-is not shown twice (its spectators see it stop, then its result)."""
+plays, all of them, in order, with no hand; a worker plays many matches at
+once; and a match whose worker is lost is not shown twice (its spectators see
+it stop, then its result)."""
 
 from __future__ import annotations
 
@@ -54,6 +55,17 @@ def test_events_come_while_a_match_plays_and_a_replayed_match_is_not_shown_twice
                     await trio.sleep(0.05)
                 before_end = len(seen)
             assert 0 < before_end < len(seen)
+
+            # A worker plays the matches of bots it launched at once, not one by one:
+            # six on two workers take about as long as one (in turn: three times).
+            start = trio.current_time()
+            await c.play([SLOW, RANDOM], settings(3))
+            one = trio.current_time() - start
+            start = trio.current_time()
+            async with trio.open_nursery() as nursery:
+                for seed in range(10, 16):
+                    nursery.start_soon(c.play, [SLOW, RANDOM], settings(seed))
+            assert trio.current_time() - start < 2 * one
 
             # Its worker lost mid-match: played again elsewhere, not shown again.
             replayed: list[MatchEvent] = []
