@@ -22,6 +22,21 @@ SLOW = EngineSpec.of("slow", f"python {ROOT}/tests/cluster/slow_greedy.py")
 RANDOM = EngineSpec.of("random", "builtin:random")
 
 
+def worker_niceness() -> list[int]:
+    """The nice value of every cluster worker process on this machine."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and (proc / "cmdline").read_bytes().startswith(
+                b"ray::MatchWorker"
+            ):
+                fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+                found.append(int(fields[16]))  # stat field 19: nice
+        except OSError:
+            continue
+    return found
+
+
 def settings(seed: int) -> MatchSettings:
     return MatchSettings(seed=seed, clock=ClockSettings(move_time=2.0), match_id=f"m{seed}")
 
@@ -34,6 +49,10 @@ def test_events_come_while_a_match_plays_and_a_replayed_match_is_not_shown_twice
 
     async def main() -> None:
         async with open_cluster(cluster_settings, notice=lambda text: None, temp_dir=ray_temp) as c:
+            # Ray starts workers at nice 15; the referee's clocks must not run below
+            # the bots they time, or they cut them off late.
+            assert worker_niceness() == [0, 0]
+
             # A whole match, followed: its events arrive before it ends, then the rest.
             seen: list[MatchEvent] = []
             before_end = 0
