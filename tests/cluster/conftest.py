@@ -28,12 +28,13 @@ RAY = str(BIN / "ray")
 
 def ray_env(temp: Path) -> dict[str, str]:
     """The environment of every Ray process of a test: its own temp directory,
-    no token authentication, no usage report."""
+    no token authentication, no usage report, workers at nice 0."""
     return {
         **os.environ,
         "RAY_TMPDIR": str(temp),
         "RAY_AUTH_MODE": "disabled",
         "RAY_USAGE_STATS_ENABLED": "0",
+        "RAY_worker_niceness": "0",  # as the README starts nodes
         "PYTHONUNBUFFERED": "1",
     }
 
