@@ -1,7 +1,7 @@
-"""Live events of matches played on a cluster: they arrive while the match
-plays, all of them, in order, with no hand; a worker plays many matches at
-once; and a match whose worker is lost is not shown twice (its spectators see
-it stop, then its result)."""
+"""A cluster's workers run at normal priority and play many matches at once;
+spectators get a match's events while it plays, all of them, in order, with
+no hand; and a match whose worker is lost is not shown twice (its spectators
+see it stop, then its result)."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def settings(seed: int) -> MatchSettings:
     return MatchSettings(seed=seed, clock=ClockSettings(move_time=2.0), match_id=f"m{seed}")
 
 
-def test_events_come_while_a_match_plays_and_a_replayed_match_is_not_shown_twice(
+def test_workers_play_at_once_and_spectators_follow_their_matches(
     ray_temp: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
@@ -55,10 +55,8 @@ def test_events_come_while_a_match_plays_and_a_replayed_match_is_not_shown_twice
 
             # A whole match, followed: its events arrive before it ends, then the rest.
             seen: list[MatchEvent] = []
-            before_end = 0
 
             async def follow() -> None:
-                nonlocal before_end
                 report = await c.play([SLOW, RANDOM], settings(1), spectate=seen.append)
                 assert report.result.termination is Termination.COMPLETED
                 plays = [e for e in seen if isinstance(e.what, Play)]
@@ -76,7 +74,7 @@ def test_events_come_while_a_match_plays_and_a_replayed_match_is_not_shown_twice
             assert 0 < before_end < len(seen)
 
             # A worker plays the matches of bots it launched at once, not one by one:
-            # six on two workers take about as long as one (in turn: three times).
+            # six on two workers take about as long as one (one by one: three times).
             start = trio.current_time()
             await c.play([SLOW, RANDOM], settings(3))
             one = trio.current_time() - start
@@ -84,7 +82,7 @@ def test_events_come_while_a_match_plays_and_a_replayed_match_is_not_shown_twice
             async with trio.open_nursery() as nursery:
                 for seed in range(10, 16):
                     nursery.start_soon(c.play, [SLOW, RANDOM], settings(seed))
-            assert trio.current_time() - start < 2 * one
+            assert trio.current_time() - start < 2.5 * one
 
             # Its worker lost mid-match: played again elsewhere, not shown again.
             replayed: list[MatchEvent] = []
