@@ -62,6 +62,7 @@ OUTPUT_CAP_BYTES = 1 << 20  # of a bot's stdout and stderr, kept per bot process
 READ_BYTES = 1 << 16  # read from a bot's pipes at a time
 MAX_LINE_BYTES = 1 << 16  # of a line before LISTENING: longer is output, not the address
 KILL_GRACE = 1.0
+DRAIN_TIME = 0.5  # for reading what a stopped bot left in its pipes
 _SETPRIV = shutil.which("setpriv") if sys.platform.startswith("linux") else None
 _SH = shutil.which("sh")
 _UNSHARE = shutil.which("unshare") if sys.platform.startswith("linux") else None
@@ -519,6 +520,12 @@ async def launch(
                 connection.close()
             await terminate(process)
             with trio.CancelScope(shield=True):
+                # What the bot wrote until it ended (a buffer flushed at its exit,
+                # its last words) is still in its pipes: read them to their end,
+                # now that their writers are gone (bounded: one may have escaped).
+                with trio.move_on_after(DRAIN_TIME):
+                    await _pump(stdout, sink)
+                    await _pump(stderr, sink)
                 await stdout.aclose()
                 await stderr.aclose()
     finally:

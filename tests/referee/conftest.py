@@ -25,6 +25,7 @@ def bot(name: str, *extra: str) -> str:
         "greedy": ROOT / "engines/greedy/bot.py",
         "misbehave": ROOT / "tests/bots/misbehave.py",
         "spy": ROOT / "tests/bots/spy.py",
+        "chatty": ROOT / "tests/bots/chatty.py",
     }
     return " ".join([PY, str(paths[name]), *extra])
 

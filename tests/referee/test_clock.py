@@ -70,3 +70,23 @@ def test_an_empty_bank_is_a_timeout(tag):
     )
     (fault,) = report.result.faults
     assert fault.kind is FaultKind.TIMEOUT and "0.5s" in fault.message
+
+
+def test_what_a_bot_writes_until_it_is_stopped_is_kept(tag, tmp_path):
+    """A bot that prints without flushing (Python buffers a pipe) writes its
+    lines when it exits, once its match is over: the arena reads its pipes to
+    their end after stopping it, so none is lost."""
+    report = play(
+        MatchSettings(
+            Variant(Game.SCOPA, deal_limit=1, target=None),
+            seed=5,
+            match_id="chat",
+            sandbox=UNCONFINED,  # a sandboxed bot is killed at once: it has no exit to flush at
+        ),
+        [f"chatty={bot('chatty', tag)}", "r=builtin:random"],
+        output=tmp_path,
+    )
+    said = (tmp_path / "chat.seat0.chatty.log").read_text().splitlines()
+    decisions = [d for d in report.decisions if d.seat == 0]
+    assert len(decisions) == 18
+    assert said == [f"chatty: decision {d.decision}: {d.move}" for d in decisions]
