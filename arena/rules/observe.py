@@ -1,8 +1,9 @@
 """What one seat may know, and nothing else (docs/rules.md, last section).
 
 A seat knows its own hand, the table, every play of the deal (plays are face
-up), each side's sweeps and number of captured cards, the match score, the
-size of the stock and of every hand, and who deals. It never sees another
+up), each side's sweeps and captured cards, who captured last, the deal's
+opening table, the match score, the size of the stock and of every hand, and
+who deals. It never sees another
 hand (a partner's included), the stock's order, or the seed.
 
 One observer serves every viewer, in OpenSpiel's manner: ``view(state,
@@ -21,6 +22,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from arena.errors import RulesError
+from arena.rules.cards import BIT
 from arena.rules.deal import Deal, Play
 from arena.rules.match import Match
 from arena.rules.moves import Move
@@ -57,6 +59,10 @@ class Public:
     captured_counts: tuple[int, ...]
     scope: tuple[int, ...]
     scores: tuple[int, ...]  # match scores before this deal
+    # What a player remembers of the deal, sent so that no bot has to rebuild it:
+    captured_cards: tuple[int, ...]  # per side, a mask (leftovers included once given)
+    last_capture_seat: int | None  # the seat (not the side) that captured last, None before
+    opening_table: int  # the table as dealt, before the first play
 
 
 @dataclass(frozen=True)
@@ -98,6 +104,22 @@ class View(Public):
         return Observation(seat=seat, hand=hand, **public)
 
 
+def _recall(deal: Deal) -> tuple[int, int | None]:
+    """The deal's opening table and the seat that captured last, from public
+    values only: every card on the table now, given away as leftover, or ever
+    captured was either dealt to the table or trailed from a hand."""
+    table, trailed, last = deal.table, 0, None
+    if deal.leftover is not None:
+        table |= deal.leftover[1]
+    for p in deal.plays:
+        if p.captures:
+            table |= p.captures
+            last = p.seat
+        else:
+            trailed |= BIT[p.card]
+    return table & ~trailed, last
+
+
 def _public(state: Match | Deal) -> tuple[Deal, dict[str, Any]]:
     """The deal in progress and every value of it that all seats may know."""
     if isinstance(state, Match):
@@ -106,6 +128,7 @@ def _public(state: Match | Deal) -> tuple[Deal, dict[str, Any]]:
         deal, scores, number = state.deal, tuple(state.scores), state.deal_number
     else:
         deal, scores, number = state, (0, 0), 0
+    opening_table, last_capture_seat = _recall(deal)
     return deal, {
         "variant": deal.variant,
         "deal_number": number,
@@ -118,6 +141,9 @@ def _public(state: Match | Deal) -> tuple[Deal, dict[str, Any]]:
         "captured_counts": tuple(p.bit_count() for p in deal.piles),
         "scope": tuple(deal.scope),
         "scores": scores,
+        "captured_cards": tuple(deal.piles),
+        "last_capture_seat": last_capture_seat,
+        "opening_table": opening_table,
     }
 
 

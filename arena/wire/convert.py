@@ -361,6 +361,18 @@ def _public_to_pb(v: Public, msg: Any) -> None:
     set_cards(msg.table, v.table)
     if v.plays:
         msg.MergeFrom(_plays_pb(type(msg), v.plays))
+    add_set = msg.captured_cards.add
+    for pile in v.captured_cards:
+        add_set().CopyFrom(_cached(_CARD_SET_PB, pile, card_set_to_pb))
+    if v.last_capture_seat is not None:
+        msg.last_capture_seat = v.last_capture_seat
+    set_cards(msg.opening_table, v.opening_table)
+
+
+def card_set_to_pb(cards: int) -> pb.CardSet:
+    msg = pb.CardSet()
+    set_cards(msg.cards, cards)
+    return msg
 
 
 def _plays_pb(kind: type[Any], plays: tuple[Play, ...]) -> Any:
@@ -394,12 +406,13 @@ def moves_to_pb(moves: Iterable[Move], field: Any) -> None:
 
 
 # An observation repeats every play of the deal so far, and the referee sends
-# one per decision: converted plays, moves and variants are memoised (values
-# are immutable; the cached messages are only ever copied from).
+# one per decision: converted plays, moves, variants and captured card sets
+# are memoised (values are immutable; the cached messages are only copied from).
 _PLAY_PB: dict[Any, Any] = {}
 _PLAYS_PB: dict[tuple[type[Any], tuple[Play, ...]], Any] = {}
 _MOVE_PB: dict[Any, Any] = {}
 _VARIANT_PB: dict[Any, Any] = {}
+_CARD_SET_PB: dict[Any, Any] = {}
 _CACHE_LIMIT = 1 << 14
 
 
@@ -436,6 +449,12 @@ def _public_from_pb(msg: Any) -> dict[str, Any]:
         "captured_counts": tuple(msg.captured_counts),
         "scope": tuple(msg.scope),
         "scores": tuple(msg.match_scores),
+        "captured_cards": tuple(
+            mask_from_pb(side.cards, f"captured_cards[{i}]")
+            for i, side in enumerate(msg.captured_cards)
+        ),
+        "last_capture_seat": msg.last_capture_seat if msg.HasField("last_capture_seat") else None,
+        "opening_table": mask_from_pb(msg.opening_table, "opening_table"),
     }
 
 

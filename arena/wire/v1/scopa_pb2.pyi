@@ -143,8 +143,14 @@ class DealResult(_message.Message):
     leftover: _containers.RepeatedCompositeFieldContainer[Card]
     def __init__(self, deal_number: _Optional[int] = ..., dealer: _Optional[int] = ..., sides: _Optional[_Iterable[_Union[SideScore, _Mapping]]] = ..., match_scores: _Optional[_Iterable[int]] = ..., leftover_side: _Optional[int] = ..., leftover: _Optional[_Iterable[_Union[Card, _Mapping]]] = ...) -> None: ...
 
+class CardSet(_message.Message):
+    __slots__ = ("cards",)
+    CARDS_FIELD_NUMBER: _ClassVar[int]
+    cards: _containers.RepeatedCompositeFieldContainer[Card]
+    def __init__(self, cards: _Optional[_Iterable[_Union[Card, _Mapping]]] = ...) -> None: ...
+
 class Observation(_message.Message):
-    __slots__ = ("variant", "seat", "deal_number", "dealer", "to_move", "hand", "table", "hand_sizes", "stock_count", "plays", "captured_counts", "scope", "match_scores")
+    __slots__ = ("variant", "seat", "deal_number", "dealer", "to_move", "hand", "table", "hand_sizes", "stock_count", "plays", "captured_counts", "scope", "match_scores", "captured_cards", "last_capture_seat", "opening_table")
     VARIANT_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     DEAL_NUMBER_FIELD_NUMBER: _ClassVar[int]
@@ -158,6 +164,9 @@ class Observation(_message.Message):
     CAPTURED_COUNTS_FIELD_NUMBER: _ClassVar[int]
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     MATCH_SCORES_FIELD_NUMBER: _ClassVar[int]
+    CAPTURED_CARDS_FIELD_NUMBER: _ClassVar[int]
+    LAST_CAPTURE_SEAT_FIELD_NUMBER: _ClassVar[int]
+    OPENING_TABLE_FIELD_NUMBER: _ClassVar[int]
     variant: Variant
     seat: int
     deal_number: int
@@ -171,10 +180,13 @@ class Observation(_message.Message):
     captured_counts: _containers.RepeatedScalarFieldContainer[int]
     scope: _containers.RepeatedScalarFieldContainer[int]
     match_scores: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, variant: _Optional[_Union[Variant, _Mapping]] = ..., seat: _Optional[int] = ..., deal_number: _Optional[int] = ..., dealer: _Optional[int] = ..., to_move: _Optional[int] = ..., hand: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., table: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., stock_count: _Optional[int] = ..., plays: _Optional[_Iterable[_Union[Play, _Mapping]]] = ..., captured_counts: _Optional[_Iterable[int]] = ..., scope: _Optional[_Iterable[int]] = ..., match_scores: _Optional[_Iterable[int]] = ...) -> None: ...
+    captured_cards: _containers.RepeatedCompositeFieldContainer[CardSet]
+    last_capture_seat: int
+    opening_table: _containers.RepeatedCompositeFieldContainer[Card]
+    def __init__(self, variant: _Optional[_Union[Variant, _Mapping]] = ..., seat: _Optional[int] = ..., deal_number: _Optional[int] = ..., dealer: _Optional[int] = ..., to_move: _Optional[int] = ..., hand: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., table: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., stock_count: _Optional[int] = ..., plays: _Optional[_Iterable[_Union[Play, _Mapping]]] = ..., captured_counts: _Optional[_Iterable[int]] = ..., scope: _Optional[_Iterable[int]] = ..., match_scores: _Optional[_Iterable[int]] = ..., captured_cards: _Optional[_Iterable[_Union[CardSet, _Mapping]]] = ..., last_capture_seat: _Optional[int] = ..., opening_table: _Optional[_Iterable[_Union[Card, _Mapping]]] = ...) -> None: ...
 
 class PublicView(_message.Message):
-    __slots__ = ("variant", "deal_number", "dealer", "to_move", "table", "hand_sizes", "stock_count", "plays", "captured_counts", "scope", "match_scores")
+    __slots__ = ("variant", "deal_number", "dealer", "to_move", "table", "hand_sizes", "stock_count", "plays", "captured_counts", "scope", "match_scores", "captured_cards", "last_capture_seat", "opening_table")
     VARIANT_FIELD_NUMBER: _ClassVar[int]
     DEAL_NUMBER_FIELD_NUMBER: _ClassVar[int]
     DEALER_FIELD_NUMBER: _ClassVar[int]
@@ -186,6 +198,9 @@ class PublicView(_message.Message):
     CAPTURED_COUNTS_FIELD_NUMBER: _ClassVar[int]
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     MATCH_SCORES_FIELD_NUMBER: _ClassVar[int]
+    CAPTURED_CARDS_FIELD_NUMBER: _ClassVar[int]
+    LAST_CAPTURE_SEAT_FIELD_NUMBER: _ClassVar[int]
+    OPENING_TABLE_FIELD_NUMBER: _ClassVar[int]
     variant: Variant
     deal_number: int
     dealer: int
@@ -197,7 +212,10 @@ class PublicView(_message.Message):
     captured_counts: _containers.RepeatedScalarFieldContainer[int]
     scope: _containers.RepeatedScalarFieldContainer[int]
     match_scores: _containers.RepeatedScalarFieldContainer[int]
-    def __init__(self, variant: _Optional[_Union[Variant, _Mapping]] = ..., deal_number: _Optional[int] = ..., dealer: _Optional[int] = ..., to_move: _Optional[int] = ..., table: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., stock_count: _Optional[int] = ..., plays: _Optional[_Iterable[_Union[Play, _Mapping]]] = ..., captured_counts: _Optional[_Iterable[int]] = ..., scope: _Optional[_Iterable[int]] = ..., match_scores: _Optional[_Iterable[int]] = ...) -> None: ...
+    captured_cards: _containers.RepeatedCompositeFieldContainer[CardSet]
+    last_capture_seat: int
+    opening_table: _containers.RepeatedCompositeFieldContainer[Card]
+    def __init__(self, variant: _Optional[_Union[Variant, _Mapping]] = ..., deal_number: _Optional[int] = ..., dealer: _Optional[int] = ..., to_move: _Optional[int] = ..., table: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., stock_count: _Optional[int] = ..., plays: _Optional[_Iterable[_Union[Play, _Mapping]]] = ..., captured_counts: _Optional[_Iterable[int]] = ..., scope: _Optional[_Iterable[int]] = ..., match_scores: _Optional[_Iterable[int]] = ..., captured_cards: _Optional[_Iterable[_Union[CardSet, _Mapping]]] = ..., last_capture_seat: _Optional[int] = ..., opening_table: _Optional[_Iterable[_Union[Card, _Mapping]]] = ...) -> None: ...
 
 class Fault(_message.Message):
     __slots__ = ("seat", "kind", "deal_number", "decision", "message", "at_startup")
