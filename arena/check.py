@@ -2,8 +2,13 @@
 what the server runs before it accepts a registration.
 
 Each point passes or fails with a plain-words detail: the connection, the
-handshake (within 5 s, protocol version 1, a name), the optional health
-service, and legal answers within 1 s to sample positions of several games.
+handshake (within 5 s, protocol version 1, a name), the games it plays, the
+optional health service, and legal answers within 1 s to sample positions of
+each game it claims: the games its manifest lists (an upload's), else those
+its handshake offers. A manifest that claims a game the handshake does not
+offer fails: such a bot would be entered in matches it then refuses to play.
+A launched bot's output goes to a file the report names, and a failed check
+carries the file's last lines.
 """
 
 from __future__ import annotations
@@ -25,6 +30,8 @@ from arena.transport.seats import unwrap
 from arena.wire import convert
 from arena.wire.protocol import PROTOCOL_VERSION
 
+TAIL_LINES = 20  # of a launched bot's output, in the report of a failed check
+
 
 @dataclass(frozen=True)
 class CheckItem:
@@ -39,6 +46,9 @@ class CheckReport:
     items: list[CheckItem] = field(default_factory=list)
     engine_name: str = ""
     engine_version: str = ""
+    games: list[str] = field(default_factory=list)  # the games it was asked to play in
+    output: str = ""  # the file holding a launched bot's stdout and stderr
+    tail: list[str] = field(default_factory=list)  # its last lines, when the check failed
 
     @property
     def passed(self) -> bool:
@@ -51,14 +61,22 @@ class CheckReport:
             "passed": self.passed,
             "engine_name": self.engine_name,
             "engine_version": self.engine_version,
+            "games": self.games,
             "checks": [
                 {"name": i.name, "passed": i.passed, "detail": i.detail} for i in self.items
             ],
+            "output": self.output or None,
+            "tail": self.tail,
         }
 
     def text(self) -> str:
         lines = [f"checking the bot at {self.address}"]
         lines += [f"  {'PASS' if i.passed else 'FAIL'}  {i.name}: {i.detail}" for i in self.items]
+        if self.output:
+            lines.append(f"the bot's output (stdout and stderr) is in {self.output}")
+        if self.tail:
+            lines.append(f"its last {len(self.tail)} lines:")
+            lines += [f"  | {line}" for line in self.tail]
         lines.append(
             "all checks passed" if self.passed else "the bot does not conform (see FAIL above)"
         )
@@ -66,11 +84,13 @@ class CheckReport:
 
 
 def sample_positions() -> list[tuple[str, Match, int]]:
-    """Positions a bot is asked about: the start of three games, and a mid-deal Scopa."""
+    """Positions a bot is asked about, at least one of each game: the start
+    of a deal, and a few decisions into one."""
     out = []
     for game, steps in (
         (Game.SCOPA, 0),
         (Game.SCOPA, 9),
+        (Game.SCOPA_A_QUATTRO, 3),
         (Game.SCOPONE, 5),
         (Game.SCOPONE_SCIENTIFICO, 0),
     ):
@@ -83,8 +103,31 @@ def sample_positions() -> list[tuple[str, Match, int]]:
     return out
 
 
-async def check_bot(address: str, timeout: float = 5.0) -> CheckReport:
-    """Check the bot someone runs at ``address``."""
+def games_to_play(claimed: Sequence[Game], offered: Sequence[Game]) -> tuple[list[Game], CheckItem]:
+    """The games a bot is checked in, and the check item that says which.
+    ``claimed``: the games its manifest lists (none: take the handshake's
+    word); ``offered``: the games its handshake lists (none: every game)."""
+    every = list(offered) or list(Game)
+    if not claimed:
+        return every, CheckItem("games", True, "plays " + _names(every))
+    refused = [g for g in claimed if g not in every]
+    if refused:
+        detail = (
+            f"the manifest claims {_names(refused)} but the bot's handshake offers "
+            f"{_names(every)} only"
+        )
+        return [g for g in claimed if g in every], CheckItem("games", False, detail)
+    return list(claimed), CheckItem("games", True, f"plays {_names(claimed)}, as its manifest says")
+
+
+def _names(games: Sequence[Game]) -> str:
+    return ", ".join(g.value for g in games)
+
+
+async def check_bot(
+    address: str, timeout: float = 5.0, *, claimed: Sequence[Game] = ()
+) -> CheckReport:
+    """Check the bot someone runs at ``address`` (in ``claimed``, or the games it offers)."""
     report = CheckReport(address)
     conn = GrpcConnection(address, label=address)
     try:
@@ -94,7 +137,7 @@ async def check_bot(address: str, timeout: float = 5.0) -> CheckReport:
             report.items.append(CheckItem("connection", False, f"cannot connect: {e.message}"))
             return report
         report.items.append(CheckItem("connection", True, "connected"))
-        return await _check_connected(conn, report, timeout)
+        return await _check_connected(conn, report, timeout, claimed)
     finally:
         conn.close()
 
@@ -106,11 +149,29 @@ async def check_launched(
     *,
     workdir: Path | None = None,
     output: Path | None = None,
+    claimed: Sequence[Game] = (),
 ) -> CheckReport:
     """Launch ``command`` as the arena launches a bot (in its sandbox, unless
-    told otherwise; in ``workdir`` when it has its own files), then check it:
-    what a bot author runs before submitting, and the server on each upload."""
-    report = CheckReport(shlex.join(command))
+    told otherwise; in ``workdir`` when it has its own files), then check it
+    in ``claimed`` (its manifest's games), or the games its handshake offers:
+    what a bot author runs before submitting, and the server on each upload.
+    Its output goes to ``output``; a failed report carries the file's end."""
+    report = CheckReport(shlex.join(command), output=str(output) if output else "")
+    await _check_launched(command, sandbox, timeout, workdir, output, claimed, report)
+    if output is not None and not report.passed:
+        report.tail = last_lines(output, TAIL_LINES)
+    return report
+
+
+async def _check_launched(
+    command: Sequence[str],
+    sandbox: SandboxSettings | None,
+    timeout: float,
+    workdir: Path | None,
+    output: Path | None,
+    claimed: Sequence[Game],
+    report: CheckReport,
+) -> CheckReport:
     try:
         async with launch(
             command,
@@ -122,7 +183,7 @@ async def check_launched(
         ) as conn:
             detail = f"ready on {conn.address}; {conn.confinement}"
             report.items.append(CheckItem("launch", True, detail))
-            return await _check_connected(conn, report, timeout)
+            return await _check_connected(conn, report, timeout, claimed)
     except Exception as e:  # the launcher's nursery wraps the bot's failure in a group
         error = unwrap(e)
         if not isinstance(error, BotError):
@@ -131,8 +192,18 @@ async def check_launched(
         return report
 
 
+def last_lines(path: Path, count: int) -> list[str]:
+    """The last ``count`` lines of a bot's output file (its blank lines left
+    out); none when it is not there. The file is capped, so reading it is cheap."""
+    try:
+        text = path.read_bytes().decode(errors="replace")
+    except OSError:
+        return []
+    return [line for line in text.splitlines() if line.strip()][-count:]
+
+
 async def _check_connected(
-    conn: GrpcConnection, report: CheckReport, timeout: float
+    conn: GrpcConnection, report: CheckReport, timeout: float, claimed: Sequence[Game]
 ) -> CheckReport:
     add = report.items.append
     request = convert.handshake_request()
@@ -154,12 +225,14 @@ async def _check_connected(
             f"speaks version {info.protocol_version} (the arena speaks {PROTOCOL_VERSION})",
         )
     )
-    games = [g.value for g in Game if not info.games or convert.variant_to_pb_game(g) in info.games]
-    add(CheckItem("games", bool(games), "plays " + ", ".join(games)))
+    offered = [g for g in Game if convert.variant_to_pb_game(g) in info.games]
+    games, item = games_to_play(claimed, offered)
+    add(item)
+    report.games = [g.value for g in games]
     add(await _health(conn, timeout))
     clock = convert.clock_to_pb(ClockSettings(move_time=1.0), None)
     for label, match, seat in sample_positions():
-        if convert.variant_to_pb_game(match.variant.game) not in info.games and info.games:
+        if match.variant.game not in games:
             continue
         deal = match.deal
         assert deal is not None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import time
 from functools import partial
 from pathlib import Path
 
@@ -62,6 +63,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     import trio
 
     from arena.check import check_bot, check_launched
+    from arena.rules import Game
 
     given = [x for x in (args.address, args.launch, args.submission) if x is not None]
     if len(given) != 1:
@@ -69,6 +71,9 @@ def cmd_check(args: argparse.Namespace) -> int:
             "give one of: the address of a running bot, --launch COMMAND or --submission DIR, "
             "not more than one"
         )
+    if args.output is not None and args.address is not None:
+        raise ConfigError("--output is for a bot the check launches, not one at an address")
+    output = Path(args.output) if args.output else default_check_output()
     if args.submission is not None:
         from arena.server.submissions import read_manifest
 
@@ -77,12 +82,24 @@ def cmd_check(args: argparse.Namespace) -> int:
             raise ConfigError(f"{args.submission}: not a directory (unpack the archive first)")
         manifest = read_manifest(root)
         command = EngineSpec.of("bot", manifest.spec()).command
-        report = trio.run(partial(check_launched, command, sandbox_from_args(args), workdir=root))
+        claimed = [Game(g) for g in manifest.games]
+        report = trio.run(
+            partial(
+                check_launched,
+                command,
+                sandbox_from_args(args),
+                workdir=root,
+                output=output,
+                claimed=claimed,
+            )
+        )
     elif args.launch is not None:
         spec = EngineSpec.parse(f"bot={args.launch}")
         if spec.kind != "command":
             raise ConfigError(f"--launch takes a command line, not {spec.describe()!r}")
-        report = trio.run(check_launched, spec.command, sandbox_from_args(args))
+        report = trio.run(
+            partial(check_launched, spec.command, sandbox_from_args(args), output=output)
+        )
     else:
         report = trio.run(check_bot, args.address)
     if args.json:
@@ -92,6 +109,13 @@ def cmd_check(args: argparse.Namespace) -> int:
     else:
         print(report.text())
     return exits.OK if report.passed else exits.FAILED
+
+
+def default_check_output() -> Path:
+    """Where a launched bot's output goes unless --output says: one new file
+    per check under out/check, so that an earlier check's file is kept."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    return Path("out/check") / f"bot-{stamp}-{os.getpid()}.log"
 
 
 def add_parsers(sub: Subparsers) -> None:
@@ -164,8 +188,9 @@ def add_parsers(sub: Subparsers) -> None:
     check.add_argument(
         "--json",
         action="store_true",
-        help="print the report as JSON (address, passed, engine_name, engine_version, and "
-        "checks: name, passed, detail); the exit status is 0 only if every check passed",
+        help="print the report as JSON (address, passed, engine_name, engine_version, games, "
+        "checks: name, passed, detail, output: the launched bot's output file, and tail: its "
+        "last 20 lines when the check failed); the exit status is 0 only if every check passed",
     )
     check.add_argument(
         "--launch",
@@ -178,7 +203,15 @@ def add_parsers(sub: Subparsers) -> None:
         metavar="DIR",
         default=None,
         help="check a bot directory with a bot.toml exactly as the competition server "
-        "checks an upload: its command, run in DIR (shown at /bot in the sandbox)",
+        "checks an upload: its command, run in DIR (shown at /bot in the sandbox), in "
+        "each game its manifest lists",
+    )
+    check.add_argument(
+        "--output",
+        metavar="FILE",
+        default=None,
+        help="where a launched bot's stdout and stderr go (capped; default: a new file "
+        "under out/check/, named in the report)",
     )
     add_sandbox_options(check)
     check.set_defaults(func=cmd_check)
