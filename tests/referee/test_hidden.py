@@ -29,6 +29,12 @@ def test_request_bytes_do_not_depend_on_hidden_cards(game, seed, steps, data):
     a = decision_request(match, seat, deal.legal_moves(), clock, "m", steps)
     b = decision_request(other, seat, other.deal.legal_moves(), clock, "m", steps)
     assert a.SerializeToString() == b.SerializeToString()
+    # The bytes compared hold what the seat remembers of the deal (protocol
+    # v1 fields 14-16): each side's captured cards and the opening table.
+    sent = a.observation
+    assert [len(s.cards) for s in sent.captured_cards] == [p.bit_count() for p in deal.piles]
+    assert len(sent.opening_table) == (0 if game is Game.SCOPONE_SCIENTIFICO else 4)
+    assert sent.HasField("last_capture_seat") == any(p.captures for p in deal.plays)
 
 
 def first_request(own: list[int], rest: list[int], record, tag) -> bytes:
