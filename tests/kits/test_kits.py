@@ -1,5 +1,5 @@
-"""The C++ and Go example bots (engines/cpp, engines/go) build from proto/
-with Debian's packages alone, pass `arena check` and play full matches
+"""The C++, Go and Java example bots (engines/cpp, engines/go, engines/java)
+build from proto/ with Debian's packages alone, pass `arena check` and play full matches
 against builtin:greedy, launched by the arena (in its sandbox where it can
 make one) and reached at an address.
 
@@ -12,6 +12,7 @@ is missing the tests are skipped with the packages to install; under CI
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -34,16 +35,25 @@ pytestmark = [pytest.mark.process, pytest.mark.timeout(900)]
 ROOT = Path(__file__).resolve().parents[2]
 ARENA = str(Path(sys.executable).parent / "arena")
 GOCODE = Path("/usr/share/gocode/src")
+JARS = Path("/usr/share/java")
+JAVA_JARS = ("grpc-netty", "protobuf", "netty-transport", "perfmark-api", "gson", "guava")
 
 
 @dataclass(frozen=True)
 class Kit:
     language: str
     engine_name: str  # what its handshake answers
-    binary: str  # file name of the built bot
+    binary: str  # file name of what the build makes
     programs: tuple[str, ...]  # commands the build needs
     files: tuple[Path, ...]  # files the build needs that no command stands for
     packages: str  # the Debian packages that provide them
+    runner: tuple[str, ...] = ()  # the program that runs the built file, if any
+    # What the bot exits with after SIGTERM: the JVM exits 143 once its
+    # shutdown hooks have run (a death by the signal itself would be -15).
+    stopped: int = 0
+
+    def command(self, built: str) -> list[str]:
+        return [*self.runner, built]
 
     def missing(self) -> list[str]:
         found = [p for p in self.programs if shutil.which(p) is None]
@@ -81,12 +91,26 @@ KITS = {
         "golang-google-grpc-dev golang-google-protobuf-dev "
         "golang-github-golang-protobuf-1-5-dev",
     ),
+    "java": Kit(
+        "java",
+        "capture-most-java",
+        "scopa-bot-java.jar",
+        ("make", "javac", "jar", "java", "protoc", "grpc_java_plugin"),
+        # One jar of each package the bot runs with.
+        tuple(JARS / f"{jar}.jar" for jar in JAVA_JARS),
+        # libgrpc-java pulls in none of the jars it runs with: each is named.
+        "make openjdk-17-jdk-headless protobuf-compiler protobuf-compiler-grpc-java-plugin "
+        "libgrpc-java libprotobuf-java libnetty-java libperfmark-java libgoogle-gson-java "
+        "libguava-java",
+        runner=("java", "-jar"),
+        stopped=143,
+    ),
 }
 
 
 @pytest.fixture(scope="module", params=sorted(KITS))
 def kit_bot(request, tmp_path_factory) -> tuple[Kit, str]:
-    """The built bot of one kit: (the kit, the path of its executable)."""
+    """The built bot of one kit: (the kit, the command line that runs it)."""
     kit = KITS[request.param]
     missing = kit.missing()
     if missing:
@@ -127,8 +151,8 @@ def kit_bot(request, tmp_path_factory) -> tuple[Kit, str]:
     # it must be able to read its directory (made private by mktemp).
     build.chmod(0o755)
     binary = build / kit.binary
-    assert binary.is_file() and os.access(binary, os.X_OK)
-    return kit, str(binary)
+    assert binary.is_file() and (kit.runner or os.access(binary, os.X_OK))
+    return kit, shlex.join(kit.command(str(binary)))
 
 
 def sandboxes() -> list:
@@ -158,7 +182,7 @@ GAMES = [pytest.param(Game.SCOPA, id="scopa"), pytest.param(Game.SCOPONE, id="sc
 @pytest.mark.parametrize("game", GAMES)
 @pytest.mark.parametrize("mode", sandboxes())
 def test_the_arena_launches_the_bot_for_a_full_match(kit_bot, game, mode):
-    kit, binary = kit_bot
+    kit, command = kit_bot
     settings = MatchSettings(
         Variant(game),
         seed=15,
@@ -167,7 +191,7 @@ def test_the_arena_launches_the_bot_for_a_full_match(kit_bot, game, mode):
         sandbox=SandboxSettings(mode),
     )
     # Two engines for a four-seat game: one instance of the bot per seat of its side.
-    report = run_match_sync([f"{kit.language}={binary}", "greedy=builtin:greedy"], settings)
+    report = run_match_sync([f"{kit.language}={command}", "greedy=builtin:greedy"], settings)
     assert_clean(report, kit, [0, 2] if game.seats == 4 else [0])
     if mode is SandboxMode.ON:
         assert "bubblewrap sandbox" in report.engines[0].confinement
@@ -176,10 +200,10 @@ def test_the_arena_launches_the_bot_for_a_full_match(kit_bot, game, mode):
 class Running:
     """A bot started by hand, as its author runs it, on a free local port."""
 
-    def __init__(self, binary: str) -> None:
+    def __init__(self, command: str) -> None:
         env = {**os.environ, "SCOPA_BOT_LISTEN": "127.0.0.1:0"}
         self.process = subprocess.Popen(
-            [binary], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+            shlex.split(command), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
         )
         line: list[str] = []
         reader = threading.Thread(target=lambda: line.append(self.process.stdout.readline()))
@@ -204,9 +228,9 @@ class Running:
 
 @pytest.mark.parametrize("game", GAMES)
 def test_the_bot_plays_a_full_match_at_its_address(kit_bot, game):
-    kit, binary = kit_bot
+    kit, command = kit_bot
     # One process per seat: partners never share a bot instance.
-    bots = [Running(binary) for _ in range(game.seats // 2)]
+    bots = [Running(command) for _ in range(game.seats // 2)]
     try:
         specs = []
         for bot in bots:
@@ -216,14 +240,14 @@ def test_the_bot_plays_a_full_match_at_its_address(kit_bot, game):
         assert_clean(report, kit, [0, 2] if game.seats == 4 else [0])
     finally:
         codes = [bot.stop() for bot in bots]
-    assert codes == [0] * len(bots), "the bot did not end cleanly on SIGTERM"
+    assert codes == [kit.stopped] * len(bots), "the bot did not end cleanly on SIGTERM"
 
 
 @pytest.mark.parametrize("mode", sandboxes())
 def test_the_bot_passes_arena_check(kit_bot, mode):
-    kit, binary = kit_bot
+    kit, command = kit_bot
     out = subprocess.run(
-        [ARENA, "check", "--launch", binary, "--sandbox", mode.value],
+        [ARENA, "check", "--launch", command, "--sandbox", mode.value],
         capture_output=True,
         text=True,
         timeout=120,
