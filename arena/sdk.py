@@ -13,9 +13,13 @@ proto/arena/wire/v1/engine.proto plus the standard health service), prints
 ``LISTENING host:port`` on stdout once it accepts calls (the arena waits for
 that line), serves any number of matches at once, and stops cleanly on
 SIGTERM or Ctrl-C. The function sees rules values (arena.rules), never
-protobuf: ``decision.observation`` is what the seat may know,
-``decision.legal_moves`` every legal move, ``decision.time_limit`` the
-seconds it has. It may be a plain or an ``async`` function; a plain one runs
+protobuf: ``decision.observation`` is what the seat may know (card sets are
+40-bit masks), ``decision.legal_moves`` every legal move,
+``decision.time_limit`` the seconds it has. The observation includes what a
+player remembers of the deal, so a bot keeps no state of its own:
+``captured_cards`` (a mask per side), ``last_capture_seat`` (None while
+nobody has captured) and ``opening_table``; the target and deal limit are in
+``observation.variant``. It may be a plain or an ``async`` function; a plain one runs
 in a worker thread so that slow thinking never blocks other matches.
 """
 

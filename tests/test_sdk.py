@@ -81,3 +81,25 @@ def test_listen_on_a_unix_socket(tmp_path):
     finally:
         proc.terminate()
         proc.wait(5)
+
+
+def test_a_decision_carries_what_the_seat_remembers_of_the_deal():
+    # The servicer's own path from request bytes to the Decision a bot sees.
+    from arena.rules import observe
+    from arena.sdk import EngineServicer
+
+    match = Match(Variant(Game.SCOPONE, target=21), seed=5)
+    deal = match.start_deal()
+    opening = deal.table
+    while not any(p.captures for p in deal.plays):
+        deal.play(max(deal.legal_moves(), key=lambda m: m.captures.bit_count()))
+    seat = deal.to_move
+    clock = clock_to_pb(ClockSettings(), None)
+    raw = decision_request(match, seat, deal.legal_moves(), clock, "sdk", 1).SerializeToString()
+    servicer = EngineServicer(lambda d: d.legal_moves[0], name="t")
+    obs = servicer.decision_of(epb.DecisionRequest.FromString(raw)).observation
+    assert obs == observe(match, seat)
+    assert obs.captured_cards == tuple(deal.piles) and any(obs.captured_cards)
+    assert obs.last_capture_seat == deal.plays[-1].seat
+    assert obs.opening_table == opening
+    assert obs.variant.target == 21

@@ -39,12 +39,7 @@ def determinize(obs: Observation, rng: random.Random) -> Deal:
             hands.append(sum(BIT[c] for c in unseen[pos : pos + n]))
             pos += n
     stock = unseen[pos:]
-    piles = [0, 0]
-    last_capturer = None
-    for p in obs.plays:
-        if p.captures:
-            piles[p.seat & 1] |= p.captures | BIT[p.card]
-            last_capturer = p.seat & 1
+    last = obs.last_capture_seat
     dealt = [c for c in range(DECK_SIZE) if c not in set(stock)]
     deal = Deal.__new__(Deal)
     deal.variant = obs.variant
@@ -53,9 +48,9 @@ def determinize(obs: Observation, rng: random.Random) -> Deal:
     deal.hands = hands
     deal.table = obs.table
     deal.stock_pos = DECK_SIZE - len(stock)
-    deal.piles = piles
+    deal.piles = list(obs.captured_cards)
     deal.scope = list(obs.scope)
-    deal.last_capturer = last_capturer
+    deal.last_capturer = None if last is None else last & 1  # a side
     deal.plays = list(obs.plays)
     deal.leftover = None
     deal.cards_in_hands = sum(obs.hand_sizes)

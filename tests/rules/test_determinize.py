@@ -25,6 +25,7 @@ def test_determinized_deal_is_consistent_and_plays_to_the_end(game, seed, steps,
     obs = observe(deal, seat)
     world = determinize(obs, random.Random(sample_seed))
     assert observe(world, seat) == obs
+    assert (world.piles, world.last_capturer) == (deal.piles, deal.last_capturer)
     assert accounted(world) == (1 << 40) - 1
     assert world.legal_moves() == deal.legal_moves()
     world.random_playout(random.Random(sample_seed).random)  # a complete, legal deal
