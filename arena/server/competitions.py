@@ -9,7 +9,7 @@ import contextlib
 import dataclasses
 import secrets
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -94,11 +94,24 @@ def _refuse_unplayable_submissions(
             "keep_warm cannot be used with uploaded bots: each of their matches "
             f"starts in a fresh sandbox ({', '.join(uploaded)})"
         )
-    game = cfg.variant.game.value
     for name, digest in uploaded.items():
-        games = files.stored(digest).manifest.games
-        if games and game not in games:
-            raise ConfigError(f"bot {name!r} plays {', '.join(games)}, not {game}")
+        _refuse_game(cfg, name, files.stored(digest).manifest.games)
+
+
+def refuse_unplayable(cfg: TournamentConfig, storage: ServerStorage) -> None:
+    """ConfigError, at create, for a bot that cannot play the competition's
+    game, by the games its last check played it in (its manifest's, else its
+    handshake's): otherwise every one of its matches would end no contest."""
+    for engine in cfg.engines:
+        bot = storage.bot(engine.name)
+        if bot is not None:
+            _refuse_game(cfg, engine.name, bot.games)
+
+
+def _refuse_game(cfg: TournamentConfig, name: str, games: Sequence[str]) -> None:
+    game = cfg.variant.game.value
+    if games and game not in games:
+        raise ConfigError(f"bot {name!r} cannot play {game}: it plays {', '.join(games)} only")
 
 
 def registered_address(storage: ServerStorage) -> Callable[[str], str]:

@@ -23,6 +23,7 @@ import trio
 
 from arena.check import CheckItem, CheckReport, check_bot, check_launched
 from arena.errors import ArenaError, ConfigError
+from arena.rules import Game
 from arena.server.addresses import normalize_address
 from arena.server.auth import Access, Role, new_token
 from arena.server.broker import Broker
@@ -34,6 +35,7 @@ from arena.server.competitions import (
     competition_results,
     new_competition_id,
     prepare_store,
+    refuse_unplayable,
     refuse_unworkable,
     registered_address,
     spectator_delay,
@@ -132,7 +134,7 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
         address = self._dialable(request.address, context)
         report = self._passing_check(address, context)
         added = self._storage.add_bot(
-            name, owner, address, report.engine_name, report.engine_version
+            name, owner, address, report.engine_name, report.engine_version, report.games
         )
         if not added:
             self._name_taken("bots", name, context)
@@ -162,7 +164,9 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
         address = self._dialable(request.address, context)
         report = self._passing_check(address, context)
         # Competitions already created keep the address they were made with.
-        self._storage.update_bot(request.name, address, report.engine_name, report.engine_version)
+        self._storage.update_bot(
+            request.name, address, report.engine_name, report.engine_version, report.games
+        )
         return self._bot_info(request.name, context)
 
     def WithdrawBot(self, request: spb.BotRef, context: grpc.ServicerContext) -> spb.BotInfo:
@@ -314,7 +318,12 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
             if not report.passed:
                 abort(context, grpc.StatusCode.FAILED_PRECONDITION, report.text())
             made = self._storage.submitted_bot(
-                manifest.name, owner, stored.sha256, report.engine_name, report.engine_version
+                manifest.name,
+                owner,
+                stored.sha256,
+                report.engine_name,
+                report.engine_version,
+                report.games,
             )
             if not made:
                 self._name_taken("bots", manifest.name, context)
@@ -350,14 +359,18 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
 
     def _check_submission(self, stored: Stored) -> tuple[CheckReport, str]:
         """The conformance check of an upload, launched in its sandbox as its
-        matches will be, and the end of what it printed meanwhile."""
+        matches will be, in each game its manifest claims (none: each its
+        handshake offers), and the end of what it printed meanwhile."""
         output = self._files.root / "checks" / f"{stored.manifest.name}.{stored.sha256[:16]}.log"
         settings = SandboxSettings(mode=SandboxMode.ON)
         spec = stored.manifest.spec()
         command = EngineSpec.of("submission", spec).command
+        claimed = [Game(g) for g in stored.manifest.games]
         try:
             report = trio.from_thread.run(
-                lambda: check_launched(command, settings, workdir=stored.workdir, output=output),
+                lambda: check_launched(
+                    command, settings, workdir=stored.workdir, output=output, claimed=claimed
+                ),
                 trio_token=self._trio_token,
             )
         except ConfigError as e:  # its program or script is not in the archive
@@ -425,6 +438,7 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
                 self._files,
             )
             checked_name(cfg.name, "competition name")
+            refuse_unplayable(cfg, self._storage)
             refuse_unworkable(cfg)
         except ArenaError as e:
             abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(e))

@@ -10,6 +10,7 @@ import json
 import os
 import sqlite3
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -59,6 +60,9 @@ class Bot:
     liveness_detail: str = ""
     last_seen: str = ""  # when it last answered, UTC ISO 8601
     seen_version: str = ""  # the version it gave then
+    # The games its last check played it in (empty: not known, a bot stored
+    # before games were kept): a competition of another game refuses it.
+    games: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -202,20 +206,34 @@ class ServerStorage:
     # Bots ------------------------------------------------------------------------
 
     def add_bot(
-        self, name: str, owner: str, address: str, engine_name: str, engine_version: str
+        self,
+        name: str,
+        owner: str,
+        address: str,
+        engine_name: str,
+        engine_version: str,
+        games: Sequence[str] = (),
     ) -> bool:
         """False when the name, or one that reads the same, is taken."""
         return self._insert_new_name(
             "bots",
-            "name, owner, address, engine_name, engine_version",
-            (name, owner, address, engine_name, engine_version),
+            "name, owner, address, engine_name, engine_version, games",
+            (name, owner, address, engine_name, engine_version, json.dumps(list(games))),
             name,
         )
 
-    def update_bot(self, name: str, address: str, engine_name: str, engine_version: str) -> None:
+    def update_bot(
+        self,
+        name: str,
+        address: str,
+        engine_name: str,
+        engine_version: str,
+        games: Sequence[str] = (),
+    ) -> None:
         self._execute(
-            "UPDATE bots SET address = ?, engine_name = ?, engine_version = ? WHERE name = ?",
-            (address, engine_name, engine_version, name),
+            "UPDATE bots SET address = ?, engine_name = ?, engine_version = ?, games = ? "
+            "WHERE name = ?",
+            (address, engine_name, engine_version, json.dumps(list(games)), name),
         )
 
     def set_liveness(self, name: str, liveness: str, detail: str, version: str) -> None:
@@ -229,12 +247,19 @@ class ServerStorage:
         )
 
     def submitted_bot(
-        self, name: str, owner: str, sha256: str, engine_name: str, engine_version: str
+        self,
+        name: str,
+        owner: str,
+        sha256: str,
+        engine_name: str,
+        engine_version: str,
+        games: Sequence[str] = (),
     ) -> bool:
         """Make submission ``sha256`` the current version of bot ``name``,
         registering the bot when it is new; False when the name (or one that
         reads the same) belongs to someone else."""
         address = f"submission:{sha256}"
+        played = json.dumps(list(games))
         with self._lock, self._db:
             key = name_key(name)
             row = self._db.execute("SELECT name, owner FROM bots WHERE name_key = ?", (key,))
@@ -242,15 +267,16 @@ class ServerStorage:
             if found is None:
                 self._db.execute(
                     "INSERT INTO bots(name, owner, address, engine_name, engine_version, "
-                    "name_key) VALUES (?, ?, ?, ?, ?, ?)",
-                    (name, owner, address, engine_name, engine_version, key),
+                    "games, name_key) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (name, owner, address, engine_name, engine_version, played, key),
                 )
                 return True
             if found[0] != name or found[1] != owner:
                 return False
             self._db.execute(
-                "UPDATE bots SET address = ?, engine_name = ?, engine_version = ? WHERE name = ?",
-                (address, engine_name, engine_version, name),
+                "UPDATE bots SET address = ?, engine_name = ?, engine_version = ?, games = ? "
+                "WHERE name = ?",
+                (address, engine_name, engine_version, played, name),
             )
             return True
 
@@ -351,6 +377,7 @@ _ADDED_COLUMNS = (
     ("bots", "liveness_detail TEXT"),
     ("bots", "last_seen TEXT"),
     ("bots", "seen_version TEXT"),
+    ("bots", "games TEXT"),
     ("competitions", "reason TEXT"),
     ("competitions", "engines TEXT"),
 )
@@ -378,13 +405,26 @@ def _competition(row: tuple[Any, ...]) -> Competition:
 _SELECT_BOT = (
     "SELECT name, owner, address, COALESCE(engine_name, ''), COALESCE(engine_version, ''), "
     "withdrawn, COALESCE(liveness, ''), COALESCE(liveness_detail, ''), "
-    "COALESCE(last_seen, ''), COALESCE(seen_version, '') FROM bots"
+    "COALESCE(last_seen, ''), COALESCE(seen_version, ''), COALESCE(games, '[]') FROM bots"
 )
 
 
 def _bot(row: tuple[Any, ...]) -> Bot:
-    name, owner, address, engine_name, engine_version, withdrawn, *seen = row
-    return Bot(name, owner, address, engine_name, engine_version, bool(withdrawn), *seen)
+    name, owner, address, engine_name, engine_version, withdrawn, *seen, games = row
+    liveness, detail, last_seen, seen_version = seen
+    return Bot(
+        name,
+        owner,
+        address,
+        engine_name,
+        engine_version,
+        bool(withdrawn),
+        liveness,
+        detail,
+        last_seen,
+        seen_version,
+        tuple(json.loads(games)),
+    )
 
 
 def _submission(row: tuple[Any, ...]) -> SubmissionRecord:
