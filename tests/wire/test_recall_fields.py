@@ -7,12 +7,13 @@ import random
 from pathlib import Path
 
 import pytest
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from google.protobuf import descriptor_pb2, descriptor_pool, json_format, message_factory
 from grpc_tools import protoc
 
 from arena.rules import Game, Match, Sight, Variant, observe, view
+from arena.rules.cards import BIT
 from arena.wire import convert as cv
-from arena.wire.v1 import scopa_pb2
+from arena.wire.v1 import engine_pb2, scopa_pb2
 
 from .test_convert import reparse
 
@@ -102,3 +103,23 @@ def test_nobody_yet_and_seat_0_differ_on_the_wire():
     after = reparse(cv.observation_to_pb(observe(match, 1)))
     assert after.HasField("last_capture_seat") and after.last_capture_seat == 0
     assert cv.observation_from_pb(after).last_capture_seat == 0
+
+
+def test_the_example_request_in_the_docs_is_consistent():
+    # docs/writing-a-bot.md shows a DecisionRequest as JSON: it parses, and
+    # its remembered fields follow from its own plays and table.
+    text = (Path(__file__).parents[2] / "docs" / "writing-a-bot.md").read_text()
+    example = text.split("A `DecisionRequest`, as protobuf JSON")[1].split("```json")[1]
+    request = json_format.Parse(example.split("```")[0], engine_pb2.DecisionRequest())
+    obs = cv.observation_from_pb(request.observation)
+    piles, last, trailed, seen = [0, 0], None, 0, obs.table
+    for p in obs.plays:
+        if p.captures:
+            piles[p.seat % 2] |= p.captures | BIT[p.card]
+            last, seen = p.seat, seen | p.captures
+        else:
+            trailed |= BIT[p.card]
+    assert obs.captured_cards == tuple(piles)
+    assert obs.captured_counts == tuple(m.bit_count() for m in piles)
+    assert obs.last_capture_seat == last == 1
+    assert obs.opening_table == seen & ~trailed and obs.opening_table.bit_count() == 4
