@@ -152,6 +152,11 @@ public final class Bot extends EngineGrpc.EngineImplBase {
             return;
         }
 
+        // Netty names its channels after a hardware address; the sandbox has
+        // none (loopback only), and Netty would warn in the bot's output. Any
+        // value will do, since the names only tell channels apart in logs.
+        System.setProperty("io.netty.machineId", "02:00:00:00:00:01");
+
         Server server;
         try {
             server = NettyServerBuilder.forAddress(where)
