@@ -75,7 +75,8 @@ class CheckReport:
         if self.output:
             lines.append(f"the bot's output (stdout and stderr) is in {self.output}")
         if self.tail:
-            lines.append(f"its last {len(self.tail)} lines:")
+            count = "line" if len(self.tail) == 1 else f"{len(self.tail)} lines"
+            lines.append(f"its last {count}:")
             lines += [f"  | {line}" for line in self.tail]
         lines.append(
             "all checks passed" if self.passed else "the bot does not conform (see FAIL above)"

@@ -71,3 +71,65 @@ def test_a_bot_directory_is_checked_as_the_server_checks_an_upload(tmp_path):
     (bot / "bot.toml").write_text('name = "mine"\nversion = "1"\ncomand = "python bot.py"\n')
     out = check("--submission", str(bot))
     assert out.returncode == 2 and "unknown key 'comand'" in out.stderr
+
+
+def test_a_launched_bots_output_is_kept_in_the_file_the_report_names(tmp_path):
+    """The bot below prints 30 lines, then crashes when asked to move in
+    Scopone: its whole output is in the file, the report's tail is its last 20."""
+    bot = "python tests/bots/claims.py --chatter 30 --crash-in scopone"
+    output = tmp_path / "kept" / "bot.log"
+    out = check("--launch", bot, "--sandbox", "off", "--output", str(output), "--json")
+    assert out.returncode == 1, out.stdout + out.stderr
+    report = json.loads(out.stdout)
+    assert report["passed"] is False and report["output"] == str(output)
+    failed = [c["name"] for c in report["checks"] if not c["passed"]]
+    assert failed[0] == "decision (scopone, decision 6)", failed
+    kept = output.read_text().splitlines()
+    assert "chatter line 1" in kept and "crashing on purpose: asked to move in scopone" in kept
+    tail = report["tail"]
+    assert len(tail) == 20 and tail == [line for line in kept if line.strip()][-20:]
+    assert tail[-1] == "crashing on purpose: asked to move in scopone"
+    assert "chatter line 1" not in tail
+
+    # Without --output, a new file under out/check, named in the text report.
+    out = check("--launch", bot, "--sandbox", "off")
+    assert out.returncode == 1
+    named = [ln for ln in out.stdout.splitlines() if ln.startswith("the bot's output")]
+    path = ROOT / named[0].rsplit(" is in ", 1)[1]
+    try:
+        assert path.parent == ROOT / "out/check" and "asked to move in scopone" in path.read_text()
+        assert "  | crashing on purpose: asked to move in scopone" in out.stdout
+    finally:
+        path.unlink()
+
+
+def test_a_passing_check_names_the_output_file_and_carries_no_tail(tmp_path):
+    output = tmp_path / "bot.log"
+    bot = "python tests/bots/claims.py --chatter 2"
+    out = check("--launch", bot, "--sandbox", "off", "--output", str(output), "--json")
+    assert out.returncode == 0, out.stdout + out.stderr
+    report = json.loads(out.stdout)
+    assert report["output"] == str(output) and report["tail"] == []
+    assert report["games"] == ["scopa", "scopa4", "scopone", "scientifico"]
+    assert "chatter line 2" in output.read_text()
+
+
+@pytest.mark.skipif(unavailable() is not None, reason=f"no sandbox here: {unavailable()}")
+def test_a_bot_directory_is_checked_in_each_game_its_manifest_claims(tmp_path):
+    bot = tmp_path / "mybot"
+    bot.mkdir()
+    (bot / "bot.py").write_bytes((ROOT / "tests/bots/claims.py").read_bytes())
+    manifest = 'name = "mine"\nversion = "1"\ncommand = ["python", "bot.py", "--games", "scopa"]\n'
+    (bot / "bot.toml").write_text(manifest + 'games = ["scopa", "scopone"]\n')
+    out = check("--submission", str(bot), "--output", str(tmp_path / "bot.log"))
+    assert out.returncode == 1
+    assert (
+        "FAIL  games: the manifest claims scopone but the bot's handshake offers scopa only"
+        in out.stdout
+    ), out.stdout
+    (bot / "bot.toml").write_text(manifest + 'games = ["scopa"]\n')
+    out = check("--submission", str(bot), "--json")
+    report = json.loads(out.stdout)
+    assert out.returncode == 0, out.stdout
+    assert report["games"] == ["scopa"]
+    (ROOT / report["output"]).unlink()

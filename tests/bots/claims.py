@@ -1,0 +1,44 @@
+#!/usr/bin/env python3
+"""A bot whose handshake offers the games it is told to, for the tests of
+what a bot claims to play.
+
+    python claims.py [--games scopa,scopone] [--crash-in GAME] [--chatter N] [SDK options]
+
+``--games``: the games its handshake lists (none: every game).
+``--crash-in GAME``: it exits (code 4) when first asked to move in GAME,
+printing why on stderr; in every other game it plays the first legal move.
+``--chatter N``: it prints N numbered lines on stderr before it serves.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from arena.rules import Game, Move
+from arena.sdk import Decision, serve
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--games", default="")
+    parser.add_argument("--crash-in", default=None)
+    parser.add_argument("--chatter", type=int, default=0)
+    args, rest = parser.parse_known_args()
+    for n in range(1, args.chatter + 1):
+        print(f"chatter line {n}", file=sys.stderr, flush=True)
+    games = [Game(g) for g in args.games.split(",") if g]
+
+    def choose(decision: Decision) -> Move:
+        game = decision.observation.variant.game.value
+        if game == args.crash_in:
+            print(f"crashing on purpose: asked to move in {game}", file=sys.stderr, flush=True)
+            os._exit(4)
+        return decision.legal_moves[0]
+
+    serve(choose, name="claims", version="1", games=games, argv=rest)
+
+
+if __name__ == "__main__":
+    main()
