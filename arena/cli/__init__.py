@@ -9,6 +9,7 @@
     remote.py      arena remote ... (the client of arena serve)
     common.py      argument types and options several commands share
     exits.py       exit statuses and how a failure is reported
+    signals.py     SIGTERM stops a command as Ctrl-C does
 
 A command parses its arguments, calls the library and prints. Commands import
 what they run inside their function, so that `arena --help` and `arena play`
@@ -27,7 +28,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from arena import __version__
-from arena.cli import exits, match, remote, replay, serve, tournament, verify, web
+from arena.cli import exits, match, remote, replay, serve, signals, tournament, verify, web
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
@@ -100,7 +101,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return exits.USAGE
-    try:
-        return int(args.func(args))
-    except (Exception, KeyboardInterrupt, BaseExceptionGroup) as e:
-        return exits.report_failure(e, debug=args.debug)
+    with signals.sigterm_as_ctrl_c() as stop:
+        try:
+            return int(args.func(args))
+        except (Exception, KeyboardInterrupt, BaseExceptionGroup) as e:
+            return exits.report_failure(e, debug=args.debug, terminated=stop.terminated)

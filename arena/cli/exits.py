@@ -19,6 +19,7 @@ FAILED = 1  # a check or a verification failed (arena check, arena replay)
 USAGE = 2  # a bad option, configuration or file; argparse uses it too
 INTERNAL = 70  # a bug in the arena (arena match: the match is void); EX_SOFTWARE of sysexits
 INTERRUPTED = 130  # Ctrl-C, as shells report SIGINT
+TERMINATED = 143  # SIGTERM, stopped as by Ctrl-C (signals.py), as shells report SIGTERM
 OUTPUT_CLOSED = 141  # the reader went away (`arena ... | head`), as shells report SIGPIPE
 # How a match ended, when not played to its end: a script can tell a bot's
 # fault from a bot that never played, and both from the arena's own errors.
@@ -57,14 +58,15 @@ exit status:
   {INTERNAL:<4} internal error: a bug in the arena (--debug shows the traceback;
        arena match: the match is void)
   {INTERRUPTED:<4} interrupted (Ctrl-C)
+  {TERMINATED:<4} stopped by SIGTERM, as by Ctrl-C (arena serve, arena web: 0 after Ctrl-C)
   {OUTPUT_CLOSED:<4} the output was closed (arena ... | head)"""
 
 
-def report_failure(error: BaseException, debug: bool = False) -> int:
+def report_failure(error: BaseException, debug: bool = False, terminated: bool = False) -> int:
     """Tell the user what went wrong in one line and return the exit status.
 
     trio's nurseries wrap errors in exception groups: the leaves inside
-    decide what is reported.
+    decide what is reported. ``terminated``: the interruption was SIGTERM's.
     """
     leaves = list(_leaves(error))
     if any(isinstance(x, BrokenPipeError) for x in leaves):
@@ -72,6 +74,9 @@ def report_failure(error: BaseException, debug: bool = False) -> int:
     if debug:
         traceback.print_exception(error)
     if any(isinstance(x, KeyboardInterrupt) for x in leaves):
+        if terminated:
+            print("arena: interrupted by SIGTERM", file=sys.stderr)
+            return TERMINATED
         print("arena: interrupted", file=sys.stderr)
         return INTERRUPTED
     unexpected = [x for x in leaves if not isinstance(x, ArenaError | OSError)]

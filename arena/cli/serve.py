@@ -8,7 +8,7 @@ import time
 from functools import partial
 from pathlib import Path
 
-from arena.cli import exits
+from arena.cli import exits, signals
 from arena.cli.common import Subparsers, add_sandbox_options, sandbox_from_args
 from arena.errors import ConfigError
 from arena.settings import EngineSpec
@@ -43,7 +43,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     for option in ("liveness_interval", "absent_grace"):
         if getattr(args, option) < 0:
             raise ConfigError(f"--{option.replace('_', '-')} must be 0 or more seconds")
-    trio.run(
+    received = trio.run(
         partial(
             serve,
             liveness_interval=max(args.liveness_interval, 0.1),
@@ -56,7 +56,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         args.listen,
         token,
     )
-    return exits.OK
+    return signals.status_after(received)
 
 
 def cmd_check(args: argparse.Namespace) -> int:

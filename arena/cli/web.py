@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from arena.cli import exits
+from arena.cli import signals
 from arena.cli.common import Subparsers
 from arena.errors import ConfigError
 
@@ -14,10 +14,11 @@ DEFAULT_HTTP = "127.0.0.1:8080"
 
 def serve_directory(
     directory: Path, listen: str, announce: str = "LISTENING {}", delay: int = 0
-) -> None:
-    """Serve the site of ``directory`` until SIGTERM or Ctrl-C; prints
-    ``announce`` with its address (``LISTENING http://HOST:PORT``) once it
-    listens. Matches being played are shown ``delay`` plays behind."""
+) -> int:
+    """Serve the site of ``directory`` until SIGTERM or Ctrl-C, and return which
+    of the two stopped it; prints ``announce`` with its address (``LISTENING
+    http://HOST:PORT``) once it listens. Matches being played are shown
+    ``delay`` plays behind."""
     import signal
 
     import trio
@@ -40,24 +41,24 @@ def serve_directory(
         source.close()
         raise
 
-    async def main() -> None:
+    async def main() -> int:
         async with trio.open_nursery() as nursery:
             address = await nursery.start(serve_site, create_app(source), listen)
             print(announce.format(address), flush=True)
-            with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
-                async for _ in signals:
-                    break
+            with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as arriving:
+                received = await anext(arriving)
             nursery.cancel_scope.cancel()
+        return received
 
     try:
-        trio.run(main)
+        return trio.run(main)
     finally:
         source.close()
 
 
 def cmd_web(args: argparse.Namespace) -> int:
-    serve_directory(Path(args.directory), args.http, delay=args.spectator_delay)
-    return exits.OK
+    received = serve_directory(Path(args.directory), args.http, delay=args.spectator_delay)
+    return signals.status_after(received)
 
 
 def add_parsers(sub: Subparsers) -> None:

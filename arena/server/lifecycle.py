@@ -64,8 +64,9 @@ async def serve(
     http: str | None = None,
     spectator_delay: int = 0,
     cluster: str | None = None,
-) -> None:
-    """Run the server until SIGTERM or Ctrl-C; ``data`` holds everything it keeps.
+) -> int:
+    """Run the server until SIGTERM or Ctrl-C, and return which of the two
+    stopped it (the exit status tells them apart); ``data`` holds everything it keeps.
     Bots are probed every ``liveness_interval`` seconds; a competition waits
     ``absent_grace`` seconds for a bot that does not answer before it starts.
     With ``http`` (HOST:PORT), the read-only web site is served there too.
@@ -126,8 +127,7 @@ async def serve(
                         standings.refresh(comp_id)
                 nursery.start_soon(liveness.watch)
                 with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
-                    async for _ in signals:
-                        break
+                    received = await anext(signals)
                 print("stopping: matches in flight are replayed on the next start", flush=True)
             finally:
                 with trio.CancelScope(shield=True):
@@ -136,6 +136,7 @@ async def serve(
     finally:
         standings.close()
         storage.close()
+    return received
 
 
 async def _start_site(
