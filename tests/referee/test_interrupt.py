@@ -73,7 +73,12 @@ def wait_gone(tag: str, seconds: float = 5) -> list[int]:
     return live_pids(tag)
 
 
-def test_ctrl_c_ends_the_match_cleanly_and_kills_every_bot(tag, tmp_path):
+# SIGTERM (a service manager's stop) is taken as Ctrl-C; only the status differs.
+STOPS = [(signal.SIGINT, 130), (signal.SIGTERM, 143)]
+
+
+@pytest.mark.parametrize(("stop", "status"), STOPS, ids=["SIGINT", "SIGTERM"])
+def test_ctrl_c_ends_the_match_cleanly_and_kills_every_bot(stop, status, tag, tmp_path):
     log = tmp_path / "m.log"
     proc = start_slow_match(tag, log)
     # Interrupt while the slow bot thinks: it has made its two quick moves.
@@ -81,14 +86,16 @@ def test_ctrl_c_ends_the_match_cleanly_and_kills_every_bot(tag, tmp_path):
     while decisions_by(log, 0) < 2:
         assert time.monotonic() < deadline, "the slow bot never got to its slow move"
         time.sleep(0.05)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(stop)
     out, err = proc.communicate(timeout=15)
-    assert proc.returncode == 130, (out, err)
-    assert "interrupted" in err and "Traceback" not in err
-    assert wait_gone(tag) == []
+    assert proc.returncode == status, (out, err)
+    assert "interrupted" in err and "Traceback" not in err and "warning" not in err
+    assert live_pids(tag) == []  # gone before the arena exited, not after
     contents = read_log(log)
     assert contents.complete  # the ABORTED record was written
     assert contents.records[-1].match_ended.result.termination == 4  # ABORTED
+    replay = subprocess.run([ARENA, "replay", str(log)], capture_output=True, text=True)
+    assert replay.returncode == 0 and "interrupted" in replay.stdout, replay.stdout
 
 
 def test_kill_9_of_the_arena_still_kills_the_bots_and_leaves_a_readable_log(tag, tmp_path):
