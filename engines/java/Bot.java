@@ -136,17 +136,27 @@ public final class Bot extends EngineGrpc.EngineImplBase {
         return address;
     }
 
+    static InetSocketAddress parseAddress(String address) {
+        int colon = address.lastIndexOf(':');
+        if (colon < 0 || !address.substring(colon + 1).matches("[0-9]{1,5}")) {
+            throw new IllegalArgumentException("not HOST:PORT: " + address);
+        }
+        // A host name is resolved here, once; an unknown one is an error now.
+        InetSocketAddress where = new InetSocketAddress(
+                address.substring(0, colon), Integer.parseInt(address.substring(colon + 1)));
+        if (where.isUnresolved()) {
+            throw new IllegalArgumentException("unknown host in " + address);
+        }
+        return where;
+    }
+
     public static void main(String[] args) throws Exception {
         String address;
         InetSocketAddress where;
         try {
             address = listenAddress(args);
-            int colon = address.lastIndexOf(':');
-            if (colon < 0) {
-                throw new IllegalArgumentException("not HOST:PORT: " + address);
-            }
-            where = new InetSocketAddress(address.substring(0, colon), Integer.parseInt(address.substring(colon + 1)));
-        } catch (IllegalArgumentException error) {
+            where = parseAddress(address);
+        } catch (IllegalArgumentException error) { // bad arguments, address or port
             System.err.println(error.getMessage());
             System.exit(2);
             return;
