@@ -22,6 +22,7 @@ from pathlib import Path
 import trio
 
 from arena.errors import BotError
+from arena.outcome import FaultKind
 from arena.rules import Game, Match, Variant
 from arena.settings import ClockSettings, SandboxSettings
 from arena.transport.connection import GrpcConnection
@@ -74,7 +75,7 @@ class CheckReport:
         lines += [f"  {'PASS' if i.passed else 'FAIL'}  {i.name}: {i.detail}" for i in self.items]
         if self.output:
             lines.append(f"the bot's output (stdout and stderr) is in {self.output}")
-        if self.tail:
+        if self.tail and not any(self.tail[-1] in i.detail for i in self.items):
             count = "line" if len(self.tail) == 1 else f"{len(self.tail)} lines"
             lines.append(f"its last {count}:")
             lines += [f"  | {line}" for line in self.tail]
@@ -248,7 +249,10 @@ async def _check_connected(
         except trio.TooSlowError:
             ok, detail = False, "no answer within 1s"
         except BotError as e:
-            ok, detail = False, e.message
+            add(CheckItem(f"decision ({label})", False, e.message))
+            if e.kind is FaultKind.CRASH:
+                break  # it is gone: the positions left would all say so again
+            continue
         except Exception as e:  # an unreadable answer
             ok, detail = False, f"unreadable answer: {e}"
         add(CheckItem(f"decision ({label})", ok, detail))

@@ -98,7 +98,7 @@ def test_a_launched_bots_output_is_kept_in_the_file_the_report_names(tmp_path):
     path = ROOT / named[0].rsplit(" is in ", 1)[1]
     try:
         assert path.parent == ROOT / "out/check" and "asked to move in scopone" in path.read_text()
-        assert "  | crashing on purpose: asked to move in scopone" in out.stdout
+        assert "crashing on purpose: asked to move in scopone" in out.stdout
     finally:
         path.unlink()
 
