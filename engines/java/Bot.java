@@ -180,8 +180,9 @@ public final class Bot extends EngineGrpc.EngineImplBase {
             return;
         }
 
-        // Show the port we got (port 0 asks for any free one), and flush:
-        // System.out is buffered when it is a pipe, as it is under the arena.
+        // Show the port we got (port 0 asks for any free one). The arena waits
+        // for this line, so it must leave now: System.out's println flushes,
+        // and the flush keeps that true if the line is ever written otherwise.
         System.out.println("LISTENING " + where.getHostString() + ":" + server.getPort());
         System.out.flush();
 
