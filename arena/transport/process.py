@@ -54,11 +54,15 @@ from arena.errors import BotError, ConfigError
 from arena.files import open_private
 from arena.outcome import FaultKind
 from arena.settings import SandboxSettings
+from arena.transport import limits, relay
+from arena.transport.commands import unrunnable
 from arena.transport.connection import GrpcConnection
-from arena.transport.sandbox import INSIDE_LISTEN, INTERPRETERS, Sandbox, confinement
-from arena.wire.protocol import LISTEN_ENV, LISTENING_PREFIX
+from arena.transport.sandbox import INSIDE_LISTEN, Sandbox, confinement, unreadable
+from arena.wire.protocol import LISTEN_ENV, LISTEN_TCP_ENV, LISTENING_PREFIX
 
 OUTPUT_CAP_BYTES = 1 << 20  # of a bot's stdout and stderr, kept per bot process
+TAIL_LINES = 20  # of a bot's output, quoted when it fails to start or dies
+TAIL_BYTES = 8192
 READ_BYTES = 1 << 16  # read from a bot's pipes at a time
 MAX_LINE_BYTES = 1 << 16  # of a line before LISTENING: longer is output, not the address
 KILL_GRACE = 1.0
@@ -73,36 +77,6 @@ _PARENT_CHECK = 'test "$PPID" = "$1" || exit 0; shift; exec "$@"'
 # lifeline is its stdin (dash knows only fds 0 to 9), and the write fails when
 # the arena, the only reader, is gone.
 _LIFELINE_CHECK = 'printf . >&0 2>/dev/null || exit 1; exec "$@" </dev/null'
-
-
-# A program file an interpreter runs ends so; options after which no script follows.
-_SCRIPT_SUFFIXES = (".py", ".pyz", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".php", ".jar")
-_NO_SCRIPT_AFTER = ("-m", "-c", "-e", "--eval", "-p", "--print")
-
-
-def unrunnable(command: Sequence[str], workdir: Path | None = None) -> str | None:
-    """Why ``command`` cannot run on this machine (its program, or the script
-    an interpreter is told to run, is missing or not executable), or None. The
-    organiser's mistake, found before any bot starts, not a bot's crash.
-    Relative paths are read from ``workdir`` when the bot runs in one."""
-    program = command[0]
-    here = workdir or Path.cwd()
-    if "/" in program and not Path(program).is_absolute():
-        found = here / program
-        if not found.is_file() or not os.access(found, os.X_OK):
-            there = found.is_file()
-            return f"{program}: {'not executable' if there else 'No such file or directory'}"
-    elif shutil.which(program) is None:
-        there = "/" in program and Path(program).is_file()
-        return f"{program}: {'not executable' if there else 'No such file or directory'}"
-    if not any(Path(program).name.lower().startswith(i) for i in INTERPRETERS):
-        return None
-    for arg in command[1:]:
-        if arg in _NO_SCRIPT_AFTER:
-            return None
-        if not arg.startswith("-") and arg.lower().endswith(_SCRIPT_SUFFIXES):
-            return None if (here / arg).is_file() else f"{arg}: No such file or directory"
-    return None
 
 
 def _in_pid_namespace(argv: list[str]) -> list[str]:
@@ -228,6 +202,7 @@ class CappedOutput:
     """Copies a bot's output to a file, up to a cap; the rest is counted, not kept."""
 
     def __init__(self, path: Path | None, cap: int = OUTPUT_CAP_BYTES) -> None:
+        self.path = path
         self.file: IO[bytes] | None = None
         if path is not None:
             self.file = open_private(path)
@@ -237,7 +212,7 @@ class CappedOutput:
         self.tail = b""  # the last bytes, for error messages
 
     def write(self, data: bytes) -> None:
-        self.tail = (self.tail + data)[-2000:]
+        self.tail = (self.tail + data)[-TAIL_BYTES:]
         room = self.cap - self.written
         if self.file is not None and room > 0:
             self.file.write(data[:room])
@@ -245,9 +220,9 @@ class CappedOutput:
         self.written += min(len(data), max(room, 0))
         self.dropped += max(len(data) - max(room, 0), 0)
 
-    def last_line(self) -> str:
-        lines = [ln for ln in self.tail.decode(errors="replace").splitlines() if ln.strip()]
-        return lines[-1].strip()[:300] if lines else ""
+    def last_lines(self, count: int = TAIL_LINES) -> list[str]:
+        lines = [ln.rstrip()[:300] for ln in self.tail.decode(errors="replace").splitlines()]
+        return [ln for ln in lines if ln.strip()][-count:]
 
     def close(self) -> None:
         if self.file is not None:
@@ -255,6 +230,61 @@ class CappedOutput:
                 self.file.write(f"\n[arena: {self.dropped} more bytes dropped]\n".encode())
             self.file.close()
             self.file = None
+
+
+def failure(why: str, sink: CappedOutput, limit: str | None = None) -> str:
+    """A launched bot's failure as its author needs it: what happened, the
+    limit that stopped it if one did, where its whole output is kept, and the
+    last lines of that output."""
+    text = why + (f"; {limit}" if limit else "")
+    lines = sink.last_lines()
+    where = f"its output is in {sink.path}" if sink.path is not None else "its output is not kept"
+    if not lines:
+        return f"{text} ({where}: it printed nothing)"
+    return f"{text} ({where}; its last lines:)\n" + "\n".join(f"  | {ln}" for ln in lines)
+
+
+# What a process says as it dies of a limit: Python, C++, V8, Go, Java, glibc.
+_MEMORY_WORDS = (
+    b"MemoryError",
+    b"std::bad_alloc",
+    b"heap out of memory",
+    b"out of memory",
+    b"OutOfMemoryError",
+    b"Cannot allocate memory",
+)
+_THREAD_WORDS = (
+    b"pthread_create failed",
+    b"can't start new thread",
+    b"unable to create native thread",
+    b"unable to create new native thread",
+    b"Resource temporarily unavailable",
+    b"fork: retry",
+    b"newosproc",
+)
+_DISK_WORDS = (b"No space left on device", b"ENOSPC", b"File too large", b"EFBIG")
+SIGXFSZ = 25
+
+
+def limit_reached(tail: bytes, code: int | None, settings: SandboxSettings) -> str | None:
+    """The sandbox limit a bot's last words (or its death by SIGXFSZ) say it
+    ran into, named with the option that raises it; None when none."""
+    memory = f"--memory-limit, or memory_mib in a [sandbox] table; now {settings.memory_mib} MiB"
+    if code == -SIGXFSZ or any(word in tail for word in _DISK_WORDS):
+        return (
+            f"it reached the disk limit ({settings.disk_mib} MiB for each of /tmp and HOME and "
+            "for any file; --disk-limit, or disk_mib in a [sandbox] table, raises it)"
+        )
+    if any(word in tail for word in _THREAD_WORDS):
+        return (
+            "it could not start a thread or process: the process limit "
+            f"({settings.processes} processes and threads; --process-limit, or processes in a "
+            f"[sandbox] table, raises it) or the memory limit of each process ({memory}; "
+            "every thread's stack counts)"
+        )
+    if any(word in tail for word in _MEMORY_WORDS):
+        return f"it ran out of memory at the memory limit ({memory})"
+    return None
 
 
 async def _pump(
@@ -311,20 +341,15 @@ def _sandbox_pidfd(info: bytes, namespaced: int | None = None) -> int | None:
         return None  # bubblewrap failed before it made the sandbox: the bot's exit says why
 
 
-async def _read_address(
-    stream: trio.abc.ReceiveStream, sink: CappedOutput, process: BotProcess
-) -> str:
-    """Read stdout until a LISTENING line; the lines before it go to the output file."""
+async def _read_address(stream: trio.abc.ReceiveStream, sink: CappedOutput) -> str | None:
+    """Read stdout until a LISTENING line; the lines before it go to the output
+    file. None: stdout ended first (the bot exited, or closed it)."""
     buffer = b""
     while True:
         data = await stream.receive_some(READ_BYTES)
         if not data:
-            await process.wait()
-            raise BotError(
-                FaultKind.CRASH,
-                f"exited with code {process.returncode} before it was ready"
-                + (f": {sink.last_line()}" if sink.last_line() else ""),
-            )
+            sink.write(buffer)
+            return None
         buffer += bytes(data)
         while b"\n" in buffer:
             line, buffer = buffer.split(b"\n", 1)
@@ -338,20 +363,15 @@ async def _read_address(
             buffer = b""
 
 
-# What a process that could not allocate memory says as it dies: Python, C++,
-# V8, Go, Java, glibc.
-_MEMORY_WORDS = (
-    b"MemoryError",
-    b"std::bad_alloc",
-    b"heap out of memory",
-    b"out of memory",
-    b"OutOfMemoryError",
-    b"Cannot allocate memory",
-)
-
-
-def _out_of_memory(tail: bytes) -> bool:
-    return any(word in tail for word in _MEMORY_WORDS)
+def _kill_sandbox(process: BotProcess, pidfd: int) -> None:
+    """SIGKILL a sandbox: first the process the arena started, which would
+    otherwise report the sandbox's death in the bot's output (util-linux
+    unshare: "sigprocmask unblock failed") and whose death ends the sandbox too
+    (parent-death signals); then the sandbox itself, to be sure."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.kill(process.pid, signal.SIGKILL)
+    with contextlib.suppress(ProcessLookupError):
+        signal.pidfd_send_signal(pidfd, signal.SIGKILL)
 
 
 async def terminate(process: BotProcess, grace: float = KILL_GRACE) -> None:
@@ -364,8 +384,7 @@ async def terminate(process: BotProcess, grace: float = KILL_GRACE) -> None:
             process.lifeline = None
         pidfd = process.sandbox_pidfd
         if pidfd is not None:
-            with contextlib.suppress(ProcessLookupError):
-                signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+            _kill_sandbox(process, pidfd)
             # Readable once the namespace's first process has exited, which the
             # kernel lets happen only after every other process in it is gone.
             with trio.move_on_after(10):
@@ -381,6 +400,48 @@ async def terminate(process: BotProcess, grace: float = KILL_GRACE) -> None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(process.pid, signal.SIGKILL)
         await process.wait()
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except (OSError, ValueError):
+        return []
+
+
+def _sandbox_root_pid(process: BotProcess, info: bytes) -> int | None:
+    """The host pid of the sandbox's own first process (bubblewrap's child,
+    inside every namespace of the sandbox), whose /proc entries reach the
+    sandbox's files and network namespace, or None if it is not there."""
+    try:
+        pid = int(json.loads(info)["child-pid"])
+    except (ValueError, KeyError, TypeError):
+        return None
+    if process.lifeline is not None:  # pids in bubblewrap's JSON are the outer namespace's
+        outer = _children(process.pid)
+        inner = _children(outer[0]) if outer else []
+        return inner[0] if inner else None
+    return pid
+
+
+async def _watch_memory(
+    root: int, settings: SandboxSettings, process: BotProcess, verdict: list[str]
+) -> None:
+    """End the sandbox once all its processes together hold more than the
+    memory limit (arena.transport.limits), saying so in ``verdict``."""
+    cap = settings.memory_mib * limits.MIB
+    while True:
+        held = limits.usage(limits.tree(root))
+        if held.bytes > cap:
+            verdict.append(
+                f"it went over the memory limit: its {held.processes} processes held "
+                f"{held.mib:.0f} MiB together, the limit is {settings.memory_mib} MiB for all of "
+                "them (--memory-limit, or memory_mib in a [sandbox] table, raises it)"
+            )
+            if process.sandbox_pidfd is not None:
+                _kill_sandbox(process, process.sandbox_pidfd)
+            return
+        await trio.sleep(limits.WATCH_PERIOD)
 
 
 @contextlib.asynccontextmanager
@@ -400,8 +461,10 @@ async def launch(
 
     Raises BotError (the bot's own doing): CRASH if it exits before it is
     ready, STALL if it is not ready (LISTENING line and a connected channel)
-    within ``startup_timeout``. ConfigError (the organiser's or the machine's
-    doing): the program or script does not exist or cannot be run, the output
+    within ``startup_timeout``; each message names the limit that stopped the
+    bot if one did, where its output is kept, and the last lines of it.
+    ConfigError (the organiser's or the machine's doing): the program or
+    script does not exist or cannot be run (or, sandboxed, read), the output
     file cannot be written, a sandbox is required and there is none.
     """
     if not command:
@@ -410,6 +473,8 @@ async def launch(
     if why is not None:
         raise ConfigError(f"cannot start {label}: {why}")
     confined = confinement(sandbox or SandboxSettings())
+    if confined.sandboxed and (why := unreadable(command, workdir)) is not None:
+        raise ConfigError(f"cannot start {label}: {why}")
     try:
         sink = CappedOutput(output)
     except OSError as e:
@@ -460,50 +525,66 @@ async def launch(
         process = BotProcess(popen)
         process.lifeline = life_r if life_r >= 0 else None
         info = trio.lowlevel.FdStream(info_r)
+        root_pid: int | None = None
         if box is not None:
             # Shielded: once the process exists, knowing its sandbox is what lets us end it.
             with trio.CancelScope(shield=True), trio.move_on_after(startup_timeout):
                 namespaced = process.pid if process.lifeline is not None else None
-                process.sandbox_pidfd = _sandbox_pidfd(await _read_info(info), namespaced)
+                data = await _read_info(info)
+                process.sandbox_pidfd = _sandbox_pidfd(data, namespaced)
+                root_pid = _sandbox_root_pid(process, data)
         await info.aclose()
         stdout, stderr = trio.lowlevel.FdStream(out_r), trio.lowlevel.FdStream(err_r)
         connection: GrpcConnection | None = None
+        verdict: list[str] = []  # why the watchdog ended the bot, once it has
+        stderr_done = trio.Event()
+
+        async def exit_reason(when: str = "") -> str:
+            """Why the bot is gone, as its author needs it (see ``failure``)."""
+            code = await process.wait()
+            with trio.move_on_after(DRAIN_TIME):  # its last words may still be in the pipe
+                await stderr_done.wait()
+            said = f"killed by signal {-code}" if code < 0 else f"exited with code {code}"
+            said += when
+            limit = verdict[0] if verdict else None
+            if limit is None and box is not None:
+                limit = limit_reached(sink.tail, code, box.settings)
+            return failure(said, sink, limit)
+
         try:
             async with trio.open_nursery() as nursery:
-                stderr_done = trio.Event()
                 nursery.start_soon(_pump, stderr, sink, stderr_done)
+                if box is not None and root_pid is not None:
+                    nursery.start_soon(_watch_memory, root_pid, box.settings, process, verdict)
                 try:
                     with trio.fail_after(startup_timeout):
-                        address = await _read_address(stdout, sink, process)
+                        address = await _read_address(stdout, sink)
+                        if address is None:
+                            reason = await exit_reason(" before it was ready")
+                            raise BotError(FaultKind.CRASH, reason)
                 except trio.TooSlowError:
+                    limit = verdict[0] if verdict else None
+                    if limit is None and box is not None:
+                        limit = limit_reached(sink.tail, None, box.settings)
                     raise BotError(
                         FaultKind.STALL,
-                        f"not ready within {startup_timeout:g}s: it printed no "
-                        f"'{LISTENING_PREFIX}ADDRESS' line on stdout (print it once serving, "
-                        "then flush)",
+                        failure(
+                            f"not ready within {startup_timeout:g}s: it printed no "
+                            f"'{LISTENING_PREFIX}ADDRESS' line on stdout (print it once serving, "
+                            "then flush)",
+                            sink,
+                            limit,
+                        ),
                     ) from None
                 nursery.start_soon(_pump, stdout, sink)
                 if box is not None:
-                    if address != INSIDE_LISTEN:
-                        raise BotError(
-                            FaultKind.STALL,
-                            f"in its sandbox a bot listens where ${LISTEN_ENV} says "
-                            f"({INSIDE_LISTEN}); it printed LISTENING {address}",
-                        )
-                    address = box.host_address
+                    address = await _sandboxed_address(address, box, root_pid, nursery)
                 connection = GrpcConnection(address, label=f"{label} (pid {process.pid})")
                 connection.confinement = confined.describe()
                 connection.exited = trio.Event()
 
                 async def watch_exit(conn: GrpcConnection) -> None:
-                    code = await process.wait()
-                    with trio.move_on_after(0.5):  # its last words may still be in the pipe
-                        await stderr_done.wait()
-                    why = f"killed by signal {-code}" if code < 0 else f"exited with code {code}"
-                    if box is not None and _out_of_memory(sink.tail):
-                        why = f"memory limit ({box.settings.memory_mib} MiB): {why}"
-                    last = sink.last_line()
-                    conn.death = why + (f": {last}" if last else "")
+                    conn.death = await exit_reason()
                     assert conn.exited is not None
                     conn.exited.set()
                     conn.mark_dead(conn.death)
@@ -534,3 +615,27 @@ async def launch(
         sink.close()
         if box is not None:
             box.close()
+
+
+async def _sandboxed_address(
+    printed: str, box: Sandbox, root_pid: int | None, nursery: trio.Nursery
+) -> str:
+    """Where the arena reaches a sandboxed bot that printed ``printed``: its
+    Unix socket through the sandbox's root, or a bridge to the loopback TCP
+    port it listens on inside the sandbox (arena.transport.relay)."""
+    if root_pid is None:
+        raise BotError(FaultKind.CRASH, "its sandbox ended before the bot was ready")
+    if printed == INSIDE_LISTEN:
+        return box.host_address(root_pid)
+    target = relay.parse_loopback(printed)
+    if target is None:
+        raise BotError(
+            FaultKind.STALL,
+            f"in its sandbox a bot listens where ${LISTEN_ENV} says ({INSIDE_LISTEN}) or on "
+            f"a loopback TCP port (${LISTEN_TCP_ENV}, e.g. 127.0.0.1:0); it printed "
+            f"LISTENING {printed}",
+        )
+    namespace = Path(f"/proc/{root_pid}/ns/net")
+    await relay.check_reachable(namespace, target)
+    await nursery.start(relay.serve_relay, box.relay_socket, namespace, target)
+    return f"unix:{box.relay_socket}"

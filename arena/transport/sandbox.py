@@ -2,14 +2,22 @@
 
 A sandboxed bot has its own PID, network, IPC, UTS and mount namespaces. It
 sees, read-only: the system directories (/usr and the few files of /etc that
-programs need), its own program's directory, its interpreter (the arena's
-Python, with the `arena` SDK, or anything under /usr), and the protocol files.
-It writes only to a private /tmp and HOME, each a size-capped tmpfs made for
-it, and to the directory that holds its socket: it listens on the Unix socket
-``unix:/run/bot/engine.sock`` ($SCOPA_BOT_LISTEN) and the arena connects to the
-host side of it. It has no network at all, sees no host process, none of the
-arena's files or environment variables. Its limits are rlimits set by
-`prlimit`: data memory, processes, file size, no core dumps.
+programs need, and what a runtime's own files point to in /etc, such as
+OpenJDK's /etc/java-17-openjdk), its own program's directory and the files
+and directories its command line names, its interpreter (the arena's Python,
+with the `arena` SDK, or anything under /usr), and the protocol files. Its
+/etc/passwd, /etc/group and /etc/hosts are made for it (root, itself and
+localhost only). It writes only to a private /tmp and HOME and to the
+directory of its socket, each a size-capped tmpfs made for it inside the
+sandbox: nothing of the host's disk. It listens on the Unix socket
+``unix:/run/bot/engine.sock`` ($SCOPA_BOT_LISTEN), which the arena reaches
+through /proc/PID/root, or on a loopback TCP port of its own network
+namespace ($SCOPA_BOT_LISTEN_TCP), which the arena bridges (arena.transport.relay).
+It has no network beyond its own loopback, sees no host process, none of the
+arena's files or environment variables. Its limits: rlimits set by `prlimit`
+(data memory per process as a backstop, processes, file size, no core dumps)
+and the memory of all its processes together, watched by the arena
+(arena.transport.limits).
 
 When the arena runs as root the bot runs as an unprivileged uid of its own
 (bubblewrap sets up the namespaces as root, then `setpriv` drops to that uid,
@@ -38,10 +46,21 @@ from pathlib import Path
 
 from arena.errors import ConfigError
 from arena.settings import SandboxMode, SandboxSettings
-from arena.wire.protocol import LISTEN_ENV
+from arena.transport import limits
+from arena.transport.commands import Command
+from arena.wire.protocol import LISTEN_ENV, LISTEN_TCP_ENV
 
 INSIDE_SOCKET = "/run/bot/engine.sock"
 INSIDE_LISTEN = f"unix:{INSIDE_SOCKET}"
+# Where a bot that cannot listen on a Unix socket listens instead (any free port
+# of its own loopback; it prints the one it got).
+INSIDE_LISTEN_TCP = "127.0.0.1:0"
+SOCKET_DIR_KIB = 1024  # the tmpfs of the socket's directory: a socket needs no room
+# Each process's data rlimit is a backstop above the memory limit, which holds for
+# all the bot's processes together (arena.transport.limits): address space a
+# runtime reserves and never touches (a thread's stack, a JVM's initial heap)
+# counts there, and must not stop a bot that holds far less.
+DATA_HEADROOM_MIB = 512
 HOME = "/home/bot"
 # Where a bot given a working directory of its own (an uploaded bot's unpacked
 # files) finds it, read-only; it is also the bot's current directory.
@@ -57,14 +76,26 @@ _ETC = (
     "/etc/ld.so.conf",
     "/etc/ld.so.conf.d",
     "/etc/localtime",
+    "/etc/timezone",
     "/etc/nsswitch.conf",
-    "/etc/passwd",
-    "/etc/group",
+    "/etc/host.conf",
+    "/etc/gai.conf",
+    "/etc/mime.types",
     "/etc/ssl",
     "/etc/ca-certificates",
+    "/etc/ca-certificates.conf",
 )
-# Interpreters whose first file argument is the program.
-INTERPRETERS = ("python", "node", "nodejs", "java", "ruby", "perl", "php", "deno", "bun")
+# Runtimes' own configuration, which Debian keeps in /etc and points to from
+# /usr (OpenJDK's conf/security/java.security, Python's sitecustomize.py): shown
+# whichever program starts them (a shell script may start java).
+_RUNTIME_ETC = ("java-*", "python3*", "perl", "ruby*", "php", "nodejs", "gcrypt")
+# Never shown, whatever points there.
+_SECRET_ETC = frozenset(
+    (
+        *("shadow", "shadow-", "gshadow", "gshadow-", "passwd-", "group-", "sudoers"),
+        *("sudoers.d", "ssh", "passwd", "group", "hosts", "machine-id", "security", "pam.d"),
+    )
+)
 # The repository's protocol files (the JavaScript example reads them).
 _PROTO = Path(__file__).resolve().parents[2] / "proto"
 
@@ -88,7 +119,8 @@ class Confinement:
 
     def describe(self) -> str:
         if self.sandboxed:
-            return f"bubblewrap sandbox: {self.settings.describe()}"
+            held = "all its processes together, by " + limits.enforcement()
+            return f"bubblewrap sandbox: {self.settings.describe()}; memory held by {held}"
         return f"not sandboxed ({self.reason})"
 
 
@@ -151,32 +183,110 @@ def _next_uid() -> int:
 
 
 def program_dirs(command: Sequence[str], workdir: Path | None = None) -> list[Path]:
-    """The directories a bot's program needs to read: the directory of its
-    script (the first file argument of an interpreter) or of its executable,
-    and the arena's Python environment when it is run with the arena's Python.
-    A bot with a working directory of its own finds its program there, so
-    nothing of the arena's current directory is shown to it."""
+    """The directories a bot's program needs to read (see
+    Command.program_files): the directory of its executable (unless a system
+    one), of the script an interpreter runs, of each entry of a Java class
+    path, and the arena's Python environment when it is run with the arena's
+    Python. A bot with a working directory of its own finds its
+    program there, so nothing of the arena's current directory is shown to it."""
+    words = Command(tuple(command))
     dirs: list[Path] = []
-    first = Path(command[0])
-    name = first.name.lower()
-    interpreted = any(name.startswith(i) for i in INTERPRETERS)
-    if workdir is not None:
-        pass  # its program is under workdir, bound on its own
-    elif interpreted:
-        script = next((a for a in command[1:] if not a.startswith("-") and Path(a).is_file()), None)
-        if script is not None:
-            dirs.append(Path(script).resolve().parent)
-    else:
-        found = _which(command[0]) if "/" not in command[0] else command[0]
-        if found is not None and not _is_system(Path(found).resolve()):
-            dirs.append(Path(found).resolve().parent)
-    executable = Path(_which(command[0]) or command[0]) if "/" not in command[0] else first
-    if name.startswith("python") and _same_file(executable, Path(sys.executable)):
+    if workdir is None:
+        for path in words.program_files(Path.cwd()):
+            dirs.append(path if path.is_dir() else path.resolve().parent)
+    executable = words.executable() or Path(command[0])
+    arenas_python = _same_file(executable, Path(sys.executable))
+    if executable.name.lower().startswith("python") and arenas_python:
         import arena
 
         dirs += [Path(sys.prefix), Path(sys.base_prefix), Path(arena.__file__).parent]
         dirs += [Path(p) for p in sys.path if p.endswith("-packages") and Path(p).is_dir()]
-    return [d.resolve() for d in dirs]
+    return [d.resolve() for d in dirs if not _is_system(d.resolve())]
+
+
+def etc_dirs(command: Sequence[str]) -> list[Path]:
+    """What of /etc a bot's runtime reads besides the common files: the
+    runtimes' own directories there, and whatever its program's installation
+    links to in /etc (Debian's OpenJDK keeps conf/security in /etc/java-17-openjdk)."""
+    found = {p for pattern in _RUNTIME_ETC for p in Path("/etc").glob(pattern) if p.is_dir()}
+    executable = Command(tuple(command)).executable()
+    if executable is not None:
+        for root in _installation(executable.resolve()):
+            found |= _links_into_etc(root)
+    return sorted(p for p in found if p.name not in _SECRET_ETC)
+
+
+def _installation(program: Path) -> list[Path]:
+    """The trees a program's own files live in: ``X`` for ``X/bin/program`` (a
+    JDK, a Go or Node distribution), and ``/usr/lib/program`` (Python's
+    standard library); never all of /usr."""
+    trees = [Path("/usr/lib") / program.name]
+    if program.parent.name == "bin" and len(program.parent.parent.parts) > 2:
+        trees.append(program.parent.parent)
+    return [t for t in trees if t.is_dir()]
+
+
+@functools.cache
+def _links_into_etc(root: Path) -> frozenset[Path]:
+    """The directories of /etc (their top level) that symlinks under ``root``
+    point into; walked once per process (a JDK: about 400 files, 20 ms)."""
+    found: set[Path] = set()
+    for directory, subdirs, files in os.walk(root):
+        for name in (*subdirs, *files):
+            path = Path(directory, name)
+            if not path.is_symlink():
+                continue
+            target = path.resolve()
+            if len(target.parts) > 2 and target.parts[1] == "etc":
+                found.add(Path("/etc", target.parts[2]))
+    return frozenset(found)
+
+
+def unreadable(command: Sequence[str], workdir: Path | None = None) -> str | None:
+    """Why a sandboxed bot, which runs as an unprivileged uid of its own when the
+    arena is root, could not read its own program (a directory only its owner
+    may enter, such as one made by ``mktemp -d``), with the fix; or None."""
+    if os.geteuid() != 0:
+        return None  # the bot keeps the arena's uid
+    needed = [workdir] if workdir is not None else program_dirs(command)
+    words = Command(tuple(command))
+    script = words.script()
+    files = [Path(script) if workdir is None else workdir / script] if script else []
+    if workdir is None and (found := words.executable()) is not None:
+        files.append(found.resolve())
+    for path in needed:
+        if not _is_system(path) and path.is_dir() and not _others_may(path, 0o005):
+            return (
+                f"{path} may be entered by its owner only (mode {_mode(path)}), and a sandboxed "
+                f"bot runs as an unprivileged user: chmod o+rx {path} (and o+r on its files), "
+                "or use --sandbox off"
+            )
+    for file in files:
+        if file.is_file() and not _is_system(file.resolve()) and not _others_may(file, 0o004):
+            return (
+                f"{file} may be read by its owner only (mode {_mode(file)}), and a sandboxed bot "
+                f"runs as an unprivileged user: chmod o+r {file}, or use --sandbox off"
+            )
+    return None
+
+
+def _others_may(path: Path, bits: int) -> bool:
+    return path.stat().st_mode & bits == bits
+
+
+def _mode(path: Path) -> str:
+    return oct(path.stat().st_mode & 0o777)[2:].zfill(4)
+
+
+def _made_etc(uid: int) -> dict[str, str]:
+    """The bot's own /etc files: no other user's name, no host name or address."""
+    return {
+        "passwd": f"root:x:0:0:root:/root:/usr/sbin/nologin\nbot:x:{uid}:{uid}:bot:{HOME}:/bin/sh\n"
+        "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n",
+        "group": f"root:x:0:\nbot:x:{uid}:\nnogroup:x:65534:\n",
+        "hosts": "127.0.0.1\tlocalhost scopa-bot\n::1\tlocalhost ip6-localhost ip6-loopback\n",
+        "hostname": "scopa-bot\n",
+    }
 
 
 def _same_file(a: Path, b: Path) -> bool:
@@ -203,14 +313,26 @@ class Sandbox:
         self.workdir = workdir
         self.as_root = os.geteuid() == 0
         self.uid = _next_uid() if self.as_root else os.geteuid()
+        # The arena's own files for this sandbox (the bot's /etc/passwd, the TCP
+        # bridge's socket), on the host; the bot reads the first and nothing else.
         self.dir = Path(tempfile.mkdtemp(prefix="arena-bot-"))
-        if self.as_root:
-            os.chown(self.dir, self.uid, self.uid)
+        self.etc = self.dir / "etc"
+        self.etc.mkdir()
+        self.etc.chmod(0o755)
+        self.dir.chmod(0o711)
+        for name, text in _made_etc(self.uid).items():
+            (self.etc / name).write_text(text)
+            (self.etc / name).chmod(0o644)
+
+    def host_address(self, sandbox_pid: int) -> str:
+        """Where the arena reaches the bot's socket: through the root of a
+        process inside the sandbox (its socket lies on the sandbox's own tmpfs)."""
+        return f"unix:/proc/{sandbox_pid}/root{INSIDE_SOCKET}"
 
     @property
-    def host_address(self) -> str:
-        """Where the arena reaches the bot's socket."""
-        return f"unix:{self.dir / Path(INSIDE_SOCKET).name}"
+    def relay_socket(self) -> Path:
+        """Where the arena listens for a bot that listens on TCP (see arena.transport.relay)."""
+        return self.dir / "relay.sock"
 
     def argv(self, info_fd: int | None = None) -> list[str]:
         """The command line; bubblewrap writes the sandbox's pid to ``info_fd``."""
@@ -245,8 +367,10 @@ class Sandbox:
                 argv.extend(["--symlink", os.readlink(path), link])
             else:
                 ro_bind(path)
-        for file in _ETC:
-            ro_bind(Path(file))
+        for file in [*map(Path, _ETC), *etc_dirs(self.command)]:
+            ro_bind(file)
+        for name in _made_etc(self.uid):
+            argv.extend(["--ro-bind", str(self.etc / name), f"/etc/{name}"])
         argv += ["--dev", "/dev", "--proc", "/proc"]
         # The private, capped /tmp and HOME come before the program's directories,
         # so that a program kept under /tmp is bound on top of them, not hidden.
@@ -258,7 +382,8 @@ class Sandbox:
             ro_bind(directory)
         socket_dir = Path(INSIDE_SOCKET).parent
         ensure_parents(socket_dir)
-        argv += ["--bind", str(self.dir), str(socket_dir)]
+        argv += ["--perms", "1777", "--size", str(SOCKET_DIR_KIB * 1024)]
+        argv += ["--tmpfs", str(socket_dir)]
         if self.workdir is not None:
             cwd = Path(INSIDE_WORKDIR)
             ensure_parents(cwd)
@@ -276,11 +401,12 @@ class Sandbox:
             ("LANG", "C.UTF-8"),
             ("PYTHONDONTWRITEBYTECODE", "1"),
             (LISTEN_ENV, INSIDE_LISTEN),
+            (LISTEN_TCP_ENV, INSIDE_LISTEN_TCP),
         ):
             argv += ["--setenv", key, value]
         limits = [
             _which("prlimit") or "prlimit",
-            f"--data={s.memory_mib * MIB}",
+            f"--data={(s.memory_mib + DATA_HEADROOM_MIB) * MIB}",
             f"--nproc={s.processes}",
             f"--fsize={s.disk_mib * MIB}",
             "--core=0",
@@ -288,12 +414,13 @@ class Sandbox:
         ]
         if self.as_root:
             argv += ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"]
+            argv += ["--hostname", "scopa-bot"]
             argv += ["--unshare-cgroup-try", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
             argv += ["--", _which("setpriv") or "setpriv", f"--reuid={self.uid}"]
             argv += [f"--regid={self.uid}", "--clear-groups", "--inh-caps=-all"]
             argv += ["--bounding-set=-all", "--no-new-privs", "--", *limits]
         else:
-            argv += ["--unshare-all", "--", *limits]
+            argv += ["--unshare-all", "--hostname", "scopa-bot", "--", *limits]
         return argv + self.command
 
     def close(self) -> None:

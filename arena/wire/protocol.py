@@ -30,4 +30,7 @@ MAX_SUBMISSION_BYTES = 50 * 1024 * 1024
 # A launched bot listens where this variable says (HOST:PORT, port 0 for a free
 # one, or unix:/PATH) and prints "LISTENING ADDRESS" on stdout once it serves.
 LISTEN_ENV = "SCOPA_BOT_LISTEN"
+# In the sandbox, where LISTEN_ENV is a Unix socket: the loopback TCP address a
+# bot that cannot listen on a Unix socket may use instead (the arena bridges it).
+LISTEN_TCP_ENV = "SCOPA_BOT_LISTEN_TCP"
 LISTENING_PREFIX = "LISTENING "

@@ -79,10 +79,13 @@ def test_a_bot_that_exits_at_start_up_is_no_contest(tmp_path: Path) -> None:
     )
     assert out.returncode == exits.MATCH_NO_CONTEST, (out.stdout, out.stderr)
     assert "termination: no_contest\n" in out.stdout and "wins" not in out.stdout
-    assert fault_lines(out) == [
-        "fault: seat 1 (dead) crash at start-up: exited with code 4 before it was ready: "
-        "misbehave: cannot load my weights"
-    ]
+    (line,) = fault_lines(out)
+    assert line.startswith(
+        "fault: seat 1 (dead) crash at start-up: exited with code 4 before it was ready "
+        "(its output is in "
+    ), line
+    assert line.endswith(".seat1.dead.log; its last lines:)"), line
+    assert "\n  | misbehave: cannot load my weights\n" in out.stdout
     replay = subprocess.run([ARENA, "replay", str(log)], capture_output=True, text=True)
     assert replay.returncode == 0, replay.stderr
     assert replay.stdout.endswith("final score 0 - 0: no contest (seat 1 crash at start-up)\n")
@@ -103,9 +106,10 @@ def test_a_fault_during_play_is_a_forfeit_with_its_own_status(tmp_path: Path) ->
     (line,) = fault_lines(out)
     found = re.fullmatch(
         r"fault: seat 0 \(bad\) crash at deal 1, decision (\d+) \(the (\d+)(st|nd|rd|th)\): "
-        r"exited with code 3: misbehave: crashing on purpose",
+        r"exited with code 3 \(its output is in \S+\.seat0\.bad\.log; its last lines:\)",
         line,
     )
+    assert "\n  | misbehave: crashing on purpose\n" in out.stdout
     assert found is not None, line
     decision = int(found.group(1))
     assert int(found.group(2)) == decision + 1

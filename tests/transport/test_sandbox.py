@@ -149,7 +149,7 @@ def test_memory_past_the_cap_is_the_bots_crash_and_nobody_elses(tag):
     )
     (fault,) = report.result.faults
     assert fault.seat == 0 and fault.kind is FaultKind.CRASH
-    assert "memory limit (256 MiB)" in fault.message, fault.message
+    assert "over the memory limit" in fault.message and "256 MiB" in fault.message, fault.message
     assert report.result.termination is Termination.FORFEIT and report.result.winner == 1
     assert live_pids(tag) == []
 

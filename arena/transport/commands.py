@@ -1,0 +1,154 @@
+"""What the words of a launched bot's command line name, read as a shell user
+reads them: the first word is the program, every other word an argument
+passed on unchanged. The arena looks at the arguments only to check, before
+anything starts, that the script an interpreter is told to run exists, and
+to know which files the sandbox must show the bot.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+# Interpreters whose first argument that is not an option is the program they run.
+INTERPRETERS = ("python", "node", "ruby", "perl", "php")
+# Options of those interpreters, and of java, that take the next word as their value.
+_VALUED = {
+    "python": ("-W", "-X", "--check-hash-based-pycs"),
+    "node": ("-r", "--require", "--import", "--loader", "--experimental-loader", "-C"),
+    "ruby": ("-I", "-r", "-C", "-E", "--encoding"),
+    "perl": ("-I", "-M", "-m"),
+    "php": ("-c", "-d", "-z"),
+    "java": (
+        *("-cp", "-classpath", "--class-path", "-p", "--module-path", "--add-modules"),
+        *("--add-opens", "--add-exports", "--add-reads", "--upgrade-module-path"),
+    ),
+}
+# Options after which no program file follows (the code is given inline, or a module).
+_NO_SCRIPT_AFTER = ("-m", "-c", "-e", "--eval", "-p", "--print", "-r", "-E")
+# What a program file ends with: a word like this that names nothing is a mistake.
+SCRIPT_SUFFIXES = (".py", ".pyz", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".php", ".jar")
+
+
+def _family(program: str) -> str | None:
+    """Which interpreter a program is (``python3.11`` is python, ``nodejs`` node)."""
+    name = Path(program).name.lower()
+    if name.startswith("java") and not name.startswith("javac"):
+        return "java"
+    return next((i for i in INTERPRETERS if name.startswith(i)), None)
+
+
+@dataclass(frozen=True)
+class Command:
+    """A launched bot's command line, read once."""
+
+    words: tuple[str, ...]
+
+    @property
+    def program(self) -> str:
+        return self.words[0]
+
+    def executable(self) -> Path | None:
+        """The program's file: found on PATH when the word has no slash."""
+        found = shutil.which(self.program) if "/" not in self.program else self.program
+        return Path(found) if found is not None else None
+
+    def script(self) -> str | None:
+        """The program file an interpreter is told to run (``python bot.py``,
+        ``java -jar bot.jar``), or None: no interpreter, inline code, a module,
+        or a Java main class."""
+        family = _family(self.program)
+        if family is None:
+            return None
+        valued = _VALUED[family]
+        args = iter(self.words[1:])
+        for word in args:
+            if family == "java":
+                if word == "-jar":
+                    return next(args, None)
+                if word in valued:
+                    next(args, None)
+                elif not word.startswith("-"):
+                    return None  # a main class: its classes are on the class path
+                continue
+            if word in _NO_SCRIPT_AFTER:
+                return None
+            if word in valued:
+                next(args, None)
+            elif word == "--":
+                return next(args, None)
+            elif not word.startswith("-"):
+                return word
+        return None
+
+    def program_files(self, here: Path) -> list[Path]:
+        """The existing files and directories that make up the program, relative
+        words read from ``here``: the executable, the script an interpreter runs,
+        and the paths given to the interpreter's own options (each entry of a
+        Java class path, a Node ``--require``). The words after the script or
+        main class are the bot's own arguments: what they name is not its
+        program, and is not shown to it. ``env NAME=VALUE... PROGRAM`` is read
+        as PROGRAM."""
+        words = self.words
+        if Path(words[0]).name == "env":
+            rest = [w for w in words[1:] if "=" not in w and not w.startswith("-")]
+            if rest:
+                return Command(tuple(words[words.index(rest[0]) :])).program_files(here)
+        named: list[str] = []
+        family = _family(self.program)
+        if family is not None:
+            args = iter(words[1:])
+            for word in args:
+                if word in _VALUED[family] or (family == "java" and word == "-jar"):
+                    value = next(args, "")
+                    named += value.split(os.pathsep)
+                    if word == "-jar":
+                        break
+                elif word.startswith("-"):
+                    continue
+                else:
+                    if family != "java":
+                        named.append(word)  # the script; a Java main class is no file
+                    break
+        found: list[Path] = []
+        executable = self.executable()
+        if executable is not None:
+            found.append(executable)
+        for part in named:
+            if not part:
+                continue
+            path = Path(part) if Path(part).is_absolute() else here / part
+            try:
+                if path.exists():
+                    found.append(path.resolve())
+            except OSError:
+                continue
+        return found
+
+
+def unrunnable(words: Sequence[str], workdir: Path | None = None) -> str | None:
+    """Why ``words`` cannot run on this machine (its program, or the script an
+    interpreter is told to run, is missing or not executable), or None. The
+    organiser's mistake, found before any bot starts, not a bot's crash.
+    Relative paths are read from ``workdir`` when the bot runs in one."""
+    command = Command(tuple(words))
+    program = command.program
+    here = workdir or Path.cwd()
+    if "/" in program and not Path(program).is_absolute():
+        found = here / program
+        if not found.is_file() or not os.access(found, os.X_OK):
+            there = found.is_file()
+            return f"{program}: {'not executable' if there else 'No such file or directory'}"
+    elif shutil.which(program) is None:
+        there = "/" in program and Path(program).is_file()
+        return f"{program}: {'not executable' if there else 'No such file or directory'}"
+    script = command.script()
+    looks_like_file = script is not None and (
+        "/" in script or script.lower().endswith(SCRIPT_SUFFIXES)
+    )
+    if script is not None and looks_like_file and not (here / script).is_file():
+        return f"{script}: No such file or directory"
+    return None
