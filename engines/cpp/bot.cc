@@ -44,6 +44,14 @@ int Score(const v1::Move& move, int table_size) {
   return 1000 + taken;
 }
 
+// The policy needs only the legal moves and the table's size. The observation
+// holds everything else a seat may know (scopa.proto, Observation), including
+// what a player remembers of the deal, for a strategy that wants it:
+//   obs.captured_cards(side).cards()   each side's captured cards (side 0, 1)
+//   obs.has_last_capture_seat()        false while nobody has captured yet;
+//   obs.last_capture_seat()            then the seat that captured last
+//   obs.opening_table()                the table as dealt at the deal's start
+// and the target and deal limit in obs.variant().
 v1::Move Choose(const v1::DecisionRequest& request) {
   const int table_size = request.observation().table_size();
   const v1::Move* best = &request.legal_moves(0);

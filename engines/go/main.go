@@ -53,6 +53,17 @@ func score(move *pb.Move, tableSize int) int {
 	}
 }
 
+// choose needs only the legal moves and the table's size. The observation
+// holds everything else a seat may know (scopa.proto, Observation), including
+// what a player remembers of the deal, for a strategy that wants it:
+//
+//	obs.GetCapturedCards()[side].GetCards()  each side's captured cards (side 0, 1)
+//	obs.LastCaptureSeat                      nil while nobody has captured yet, then
+//	                                         the seat that captured last (GetLastCaptureSeat
+//	                                         reads 0 for nil: test for nil first)
+//	obs.GetOpeningTable()                    the table as dealt at the deal's start
+//
+// and the target and deal limit in obs.GetVariant().
 func choose(request *pb.DecisionRequest) *pb.Move {
 	tableSize := len(request.GetObservation().GetTable())
 	moves := request.GetLegalMoves()

@@ -34,6 +34,14 @@ function cardValue(card) {
   return value;
 }
 
+// The policy needs only the legal moves and the table's size. The observation
+// holds everything else a seat may know (scopa.proto, Observation), including
+// what a player remembers of the deal, for a strategy that wants it:
+//   obs.captured_cards[side].cards   each side's captured cards (side 0, 1)
+//   obs.last_capture_seat            the seat that captured last; undefined
+//                                    while nobody has (0 is seat 0)
+//   obs.opening_table                the table as dealt at the deal's start
+// and the target and deal limit in obs.variant.
 function choose(request) {
   const moves = request.legal_moves;
   const tableSize = request.observation.table.length;
