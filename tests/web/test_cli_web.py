@@ -29,11 +29,14 @@ def test_demo_and_serve_refuse_a_bad_web_address_before_doing_anything(capsys):
 
 
 @pytest.mark.process
-def test_arena_web_stops_cleanly_on_ctrl_c(tournament):
+@pytest.mark.parametrize(
+    ("stop", "status"), [(signal.SIGINT, 0), (signal.SIGTERM, 143)], ids=["SIGINT", "SIGTERM"]
+)
+def test_arena_web_stops_cleanly_on_ctrl_c_and_sigterm(stop, status, tournament):
     site = start_web(tournament)
     assert site.get("/")[0] == 200
-    site.proc.send_signal(signal.SIGINT)
-    assert site.proc.wait(20) == 0
+    site.proc.send_signal(stop)
+    assert site.proc.wait(20) == status
     help_text = subprocess.run([ARENA, "demo", "--help"], capture_output=True, text=True).stdout
     assert "--web" in help_text
 
