@@ -4,9 +4,9 @@ that stop the arena in the middle of a run and then resume the same run.
 
     python hang_while.py FILE [--tag TEXT]
 
-It plays the first legal move; from its fifth decision on (counted over the
-process), while FILE exists, it never answers. The file is the test's, so the
-bot must run unsandboxed.
+It plays the first legal move; from its fifth decision made while FILE
+exists (counted over the process) on, it does not answer until FILE is gone.
+The file is the test's, so the bot must run unsandboxed.
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ made = {"n": 0}
 
 
 def choose(decision: Decision) -> Move:
-    made["n"] += 1
+    if Path(ARGS.file).exists():
+        made["n"] += 1
     while made["n"] > 4 and Path(ARGS.file).exists():
         time.sleep(0.05)
     return decision.legal_moves[0]

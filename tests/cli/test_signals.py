@@ -232,3 +232,68 @@ def test_a_stopped_gauntlet_or_sprt_resumes(command, in_flight, stop, status, ta
     again = subprocess.run(argv, capture_output=True, text=True)
     assert again.returncode == 0, again.stdout + again.stderr
     assert done(out / "results.sqlite") and check_aborted(logs) == 0
+
+
+COMPETITION = """
+name = "signals"
+bots = ["alice-slow", "bob-random"]
+rounds = 1
+concurrency = 2
+[clock]
+move_time = "30s"
+"""
+
+
+@pytest.mark.parametrize(("stop", "status"), [(signal.SIGINT, 0), (signal.SIGTERM, 143)], ids=IDS)
+def test_a_stopped_server_ends_its_workers_and_replays_its_matches_on_restart(
+    stop, status, tag, tmp_path
+):
+    """`arena serve` with its site, a competition's matches in flight: the
+    signal ends them ABORTED, every process the server started (the
+    standings worker) is gone when it exits, and the next start plays them."""
+    from arena.wire.v1 import server_pb2 as spb
+    from tests.server.conftest import ORGANISER, Server, auth, register, wait_for
+
+    flag = tmp_path / "hang"  # made once registered: the check's decisions do not count
+    bots = [
+        subprocess.Popen(
+            [*hanging(flag, tag).split(), "--listen", "127.0.0.1:0"],
+            stdout=subprocess.PIPE,
+            text=True,
+        ),
+        subprocess.Popen(bot("random", tag).split(), stdout=subprocess.PIPE, text=True),
+    ]
+    try:
+        addresses = [p.stdout.readline().split()[1] for p in bots if p.stdout]
+        token_file = tmp_path / "organiser.token"
+        token_file.write_text(ORGANISER)
+        server = Server(tmp_path / "data", token_file, options=("--http", "127.0.0.1:0"))
+        server.start()
+        stub = server.stub()
+        register(stub, "alice", "alice-slow", addresses[0])
+        register(stub, "bob", "bob-random", addresses[1])
+        flag.touch()
+        request = spb.CreateCompetitionRequest(config=COMPETITION)
+        comp = stub.CreateCompetition(request, metadata=auth(ORGANISER), timeout=30)
+        ref = spb.CompetitionRef(id=comp.id)
+        stub.StartCompetition(ref, metadata=auth(ORGANISER), timeout=10)
+        data = tmp_path / "data"
+        wait_until(
+            lambda: any(decisions(p) >= 4 for p in data.glob("**/*.log")), "no match in flight"
+        )
+        assert server.proc is not None
+        started = descendants(server.proc.pid)
+        server.proc.send_signal(stop)
+        server.proc.wait(30)
+        assert server.proc.returncode == status
+        assert still_alive(started) == set()
+        assert check_aborted(data) >= 1
+
+        flag.unlink()
+        server.start()
+        assert wait_for(server.stub(), comp.id, "finished").matches_done == 1
+        server.stop()
+    finally:
+        for p in bots:
+            p.terminate()
+            p.wait(10)
