@@ -69,6 +69,7 @@ class Deal:
         deck: the full deck order, index 0 dealt first.
         hands: per seat, a mask of the cards held.
         table: mask of the cards face up on the table.
+        opening_table: mask of the table as dealt, before the first play.
         stock_pos: index in ``deck`` of the next card to deal.
         piles, scope: per side, captured cards (mask) and sweeps.
         last_capturer: the side that captured last, or None.
@@ -87,6 +88,7 @@ class Deal:
         "hands",
         "last_capturer",
         "leftover",
+        "opening_table",
         "piles",
         "plays",
         "scope",
@@ -123,6 +125,7 @@ class Deal:
                 for c in self.deck[pos : pos + n]:
                     table |= BIT[c]
                 self.table, self.stock_pos = table, pos + n
+        self.opening_table = self.table
         # Every card dealt so far is in a hand or on the table.
         self.cards_in_hands = self.stock_pos - self.table.bit_count()
         self.to_move: int | None = (dealer + 1) % seats

@@ -47,6 +47,7 @@ def determinize(obs: Observation, rng: random.Random) -> Deal:
     deal.deck = dealt + stock  # the stock is dealt from its end, in this order
     deal.hands = hands
     deal.table = obs.table
+    deal.opening_table = obs.opening_table
     deal.stock_pos = DECK_SIZE - len(stock)
     deal.piles = list(obs.captured_cards)
     deal.scope = list(obs.scope)

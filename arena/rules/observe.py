@@ -22,7 +22,6 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from arena.errors import RulesError
-from arena.rules.cards import BIT
 from arena.rules.deal import Deal, Play
 from arena.rules.match import Match
 from arena.rules.moves import Move
@@ -104,20 +103,13 @@ class View(Public):
         return Observation(seat=seat, hand=hand, **public)
 
 
-def _recall(deal: Deal) -> tuple[int, int | None]:
-    """The deal's opening table and the seat that captured last, from public
-    values only: every card on the table now, given away as leftover, or ever
-    captured was either dealt to the table or trailed from a hand."""
-    table, trailed, last = deal.table, 0, None
-    if deal.leftover is not None:
-        table |= deal.leftover[1]
-    for p in deal.plays:
+def _last_capture_seat(plays: list[Play]) -> int | None:
+    """The seat of the deal's last capture, looking back from the latest play
+    (captures are frequent, so the look is short)."""
+    for p in reversed(plays):
         if p.captures:
-            table |= p.captures
-            last = p.seat
-        else:
-            trailed |= BIT[p.card]
-    return table & ~trailed, last
+            return p.seat
+    return None
 
 
 def _public(state: Match | Deal) -> tuple[Deal, dict[str, Any]]:
@@ -128,7 +120,6 @@ def _public(state: Match | Deal) -> tuple[Deal, dict[str, Any]]:
         deal, scores, number = state.deal, tuple(state.scores), state.deal_number
     else:
         deal, scores, number = state, (0, 0), 0
-    opening_table, last_capture_seat = _recall(deal)
     return deal, {
         "variant": deal.variant,
         "deal_number": number,
@@ -142,8 +133,8 @@ def _public(state: Match | Deal) -> tuple[Deal, dict[str, Any]]:
         "scope": tuple(deal.scope),
         "scores": scores,
         "captured_cards": tuple(deal.piles),
-        "last_capture_seat": last_capture_seat,
-        "opening_table": opening_table,
+        "last_capture_seat": _last_capture_seat(deal.plays),
+        "opening_table": deal.opening_table,
     }
 
 

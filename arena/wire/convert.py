@@ -362,7 +362,7 @@ def _public_to_pb(v: Public, msg: Any) -> None:
     if v.plays:
         msg.MergeFrom(_plays_pb(type(msg), v.plays))
     add_set = msg.captured_cards.add
-    for pile in v.captured_cards:
+    for pile in v.captured_cards:  # a side's pile changes only when it captures
         add_set().CopyFrom(_cached(_CARD_SET_PB, pile, card_set_to_pb))
     if v.last_capture_seat is not None:
         msg.last_capture_seat = v.last_capture_seat

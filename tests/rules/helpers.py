@@ -40,7 +40,7 @@ def position(game: Game, hands: list[str], table: str, to_move: int = 0, **optio
     variant = Variant(game, **options)  # type: ignore[arg-type]
     deal = Deal(variant, (to_move - 1) % variant.seats, list(range(40)))
     deal.hands = [cards(h) for h in hands]
-    deal.table = cards(table)
+    deal.table = deal.opening_table = cards(table)
     used = deal.table
     for h in deal.hands:
         used |= h
