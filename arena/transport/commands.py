@@ -51,6 +51,16 @@ class Command:
     def program(self) -> str:
         return self.words[0]
 
+    def effective(self) -> Command:
+        """The command ``env NAME=VALUE... PROGRAM ARGS`` runs: PROGRAM ARGS
+        (itself for any other command)."""
+        if Path(self.program).name != "env":
+            return self
+        for i, word in enumerate(self.words[1:], 1):
+            if "=" not in word and not word.startswith("-"):
+                return Command(self.words[i:])
+        return self
+
     def executable(self) -> Path | None:
         """The program's file: found on PATH when the word has no slash."""
         found = shutil.which(self.program) if "/" not in self.program else self.program
@@ -92,11 +102,9 @@ class Command:
         main class are the bot's own arguments: what they name is not its
         program, and is not shown to it. ``env NAME=VALUE... PROGRAM`` is read
         as PROGRAM."""
+        if self.effective() is not self:
+            return self.effective().program_files(here)
         words = self.words
-        if Path(words[0]).name == "env":
-            rest = [w for w in words[1:] if "=" not in w and not w.startswith("-")]
-            if rest:
-                return Command(tuple(words[words.index(rest[0]) :])).program_files(here)
         named: list[str] = []
         family = _family(self.program)
         if family is not None:
@@ -136,6 +144,7 @@ def unrunnable(words: Sequence[str], workdir: Path | None = None) -> str | None:
     Relative paths are read from ``workdir`` when the bot runs in one."""
     command = Command(tuple(words))
     program = command.program
+    inner = command.effective()
     here = workdir or Path.cwd()
     if "/" in program and not Path(program).is_absolute():
         found = here / program
@@ -145,7 +154,9 @@ def unrunnable(words: Sequence[str], workdir: Path | None = None) -> str | None:
     elif shutil.which(program) is None:
         there = "/" in program and Path(program).is_file()
         return f"{program}: {'not executable' if there else 'No such file or directory'}"
-    script = command.script()
+    if inner is not command and shutil.which(inner.program) is None and "/" not in inner.program:
+        return f"{inner.program}: No such file or directory"
+    script = inner.script()
     looks_like_file = script is not None and (
         "/" in script or script.lower().endswith(SCRIPT_SUFFIXES)
     )

@@ -189,12 +189,12 @@ def program_dirs(command: Sequence[str], workdir: Path | None = None) -> list[Pa
     path, and the arena's Python environment when it is run with the arena's
     Python. A bot with a working directory of its own finds its
     program there, so nothing of the arena's current directory is shown to it."""
-    words = Command(tuple(command))
+    words = Command(tuple(command)).effective()
     dirs: list[Path] = []
     if workdir is None:
         for path in words.program_files(Path.cwd()):
             dirs.append(path if path.is_dir() else path.resolve().parent)
-    executable = words.executable() or Path(command[0])
+    executable = words.executable() or Path(words.program)
     arenas_python = _same_file(executable, Path(sys.executable))
     if executable.name.lower().startswith("python") and arenas_python:
         import arena
@@ -209,7 +209,7 @@ def etc_dirs(command: Sequence[str]) -> list[Path]:
     runtimes' own directories there, and whatever its program's installation
     links to in /etc (Debian's OpenJDK keeps conf/security in /etc/java-17-openjdk)."""
     found = {p for pattern in _RUNTIME_ETC for p in Path("/etc").glob(pattern) if p.is_dir()}
-    executable = Command(tuple(command)).executable()
+    executable = Command(tuple(command)).effective().executable()
     if executable is not None:
         for root in _installation(executable.resolve()):
             found |= _links_into_etc(root)
@@ -249,7 +249,7 @@ def unreadable(command: Sequence[str], workdir: Path | None = None) -> str | Non
     if os.geteuid() != 0:
         return None  # the bot keeps the arena's uid
     needed = [workdir] if workdir is not None else program_dirs(command)
-    words = Command(tuple(command))
+    words = Command(tuple(command)).effective()
     script = words.script()
     files = [Path(script) if workdir is None else workdir / script] if script else []
     if workdir is None and (found := words.executable()) is not None:

@@ -1,0 +1,211 @@
+"""Runtimes that read their configuration from /etc run sandboxed unchanged,
+a bot that can listen on TCP only plays sandboxed, commands are read as a
+shell user reads them, and what the sandbox newly shows is only what is
+needed: each promise tried by a real bot in a real sandbox."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from arena.errors import ConfigError
+from arena.outcome import Termination
+from arena.play import run_match_sync
+from arena.rules import Game, Variant
+from arena.settings import MatchSettings, SandboxMode, SandboxSettings
+from arena.transport.commands import Command, unrunnable
+from arena.transport.sandbox import etc_dirs, program_dirs, unavailable
+from tests.referee.conftest import live_pids
+
+ROOT = Path(__file__).resolve().parents[2]
+ARENA = str(Path(sys.executable).parent / "arena")
+ATTACKER = ROOT / "tests/bots/attacker.py"
+TCP_ONLY = ROOT / "tests/bots/tcp_only.py"
+GREEDY = ROOT / "engines/greedy/bot.py"
+
+ON = SandboxSettings(SandboxMode.ON)
+OFF = SandboxSettings(SandboxMode.OFF)
+needs_sandbox = pytest.mark.skipif(
+    unavailable() is not None, reason=f"no sandbox here: {unavailable()}"
+)
+
+
+def one_deal(sandbox: SandboxSettings, game: Game = Game.SCOPA) -> MatchSettings:
+    return MatchSettings(
+        Variant(game, target=None, deal_limit=1), seed=5, sandbox=sandbox, startup_timeout=20
+    )
+
+
+# --- Reading a command line (pure) -----------------------------------------------------------
+
+
+def test_the_first_word_is_the_program_and_the_rest_are_its_arguments(tmp_path):
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "bot.jar").write_bytes(b"")
+    java = Command(("java", "-cp", f"{tmp_path}/lib:/usr/share/java/x.jar:lib.jar", "bot.Main"))
+    assert java.script() is None  # a main class, not a file
+    assert unrunnable(java.words) is None  # the class path is not taken for a script path
+    assert Command(("java", "-Xmx64m", "-jar", "bot.jar", "--depth", "3")).script() == "bot.jar"
+    assert Command(("python3", "-X", "dev", "bot.py", "x.py")).script() == "bot.py"
+    assert Command(("python3", "-m", "my_bot")).script() is None
+    assert Command(("node", "--require", "./setup.js", "bot.js")).script() == "bot.js"
+    found = java.program_files(tmp_path)
+    assert tmp_path / "lib" in found and Path("/usr/share/java/x.jar") not in found
+    assert unrunnable(("java", "-jar", "missing.jar")) == "missing.jar: No such file or directory"
+    assert unrunnable(("python3", "missing.py")) == "missing.py: No such file or directory"
+    assert unrunnable(("env", "X=1", "python3", str(GREEDY))) is None
+
+
+def test_only_the_programs_own_files_are_shown_not_what_its_arguments_name(tmp_path):
+    secret = tmp_path / "out"
+    secret.mkdir()
+    shown = program_dirs([sys.executable, str(GREEDY), "--log", str(secret / "m.log"), "."])
+    assert GREEDY.parent in shown and secret not in shown and tmp_path not in shown
+    assert GREEDY.parent in program_dirs(["env", "X=1", sys.executable, str(GREEDY)])
+
+
+def test_a_runtimes_own_etc_directories_are_shown_and_secrets_never():
+    java = shutil.which("java")
+    if java is None:
+        pytest.skip("no java here")
+    shown = etc_dirs([java, "-version"])
+    jdk = Path(os.path.realpath(java)).parents[1]
+    assert any((jdk / "conf/security/java.security").resolve().is_relative_to(d) for d in shown)
+    assert not {"shadow", "gshadow", "sudoers", "passwd", "ssh"} & {d.name for d in shown}
+
+
+# --- Real bots in real sandboxes -------------------------------------------------------------
+
+
+@needs_sandbox
+@pytest.mark.process
+@pytest.mark.parametrize("sandbox", [ON, OFF], ids=["sandboxed", "unconfined"])
+def test_commands_with_env_and_relative_scripts_play(sandbox, tag, monkeypatch):
+    monkeypatch.chdir(ROOT)
+    for command in (
+        f"env SCOPA_EXAMPLE=1 {sys.executable} engines/greedy/bot.py {tag}",
+        f"{sys.executable} -X utf8 engines/greedy/bot.py {tag}",
+    ):
+        report = run_match_sync([f"g={command}", "r=builtin:random"], one_deal(sandbox))
+        assert report.result.termination is Termination.COMPLETED, (command, report.result)
+    assert live_pids(tag) == []
+
+
+@needs_sandbox
+@pytest.mark.process
+@pytest.mark.parametrize("game", [Game.SCOPA, Game.SCOPONE])
+def test_a_bot_that_listens_on_tcp_only_plays_sandboxed(game, tag):
+    spec = f"t={sys.executable} {TCP_ONLY} {tag}"
+    engines = [spec, "r=builtin:random"]
+    report = run_match_sync(engines, one_deal(ON, game))
+    assert report.result.termination is Termination.COMPLETED, report.result
+    assert report.engines[0].confinement.startswith("bubblewrap sandbox")
+    assert live_pids(tag) == []
+
+
+@needs_sandbox
+@pytest.mark.process
+def test_arena_check_launches_a_tcp_only_bot_and_a_lying_one_is_told_why(tmp_path):
+    ok = subprocess.run(
+        [ARENA, "check", "--launch", f"{sys.executable} {TCP_ONLY}", "--sandbox", "on"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "PASS  launch: ready on unix:" in ok.stdout and "relay.sock" in ok.stdout
+    report = run_match_sync(
+        [f"t={sys.executable} {TCP_ONLY} --lie", "r=builtin:random"], one_deal(ON)
+    )
+    (fault,) = report.result.faults
+    assert "it printed LISTENING 127.0.0.1:9 but nothing listens there" in fault.message
+
+
+def attack(*args: str, tag: str) -> str:
+    spec = f"a={sys.executable} {ATTACKER} {' '.join(args)} {tag}"
+    settings = one_deal(ON)
+    report = run_match_sync([spec, "r=builtin:random"], settings)
+    said = [d.comment for d in report.decisions if d.seat == 0 and d.comment]
+    assert said, report.result
+    return said[0]
+
+
+@needs_sandbox
+@pytest.mark.process
+def test_what_etc_shows_is_made_for_the_bot_and_secrets_stay_out(tag):
+    # Another user's files (the arena's own, when it runs as root): a home's
+    # files are never shown, only the empty directories a bound path lies in.
+    homes = [p for p in (Path.home() / ".bashrc", Path.home() / ".profile") if p.is_file()]
+    for path in ("/etc/shadow", "/etc/gshadow", "/etc/ssh", "/etc/machine-id", *map(str, homes)):
+        said = attack("--attack", "read", "--path", path, tag=tag)
+        assert said.startswith("ATTACK read: blocked"), (path, said)
+    passwd = attack("--attack", "read", "--path", "/etc/passwd", tag=tag)
+    assert passwd.startswith("ATTACK read: succeeded"), passwd
+    host_users = {line.split(":")[0] for line in Path("/etc/passwd").read_text().splitlines()}
+    shown = {u for u in host_users if f"{u}:x:" in passwd}
+    assert shown <= {"root", "nobody"}, shown  # no other user of the host by name
+    hosts = attack("--attack", "read", "--path", "/etc/hosts", tag=tag)
+    assert "localhost" in hosts and os.uname().nodename not in hosts, hosts
+    assert live_pids(tag) == []
+
+
+@needs_sandbox
+@pytest.mark.process
+def test_a_bot_in_a_directory_only_its_owner_may_enter_is_refused_with_the_fix():
+    if os.geteuid() != 0:
+        pytest.skip("only a root arena drops the bot to another uid")
+    private = Path(tempfile.mkdtemp())  # mode 0700, as mktemp -d makes it
+    try:
+        shutil.copy(GREEDY, private / "bot.py")
+        with pytest.raises(ConfigError) as refused:
+            run_match_sync(
+                [f"g={sys.executable} {private / 'bot.py'}", "r=builtin:random"], one_deal(ON)
+            )
+        message = str(refused.value)
+        assert f"{private} may be entered by its owner only (mode 0700)" in message, message
+        assert f"chmod o+rx {private}" in message and "--sandbox off" in message
+        private.chmod(0o755)  # the fix the message gives
+        report = run_match_sync(
+            [f"g={sys.executable} {private / 'bot.py'}", "r=builtin:random"], one_deal(ON)
+        )
+        assert report.result.termination is Termination.COMPLETED, report.result
+    finally:
+        shutil.rmtree(private)
+
+
+@needs_sandbox
+@pytest.mark.process
+def test_java_reads_its_security_configuration_from_etc_in_the_sandbox(tmp_path, tag):
+    """Debian's OpenJDK links conf/security/java.security into /etc: a program
+    that reads a security property (as TLS and grpc-java's start-up do) ran
+    only with a private copy of the JDK before."""
+    javac = shutil.which("javac")
+    if javac is None:
+        pytest.skip("no javac here")
+    (tmp_path / "Probe.java").write_text(
+        "public class Probe { public static void main(String[] a) throws Exception {\n"
+        '  System.out.println("provider " + java.security.Security.getProperty('
+        '"security.provider.1"));\n'
+        '  System.out.println("random " + java.security.SecureRandom.getInstanceStrong()'
+        ".getAlgorithm());\n"
+        "  System.exit(7); } }\n"
+    )
+    subprocess.run([javac, "Probe.java"], cwd=tmp_path, check=True, timeout=120)
+    tmp_path.chmod(0o755)
+    output = tmp_path / "bots"
+    report = run_match_sync(
+        [f"j=java -cp {tmp_path}:/usr/share/java Probe {tag}", "r=builtin:random"],
+        one_deal(ON),
+        bot_output=output,
+    )
+    (fault,) = report.result.faults
+    assert "exited with code 7 before it was ready" in fault.message, fault.message
+    assert "provider SUN" in fault.message, fault.message
+    assert "Error loading java.security" not in fault.message
