@@ -5,7 +5,10 @@
 1. Start-up: from launch to a ready connection, the greedy bot sandboxed
    (bubblewrap, Unix socket) and unconfined (TCP); median and p95.
 2. Per decision: the same request to a ready bot through the arena's bridge,
-   over the sandbox's Unix socket and over TCP; median of rounds.
+   over the sandbox's Unix socket and over TCP, and to a TCP-only bot in the
+   sandbox through the arena's relay (arena.transport.relay); median of rounds.
+   The memory watchdog (arena.transport.limits): one look at a sandboxed
+   greedy bot, and what it costs a core at one look per period.
 3. A tournament at 64 matches at once, a fresh sandbox per match, greedy
    against random with a 1 s move time: matches per minute and TIMEOUT faults
    (every one of them would be the arena's lag charged to a bot).
@@ -24,12 +27,14 @@ import time
 import trio
 
 from arena.settings import SandboxMode, SandboxSettings
+from arena.transport import limits
 from arena.transport.process import launch
 from arena.transport.sandbox import unavailable
 from arena.wire.v1 import engine_pb2 as epb
 from benchmarks.bench_referee import ROOT, sample_request
 
 GREEDY = [sys.executable, str(ROOT / "engines/greedy/bot.py")]
+TCP_ONLY = [sys.executable, str(ROOT / "tests/bots/tcp_only.py")]
 ON = SandboxSettings(SandboxMode.ON)
 OFF = SandboxSettings(SandboxMode.OFF)
 
@@ -43,10 +48,12 @@ async def startup_ms(sandbox: SandboxSettings, n: int) -> list[float]:
     return times
 
 
-async def decision_ms(sandbox: SandboxSettings, n: int, rounds: int) -> float:
+async def decision_ms(
+    sandbox: SandboxSettings, n: int, rounds: int, command: list[str] = GREEDY
+) -> float:
     request = epb.DecisionRequest.FromString(sample_request())
     medians = []
-    async with launch(GREEDY, label="greedy", sandbox=sandbox) as conn:
+    async with launch(command, label="bot", sandbox=sandbox) as conn:
         for _ in range(50):
             await conn.decide(request, 5)
         for _ in range(rounds):
@@ -55,6 +62,21 @@ async def decision_ms(sandbox: SandboxSettings, n: int, rounds: int) -> float:
                 await conn.decide(request, 5)
             medians.append((time.perf_counter() - start) / n * 1000)
     return statistics.median(medians)
+
+
+async def watchdog_look_us(n: int) -> tuple[float, int]:
+    """(median µs of one look over a sandboxed greedy bot, its processes): the
+    look the watchdog takes while a bot is under its limit."""
+    async with launch(GREEDY, label="greedy", sandbox=ON) as conn:
+        address = conn.address  # unix:/proc/<sandbox's first process>/root/...
+        root = int(address.split("/proc/", 1)[1].split("/", 1)[0])
+        looks = []
+        for _ in range(n):
+            start = time.perf_counter()
+            procs = limits.processes(root)
+            held = limits.usage(procs)
+            looks.append((time.perf_counter() - start) * 1e6)
+    return statistics.median(looks), held.processes
 
 
 def tournament(concurrency: int, rounds: int) -> tuple[int, float, int, int]:
@@ -108,6 +130,15 @@ def main() -> None:
     unix = trio.run(decision_ms, ON, 400, rounds)
     print(f"  TCP (unconfined)         {tcp:.3f} ms")
     print(f"  Unix socket (sandboxed)  {unix:.3f} ms   ({unix / tcp:.2f}x)")
+    relayed = trio.run(decision_ms, ON, 400, rounds, TCP_ONLY)
+    print(f"  TCP-only bot, relayed    {relayed:.3f} ms   ({relayed / unix:.2f}x the Unix socket)")
+    look, processes = trio.run(watchdog_look_us, 200)
+    share = look / 1e6 / limits.WATCH_PERIOD
+    print(
+        f"\nmemory watchdog: one look at a greedy bot ({processes} processes) {look:.0f} us; "
+        f"every {limits.WATCH_PERIOD:g} s that is {100 * share:.2f}% of a core per bot, "
+        f"{100 * 64 * share:.0f}% at 64 bots"
+    )
     sets = 32 if args.quick else 64
     print(f"\n64 matches at once, a fresh sandbox per match, 1 s move time, {2 * sets} matches")
     done, per_minute, timeouts, faults = tournament(64, sets)

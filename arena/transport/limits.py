@@ -4,18 +4,22 @@ An rlimit caps one process, so a bot that forks, or shares memory between
 its processes, or keeps it in memory files, is not held by one. Where the
 arena may not make cgroups (these machines' hierarchy belongs to their
 supervisor: see docs/writing-a-bot.md), a watchdog does it instead: every
-``WATCH_PERIOD`` seconds it walks the sandbox's process tree from /proc and
-adds up what the bot holds:
+``WATCH_PERIOD`` seconds it lists the processes of the sandbox's PID
+namespace (through the sandbox's own /proc) and adds up what the bot holds:
 
-- each process's proportional share of its anonymous and shared-memory pages
-  (``Pss_Anon`` + ``Pss_Shmem`` of /proc/PID/smaps_rollup: a page shared by
-  four processes counts a quarter in each, so shared memory counts once);
+- each process's anonymous and shared-memory pages;
 - the pages of every memory file (``memfd_create``) a process holds open but
   maps nowhere, counted once per file whatever the number of its descriptors.
 
-Past the limit the bot is ended as a fault of its own, with a message that
-names the limit. Between two looks a bot can go over (by what it can touch in
-one period), and each process stays under ``RLIMIT_DATA`` as a backstop.
+The first look counts resident pages (``RssAnon`` + ``RssShmem`` of
+/proc/PID/status, kept by the kernel: cheap), which counts a page shared by
+several processes (a forked child's copy-on-write pages) once in each. Only
+when that is over the limit does it look again exactly, with each process's
+proportional share (``Pss_Anon`` + ``Pss_Shmem`` of smaps_rollup, a walk of
+its page tables), so that shared memory counts once. Past the limit the bot
+is ended as a fault of its own, with a message that names the limit. Between
+two looks a bot can go over (by what it can touch in one period), and each
+process stays under ``RLIMIT_DATA`` as a backstop.
 """
 
 from __future__ import annotations
@@ -25,10 +29,22 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-WATCH_PERIOD = 0.2
+WATCH_PERIOD = 0.1
 MIB = 1 << 20
 # Where a cgroup v2 hierarchy with its memory controller may be delegated to the arena.
 CGROUP_ROOT = Path("/sys/fs/cgroup")
+
+
+def processes(root: int) -> list[str]:
+    """The /proc directories of every process of the sandbox whose first
+    process is ``root``: listed in the sandbox's own /proc (its PID namespace:
+    double-forked and orphaned processes included), or walked from ``root``
+    down the host's /proc where that cannot be read."""
+    inside = f"/proc/{root}/root/proc"
+    try:
+        return [f"{inside}/{e}" for e in os.listdir(inside) if e.isdigit()]
+    except OSError:
+        return [f"/proc/{pid}" for pid in tree(root)]
 
 
 def tree(root: int) -> list[int]:
@@ -50,23 +66,23 @@ def tree(root: int) -> list[int]:
     return found
 
 
-def _rollup(pid: int) -> int:
-    """A process's proportional anonymous and shared-memory bytes."""
+def _fields(path: str, names: tuple[bytes, ...]) -> int:
+    """The sum of the kB fields ``names`` of a /proc file, in bytes (0: gone)."""
     total = 0
     try:
-        with open(f"/proc/{pid}/smaps_rollup", "rb") as f:
+        with open(path, "rb") as f:
             for line in f:
-                if line.startswith((b"Pss_Anon:", b"Pss_Shmem:")):
+                if line.startswith(names):
                     total += int(line.split()[1]) * 1024
     except (OSError, ValueError, IndexError):
         return 0
     return total
 
 
-def _memory_files(pid: int) -> dict[tuple[int, int], int]:
+def _memory_files(proc: str) -> dict[tuple[int, int], int]:
     """The memory files a process holds open: (device, inode) -> bytes allocated."""
     files: dict[tuple[int, int], int] = {}
-    fds = f"/proc/{pid}/fd"
+    fds = f"{proc}/fd"
     try:
         names = os.listdir(fds)
     except OSError:
@@ -82,11 +98,11 @@ def _memory_files(pid: int) -> dict[tuple[int, int], int]:
     return files
 
 
-def _mapped_memory_files(pid: int) -> set[int]:
-    """Inodes of the memory files a process maps (their pages are in its Pss)."""
+def _mapped_memory_files(proc: str) -> set[int]:
+    """Inodes of the memory files a process maps (their pages are in its own count)."""
     inodes: set[int] = set()
     try:
-        with open(f"/proc/{pid}/maps", "rb") as f:
+        with open(f"{proc}/maps", "rb") as f:
             for line in f:
                 if b"/memfd:" in line:
                     inodes.add(int(line.split()[4]))
@@ -101,26 +117,42 @@ class Usage:
 
     bytes: int
     processes: int
+    exact: bool  # proportional shares (shared pages once), not resident pages
 
     @property
     def mib(self) -> float:
         return self.bytes / MIB
 
 
-def usage(pids: Iterable[int]) -> Usage:
-    """The memory ``pids`` hold together (see the module docstring)."""
+def usage(procs: Iterable[str], exact: bool = False) -> Usage:
+    """The memory the processes ``procs`` (their /proc directories) hold
+    together: resident pages, or with ``exact`` proportional shares (see the
+    module docstring)."""
     total, count = 0, 0
     files: dict[tuple[int, int], int] = {}
     mapped: set[int] = set()
-    for pid in pids:
+    for proc in procs:
         count += 1
-        total += _rollup(pid)
-        held = _memory_files(pid)
+        if exact:
+            total += _fields(f"{proc}/smaps_rollup", (b"Pss_Anon:", b"Pss_Shmem:"))
+        else:
+            total += _fields(f"{proc}/status", (b"RssAnon:", b"RssShmem:"))
+        held = _memory_files(proc)
         if held:
             files |= held
-            mapped |= _mapped_memory_files(pid)
+            mapped |= _mapped_memory_files(proc)
     total += sum(size for (_, inode), size in files.items() if inode not in mapped)
-    return Usage(total, count)
+    return Usage(total, count, exact)
+
+
+def over(root: int, cap: int) -> Usage | None:
+    """What the sandbox of first process ``root`` holds when it is over ``cap``
+    bytes, counted exactly; None when it is not."""
+    procs = processes(root)
+    if usage(procs).bytes <= cap:
+        return None
+    exact = usage(procs, exact=True)
+    return exact if exact.bytes > cap else None
 
 
 def delegated_cgroup() -> Path | None:

@@ -431,8 +431,8 @@ async def _watch_memory(
     memory limit (arena.transport.limits), saying so in ``verdict``."""
     cap = settings.memory_mib * limits.MIB
     while True:
-        held = limits.usage(limits.tree(root))
-        if held.bytes > cap:
+        held = limits.over(root, cap)
+        if held is not None:
             verdict.append(
                 f"it went over the memory limit: its {held.processes} processes held "
                 f"{held.mib:.0f} MiB together, the limit is {settings.memory_mib} MiB for all of "
