@@ -39,6 +39,7 @@ import functools
 import json
 import os
 import queue
+import re
 import shutil
 import signal
 import subprocess
@@ -230,6 +231,26 @@ class CappedOutput:
                 self.file.write(f"\n[arena: {self.dropped} more bytes dropped]\n".encode())
             self.file.close()
             self.file = None
+
+
+_REFUSED_WORDS = (b"No such file or directory", b"Permission denied", b"ENOENT", b"EACCES")
+_PATH = re.compile(rb"(?<![\w.])(/[\w.@+-]+(?:/[\w.@+-]+)*)")
+
+
+def hidden_path(tail: bytes, box: Sandbox) -> str | None:
+    """What a sandboxed bot that failed says it could not open, when that
+    exists on this machine and the sandbox does not show it, as a clause."""
+    for line in reversed(tail.splitlines()):
+        if not any(word in line for word in _REFUSED_WORDS):
+            continue
+        for found in _PATH.findall(line):
+            path = Path(found.decode(errors="replace").rstrip("."))
+            if box.hides(path):
+                return (
+                    f"it could not open {path}, which this machine has but the sandbox does "
+                    "not show (--sandbox off runs it unconfined)"
+                )
+    return None
 
 
 def failure(why: str, sink: CappedOutput, limit: str | None = None) -> str:
@@ -548,7 +569,7 @@ async def launch(
             said += when
             limit = verdict[0] if verdict else None
             if limit is None and box is not None:
-                limit = limit_reached(sink.tail, code, box.settings)
+                limit = limit_reached(sink.tail, code, box.settings) or hidden_path(sink.tail, box)
             return failure(said, sink, limit)
 
         try:

@@ -315,6 +315,7 @@ class Sandbox:
         self.uid = _next_uid() if self.as_root else os.geteuid()
         # The arena's own files for this sandbox (the bot's /etc/passwd, the TCP
         # bridge's socket), on the host; the bot reads the first and nothing else.
+        self.shown: frozenset[Path] = frozenset()  # host paths bound in, once argv is made
         self.dir = Path(tempfile.mkdtemp(prefix="arena-bot-"))
         self.etc = self.dir / "etc"
         self.etc.mkdir()
@@ -421,7 +422,21 @@ class Sandbox:
             argv += ["--bounding-set=-all", "--no-new-privs", "--", *limits]
         else:
             argv += ["--unshare-all", "--hostname", "scopa-bot", "--", *limits]
+        self.shown = frozenset(bound)
         return argv + self.command
+
+    def hides(self, path: Path) -> bool:
+        """Whether ``path`` exists on this machine but the bot's sandbox (once
+        ``argv`` has made it) does not show it: what a runtime that failed on
+        it needed and was refused."""
+        if not path.is_absolute() or not path.exists():
+            return False
+        own = (Path("/tmp"), Path(HOME), Path(INSIDE_SOCKET).parent, Path("/proc"), Path("/dev"))
+        if any(path == d or d in path.parents for d in own):
+            return False  # the sandbox's own: not the host's file
+        if path.parent == Path("/etc") and path.name in _made_etc(self.uid):
+            return False
+        return not any(path == b or b in path.parents for b in self.shown)
 
     def close(self) -> None:
         shutil.rmtree(self.dir, ignore_errors=True)

@@ -209,3 +209,23 @@ def test_java_reads_its_security_configuration_from_etc_in_the_sandbox(tmp_path,
     assert "exited with code 7 before it was ready" in fault.message, fault.message
     assert "provider SUN" in fault.message, fault.message
     assert "Error loading java.security" not in fault.message
+
+
+@needs_sandbox
+@pytest.mark.process
+def test_a_runtime_refused_a_file_is_told_which_and_no_arena_noise_is_in_its_output(tmp_path):
+    report = run_match_sync(
+        [f"x={sys.executable} -c \"open('/etc/debian_version').read()\"", "r=builtin:random"],
+        one_deal(ON),
+    )
+    (fault,) = report.result.faults
+    assert "it could not open /etc/debian_version, which this machine has but the sandbox" in (
+        fault.message
+    ), fault.message
+    output = tmp_path / "bots"
+    report = run_match_sync(
+        [f"g={sys.executable} {GREEDY}", "r=builtin:random"], one_deal(ON), bot_output=output
+    )
+    assert report.result.termination is Termination.COMPLETED
+    (written,) = output.iterdir()
+    assert written.read_text() == ""  # nothing of the arena's own wrappers (unshare) in it
