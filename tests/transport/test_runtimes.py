@@ -229,3 +229,31 @@ def test_a_runtime_refused_a_file_is_told_which_and_no_arena_noise_is_in_its_out
     assert report.result.termination is Termination.COMPLETED
     (written,) = output.iterdir()
     assert written.read_text() == ""  # nothing of the arena's own wrappers (unshare) in it
+
+
+@needs_sandbox
+@pytest.mark.process
+@pytest.mark.parametrize("sandbox", [ON, OFF], ids=["sandboxed", "unconfined"])
+def test_a_ruby_bot_plays_with_debians_ruby_grpc(sandbox, tmp_path, tag):
+    """Ruby reads its gems from /usr and /var/lib/gems: tests/bots/first_move.rb,
+    from code protoc makes here (Debian: ruby ruby-grpc protobuf-compiler-grpc)."""
+    tools = [shutil.which(t) for t in ("ruby", "protoc", "grpc_ruby_plugin")]
+    if None in tools:
+        if os.environ.get("CI") == "true":
+            pytest.fail("CI installs ruby, ruby-grpc and protobuf-compiler-grpc (.ci/run)")
+        pytest.skip("apt-get install ruby ruby-grpc protobuf-compiler-grpc")
+    generated = tmp_path / "gen"
+    generated.mkdir()
+    protos = [f"arena/wire/v1/{name}.proto" for name in ("scopa", "engine")]
+    outputs = [f"--ruby_out={generated}", f"--grpc_out={generated}"]
+    plugin = f"--plugin=protoc-gen-grpc={tools[2]}"
+    subprocess.run(
+        [tools[1], "-I", str(ROOT / "proto"), *outputs, plugin, *protos], check=True, timeout=60
+    )
+    tmp_path.chmod(0o755)
+    for path in generated.rglob("*"):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    spec = f"rb=ruby -I {generated} {ROOT / 'tests/bots/first_move.rb'} {tag}"
+    report = run_match_sync([spec, "r=builtin:random"], one_deal(sandbox))
+    assert report.result.termination is Termination.COMPLETED, report.result
+    assert live_pids(tag) == []
