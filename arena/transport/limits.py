@@ -9,7 +9,11 @@ namespace (through the sandbox's own /proc) and adds up what the bot holds:
 
 - each process's anonymous and shared-memory pages;
 - the pages of every memory file (``memfd_create``) a process holds open but
-  maps nowhere, counted once per file whatever the number of its descriptors.
+  maps nowhere, counted once per file whatever the number of its descriptors;
+- ``FILE_BYTES`` for every file and directory in its in-memory file systems
+  (/tmp, HOME, the socket's directory): their contents are capped by size,
+  but each empty file costs the kernel about 1 KiB (200,000 empty files on a
+  tmpfs took 204 MiB of kernel memory here), which no size cap sees.
 
 The first look counts resident pages (``RssAnon`` + ``RssShmem`` of
 /proc/PID/status, kept by the kernel: cheap), which counts a page shared by
@@ -31,8 +35,23 @@ from pathlib import Path
 
 WATCH_PERIOD = 0.1
 MIB = 1 << 20
+FILE_BYTES = 1024  # the kernel's cost of one file on a tmpfs, counted as the bot's memory
+# The sandbox's own file systems in memory, as seen from its first process.
+WRITABLE = ("/tmp", "/home/bot", "/run/bot")
 # Where a cgroup v2 hierarchy with its memory controller may be delegated to the arena.
 CGROUP_ROOT = Path("/sys/fs/cgroup")
+
+
+def is_set_up(root: int) -> bool:
+    """Whether the sandbox whose first process is ``root`` has its own root
+    yet: bubblewrap names that process before it has moved into it, and until
+    then its /proc entries show the host's files and processes, never to be
+    counted as the bot's."""
+    try:
+        inside, host = os.stat(f"/proc/{root}/root"), os.stat("/")
+    except OSError:
+        return False
+    return (inside.st_dev, inside.st_ino) != (host.st_dev, host.st_ino)
 
 
 def processes(root: int) -> list[str]:
@@ -118,17 +137,18 @@ class Usage:
     bytes: int
     processes: int
     exact: bool  # proportional shares (shared pages once), not resident pages
+    files: int = 0  # in its writable file systems, FILE_BYTES each in ``bytes``
 
     @property
     def mib(self) -> float:
         return self.bytes / MIB
 
 
-def usage(procs: Iterable[str], exact: bool = False) -> Usage:
+def usage(procs: Iterable[str], exact: bool = False, kept: int = 0) -> Usage:
     """The memory the processes ``procs`` (their /proc directories) hold
-    together: resident pages, or with ``exact`` proportional shares (see the
-    module docstring)."""
-    total, count = 0, 0
+    together: resident pages, or with ``exact`` proportional shares, and
+    ``kept`` files (see the module docstring)."""
+    total, count = kept * FILE_BYTES, 0
     files: dict[tuple[int, int], int] = {}
     mapped: set[int] = set()
     for proc in procs:
@@ -142,16 +162,29 @@ def usage(procs: Iterable[str], exact: bool = False) -> Usage:
             files |= held
             mapped |= _mapped_memory_files(proc)
     total += sum(size for (_, inode), size in files.items() if inode not in mapped)
-    return Usage(total, count, exact)
+    return Usage(total, count, exact, kept)
+
+
+def files(root: int) -> int:
+    """How many files and directories the sandbox keeps in its writable file systems."""
+    count = 0
+    for directory in WRITABLE:
+        try:
+            st = os.statvfs(f"/proc/{root}/root{directory}")
+        except OSError:
+            continue
+        count += max(st.f_files - st.f_ffree - 1, 0)  # less the file system's own root
+    return count
 
 
 def over(root: int, cap: int) -> Usage | None:
     """What the sandbox of first process ``root`` holds when it is over ``cap``
     bytes, counted exactly; None when it is not."""
     procs = processes(root)
-    if usage(procs).bytes <= cap:
+    kept = files(root)
+    if usage(procs, kept=kept).bytes <= cap:
         return None
-    exact = usage(procs, exact=True)
+    exact = usage(procs, exact=True, kept=kept)
     return exact if exact.bytes > cap else None
 
 

@@ -451,13 +451,18 @@ async def _watch_memory(
     """End the sandbox once all its processes together hold more than the
     memory limit (arena.transport.limits), saying so in ``verdict``."""
     cap = settings.memory_mib * limits.MIB
+    while not limits.is_set_up(root):
+        await trio.sleep(0.01)
     while True:
         held = limits.over(root, cap)
         if held is not None:
+            files = f", {held.files} files counted {limits.FILE_BYTES} bytes each" * (
+                held.files * limits.FILE_BYTES > limits.MIB
+            )
             verdict.append(
                 f"it went over the memory limit: its {held.processes} processes held "
-                f"{held.mib:.0f} MiB together, the limit is {settings.memory_mib} MiB for all of "
-                "them (--memory-limit, or memory_mib in a [sandbox] table, raises it)"
+                f"{held.mib:.0f} MiB together{files}, the limit is {settings.memory_mib} MiB "
+                "for all of them (--memory-limit, or memory_mib in a [sandbox] table, raises it)"
             )
             if process.sandbox_pidfd is not None:
                 _kill_sandbox(process, process.sandbox_pidfd)

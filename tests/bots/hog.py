@@ -14,6 +14,7 @@ the arena ends it first.
   shared    one anonymous MAP_SHARED mapping of --mib MiB, every page touched
   memfd     --count memory files (memfd_create) of --mib MiB each, held open, unmapped
   write     a file of --mib MiB at --path (a directory it can write: where is it capped?)
+  files     --count empty files in --path (each costs the kernel memory, but no bytes)
 """
 
 from __future__ import annotations
@@ -88,7 +89,20 @@ def hold_write(args: argparse.Namespace) -> str:
     return f"{args.mib} MiB written at {path}"
 
 
-HOLDS = {"fork": hold_fork, "shared": hold_shared, "memfd": hold_memfd, "write": hold_write}
+def hold_files(args: argparse.Namespace) -> str:
+    for n in range(args.count):
+        with open(os.path.join(args.path, f"hog-{n}"), "w"):
+            pass
+    return f"{args.count} empty files in {args.path}"
+
+
+HOLDS = {
+    "files": hold_files,
+    "fork": hold_fork,
+    "shared": hold_shared,
+    "memfd": hold_memfd,
+    "write": hold_write,
+}
 
 
 class Hog(EngineServicer):

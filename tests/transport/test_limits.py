@@ -40,7 +40,7 @@ def hog(hold: str, tag: str, sandbox: SandboxSettings = CAPPED) -> MatchReport:
     settings = MatchSettings(
         Variant(Game.SCOPA, target=None, deal_limit=1),
         seed=3,
-        clock=ClockSettings(move_time=10),
+        clock=ClockSettings(move_time=20),
         startup_timeout=15,
         sandbox=sandbox,
     )
@@ -59,10 +59,11 @@ def said(report: MatchReport) -> list[str]:
         "fork --count 8 --mib 96",  # eight processes, each far under the limit
         "shared --mib 512",  # one MAP_SHARED anonymous mapping
         "memfd --count 8 --mib 60",  # memory files held open, mapped nowhere
+        "files --count 300000 --linger 6",  # empty files: kernel memory, no bytes
     ],
-    ids=["forked-children", "shared-mapping", "memfds"],
+    ids=["forked-children", "shared-mapping", "memfds", "empty-files"],
 )
-def test_memory_held_in_any_way_counts_against_the_bot_as_a_whole(hold, tag):
+def test_memory_held_in_any_way_counts_against_the_bot_as_a_whole(hold, tag, tmp_path):
     report = hog(hold, tag)
     (fault,) = report.result.faults
     assert fault.seat == 0 and fault.kind is FaultKind.CRASH, fault
@@ -72,7 +73,7 @@ def test_memory_held_in_any_way_counts_against_the_bot_as_a_whole(hold, tag):
     assert report.result.termination is Termination.FORFEIT and report.result.winner == 1
     assert said(report) == []  # it never got to answer
 
-    unconfined = hog(hold, tag, OFF)
+    unconfined = hog(f"{hold} --path {tmp_path}", tag, OFF)  # its files, not the host's /tmp
     assert unconfined.result.termination is Termination.COMPLETED, unconfined.result
     assert said(unconfined)[0].startswith(f"HOG {hold.split()[0]}: held"), said(unconfined)
 
