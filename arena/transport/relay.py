@@ -21,7 +21,7 @@ from pathlib import Path
 
 import trio
 
-from arena.errors import BotError
+from arena.errors import BotError, ConfigError
 from arena.outcome import FaultKind
 
 CLONE_NEWNET = 0x40000000
@@ -108,9 +108,18 @@ async def _carry(host_side: trio.SocketStream, namespace: Path, target: Target) 
 
 async def check_reachable(namespace: Path, target: tuple[int, str, int]) -> None:
     """Connect once to the port the bot says it listens on, inside its
-    namespace: BotError(STALL) when nothing listens there."""
+    namespace: BotError(STALL) when nothing listens there; ConfigError when
+    this arena may not enter the namespace (entering another network
+    namespace takes CAP_SYS_ADMIN, which an arena that is not root lacks)."""
     family, host, port = target
-    raw = await trio.to_thread.run_sync(socket_in_namespace, namespace, family)
+    try:
+        raw = await trio.to_thread.run_sync(socket_in_namespace, namespace, family)
+    except PermissionError:
+        raise ConfigError(
+            f"the bot listens on TCP ({host}:{port}) inside its sandbox, which only an arena "
+            "running as root can reach: run the arena as root, or have the bot listen where "
+            "$SCOPA_BOT_LISTEN says (a Unix socket)"
+        ) from None
     tcp = trio.socket.from_stdlib_socket(raw)
     try:
         await tcp.connect((host, port))
