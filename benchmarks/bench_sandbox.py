@@ -98,7 +98,8 @@ def tournament(concurrency: int, rounds: int) -> tuple[int, float, int, int]:
                 "sandbox": {"mode": "on"},
             }
         )
-        store, _ = open_tournament_store(cfg)
+        opened = open_tournament_store(cfg)
+        store, cfg = opened.store, opened.cfg
         start = time.perf_counter()
         with contextlib.redirect_stdout(io.StringIO()):
             trio.run(run_tournament, cfg, store, lambda: "")

@@ -39,7 +39,8 @@ def main() -> None:
                     "output": tmp,
                 }
             )
-            store, _ = open_tournament_store(cfg)
+            opened = open_tournament_store(cfg)
+            store, cfg = opened.store, opened.cfg
             import contextlib
             import io
 
