@@ -4,7 +4,8 @@ An rlimit caps one process, so a bot that forks, or shares memory between
 its processes, or keeps it in memory files, is not held by one. Where the
 arena may not make cgroups (these machines' hierarchy belongs to their
 supervisor: see docs/writing-a-bot.md), a watchdog does it instead: every
-``WATCH_PERIOD`` seconds it lists the processes of the sandbox's PID
+``WATCH_PERIOD`` seconds (``RELAXED_PERIOD`` while the bot holds less than
+half its limit) it lists the processes of the sandbox's PID
 namespace (through the sandbox's own /proc) and adds up what the bot holds:
 
 - each process's anonymous and shared-memory pages;
@@ -15,10 +16,10 @@ namespace (through the sandbox's own /proc) and adds up what the bot holds:
   but each empty file costs the kernel about 1 KiB (200,000 empty files on a
   tmpfs took 204 MiB of kernel memory here), which no size cap sees.
 
-The first look counts resident pages (``RssAnon`` + ``RssShmem`` of
-/proc/PID/status, kept by the kernel: cheap), which counts a page shared by
-several processes (a forked child's copy-on-write pages) once in each. Only
-when that is over the limit does it look again exactly, with each process's
+The first look counts resident pages (/proc/PID/statm, kept by the kernel:
+cheap), which counts file pages too and a page shared by several processes
+(a forked child's copy-on-write pages) once in each: never less than the
+bot holds. Only when that is over the limit does it look again exactly, with each process's
 proportional share (``Pss_Anon`` + ``Pss_Shmem`` of smaps_rollup, a walk of
 its page tables), so that shared memory counts once. Past the limit the bot
 is ended as a fault of its own, with a message that names the limit. Between
@@ -28,13 +29,16 @@ process stays under ``RLIMIT_DATA`` as a backstop.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-WATCH_PERIOD = 0.1
+WATCH_PERIOD = 0.1  # between two looks once a bot holds half its limit
+RELAXED_PERIOD = 0.25  # while it holds less: a third of the cost of looking
 MIB = 1 << 20
+PAGE = os.sysconf("SC_PAGE_SIZE")
 FILE_BYTES = 1024  # the kernel's cost of one file on a tmpfs, counted as the bot's memory
 # The sandbox's own file systems in memory, as seen from its first process.
 WRITABLE = ("/tmp", "/home/bot", "/run/bot")
@@ -54,16 +58,132 @@ def is_set_up(root: int) -> bool:
     return (inside.st_dev, inside.st_ino) != (host.st_dev, host.st_ino)
 
 
-def processes(root: int) -> list[str]:
-    """The /proc directories of every process of the sandbox whose first
-    process is ``root``: listed in the sandbox's own /proc (its PID namespace:
-    double-forked and orphaned processes included), or walked from ``root``
-    down the host's /proc where that cannot be read."""
-    inside = f"/proc/{root}/root/proc"
-    try:
-        return [f"{inside}/{e}" for e in os.listdir(inside) if e.isdigit()]
-    except OSError:
-        return [f"/proc/{pid}" for pid in tree(root)]
+class View:
+    """The processes of one sandbox as the arena sees them: the sandbox's own
+    /proc (its PID namespace: double-forked and orphaned processes included),
+    opened once so that each look reads its files relative to it, or, where
+    that cannot be opened, the host's /proc walked down from ``root``."""
+
+    def __init__(self, root: int) -> None:
+        self.root = root
+        self.inside = True
+        try:
+            self.fd = os.open(f"/proc/{root}/root/proc", os.O_RDONLY | os.O_DIRECTORY)
+        except OSError:
+            self.inside = False
+            self.fd = os.open("/proc", os.O_RDONLY | os.O_DIRECTORY)
+
+    def close(self) -> None:
+        os.close(self.fd)
+
+    def processes(self) -> list[str]:
+        """The names of the processes' directories in this view's /proc."""
+        if self.inside:
+            try:
+                return [e for e in os.listdir(self.fd) if e.isdigit()]
+            except OSError:
+                return []
+        return [str(pid) for pid in tree(self.root)]
+
+    def _read(self, path: str) -> bytes:
+        fd = os.open(path, os.O_RDONLY, dir_fd=self.fd)
+        try:
+            chunks = []
+            while chunk := os.read(fd, 65536):
+                chunks.append(chunk)
+            return b"".join(chunks)
+        finally:
+            os.close(fd)
+
+    def _fields(self, path: str, names: tuple[bytes, ...]) -> int:
+        """The sum of the kB fields ``names`` of a /proc file, in bytes (0: gone)."""
+        try:
+            lines = self._read(path).splitlines()
+            return sum(int(ln.split()[1]) * 1024 for ln in lines if ln.startswith(names))
+        except (OSError, ValueError, IndexError):
+            return 0
+
+    def _resident(self, proc: str) -> int:
+        """A process's resident bytes (statm: one short read), file pages
+        included: more than its anonymous and shared pages, never less."""
+        try:
+            return int(self._read(f"{proc}/statm").split()[1]) * PAGE
+        except (OSError, ValueError, IndexError):
+            return 0
+
+    def _memory_files(self, proc: str) -> dict[tuple[int, int], int]:
+        """The memory files a process holds open: (device, inode) -> bytes
+        allocated. One stat per descriptor: a memory file is told by its device."""
+        files: dict[tuple[int, int], int] = {}
+        device = _memory_file_device()
+        try:
+            fds = os.open(f"{proc}/fd", os.O_RDONLY | os.O_DIRECTORY, dir_fd=self.fd)
+        except OSError:
+            return files
+        try:
+            for name in os.listdir(fds):
+                try:
+                    st = os.stat(name, dir_fd=fds)
+                except OSError:
+                    continue
+                if st.st_dev == device:
+                    files[(st.st_dev, st.st_ino)] = st.st_blocks * 512
+        finally:
+            os.close(fds)
+        return files
+
+    def _mapped_memory_files(self, proc: str) -> set[int]:
+        """Inodes of the memory files a process maps (their pages are in its own count)."""
+        try:
+            lines = self._read(f"{proc}/maps").splitlines()
+            return {int(ln.split()[4]) for ln in lines if b"/memfd:" in ln}
+        except (OSError, ValueError, IndexError):
+            return set()
+
+    def usage(self, procs: Iterable[str], exact: bool = False, kept: int = 0) -> Usage:
+        """The memory the processes ``procs`` hold together: resident pages, or
+        with ``exact`` proportional shares, and ``kept`` files (see the module
+        docstring)."""
+        total, count = kept * FILE_BYTES, 0
+        files: dict[tuple[int, int], int] = {}
+        mapped: set[int] = set()
+        for proc in procs:
+            count += 1
+            if exact:
+                total += self._fields(f"{proc}/smaps_rollup", (b"Pss_Anon:", b"Pss_Shmem:"))
+            else:
+                total += self._resident(proc)
+            held = self._memory_files(proc)
+            if held:
+                files |= held
+                mapped |= self._mapped_memory_files(proc)
+        total += sum(size for (_, inode), size in files.items() if inode not in mapped)
+        return Usage(total, count, exact, kept)
+
+    def files(self) -> int:
+        """How many files and directories the sandbox keeps in its writable file systems."""
+        count = 0
+        for directory in WRITABLE:
+            try:
+                st = os.statvfs(f"/proc/{self.root}/root{directory}")
+            except OSError:
+                continue
+            count += max(st.f_files - st.f_ffree - 1, 0)  # less the file system's own root
+        return count
+
+    def look(self, cap: int) -> tuple[Usage | None, float]:
+        """One look: what the sandbox holds when that is over ``cap`` bytes,
+        counted exactly (None when it is not), and how long until the next
+        look: ``WATCH_PERIOD`` once it holds half of ``cap``, ``RELAXED_PERIOD``
+        while it holds less."""
+        procs = self.processes()
+        kept = self.files()
+        held = self.usage(procs, kept=kept)
+        wait = WATCH_PERIOD if 2 * held.bytes >= cap else RELAXED_PERIOD
+        if held.bytes <= cap:
+            return None, wait
+        exact = self.usage(procs, exact=True, kept=kept)
+        return (exact if exact.bytes > cap else None), WATCH_PERIOD
 
 
 def tree(root: int) -> list[int]:
@@ -85,49 +205,17 @@ def tree(root: int) -> list[int]:
     return found
 
 
-def _fields(path: str, names: tuple[bytes, ...]) -> int:
-    """The sum of the kB fields ``names`` of a /proc file, in bytes (0: gone)."""
-    total = 0
+@functools.cache
+def _memory_file_device() -> int | None:
+    """The device every memory file lives on (the kernel's internal shmem mount)."""
     try:
-        with open(path, "rb") as f:
-            for line in f:
-                if line.startswith(names):
-                    total += int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        return 0
-    return total
-
-
-def _memory_files(proc: str) -> dict[tuple[int, int], int]:
-    """The memory files a process holds open: (device, inode) -> bytes allocated."""
-    files: dict[tuple[int, int], int] = {}
-    fds = f"{proc}/fd"
+        fd = os.memfd_create("arena-probe")
+    except (AttributeError, OSError):
+        return None
     try:
-        names = os.listdir(fds)
-    except OSError:
-        return files
-    for name in names:
-        try:
-            if not os.readlink(f"{fds}/{name}").startswith("/memfd:"):
-                continue
-            st = os.stat(f"{fds}/{name}")
-        except OSError:
-            continue
-        files[(st.st_dev, st.st_ino)] = st.st_blocks * 512
-    return files
-
-
-def _mapped_memory_files(proc: str) -> set[int]:
-    """Inodes of the memory files a process maps (their pages are in its own count)."""
-    inodes: set[int] = set()
-    try:
-        with open(f"{proc}/maps", "rb") as f:
-            for line in f:
-                if b"/memfd:" in line:
-                    inodes.add(int(line.split()[4]))
-    except (OSError, ValueError, IndexError):
-        pass
-    return inodes
+        return os.fstat(fd).st_dev
+    finally:
+        os.close(fd)
 
 
 @dataclass(frozen=True)
@@ -142,50 +230,6 @@ class Usage:
     @property
     def mib(self) -> float:
         return self.bytes / MIB
-
-
-def usage(procs: Iterable[str], exact: bool = False, kept: int = 0) -> Usage:
-    """The memory the processes ``procs`` (their /proc directories) hold
-    together: resident pages, or with ``exact`` proportional shares, and
-    ``kept`` files (see the module docstring)."""
-    total, count = kept * FILE_BYTES, 0
-    files: dict[tuple[int, int], int] = {}
-    mapped: set[int] = set()
-    for proc in procs:
-        count += 1
-        if exact:
-            total += _fields(f"{proc}/smaps_rollup", (b"Pss_Anon:", b"Pss_Shmem:"))
-        else:
-            total += _fields(f"{proc}/status", (b"RssAnon:", b"RssShmem:"))
-        held = _memory_files(proc)
-        if held:
-            files |= held
-            mapped |= _mapped_memory_files(proc)
-    total += sum(size for (_, inode), size in files.items() if inode not in mapped)
-    return Usage(total, count, exact, kept)
-
-
-def files(root: int) -> int:
-    """How many files and directories the sandbox keeps in its writable file systems."""
-    count = 0
-    for directory in WRITABLE:
-        try:
-            st = os.statvfs(f"/proc/{root}/root{directory}")
-        except OSError:
-            continue
-        count += max(st.f_files - st.f_ffree - 1, 0)  # less the file system's own root
-    return count
-
-
-def over(root: int, cap: int) -> Usage | None:
-    """What the sandbox of first process ``root`` holds when it is over ``cap``
-    bytes, counted exactly; None when it is not."""
-    procs = processes(root)
-    kept = files(root)
-    if usage(procs, kept=kept).bytes <= cap:
-        return None
-    exact = usage(procs, exact=True, kept=kept)
-    return exact if exact.bytes > cap else None
 
 
 def delegated_cgroup() -> Path | None:

@@ -453,8 +453,23 @@ async def _watch_memory(
     cap = settings.memory_mib * limits.MIB
     while not limits.is_set_up(root):
         await trio.sleep(0.01)
+    try:
+        view = limits.View(root)
+    except OSError:
+        return  # the sandbox is gone already: its end is reported elsewhere
+    with contextlib.closing(view):
+        await _watch(view, cap, settings, process, verdict)
+
+
+async def _watch(
+    view: limits.View,
+    cap: int,
+    settings: SandboxSettings,
+    process: BotProcess,
+    verdict: list[str],
+) -> None:
     while True:
-        held = limits.over(root, cap)
+        held, wait = view.look(cap)
         if held is not None:
             files = f", {held.files} files counted {limits.FILE_BYTES} bytes each" * (
                 held.files * limits.FILE_BYTES > limits.MIB
@@ -467,7 +482,7 @@ async def _watch_memory(
             if process.sandbox_pidfd is not None:
                 _kill_sandbox(process, process.sandbox_pidfd)
             return
-        await trio.sleep(limits.WATCH_PERIOD)
+        await trio.sleep(wait)
 
 
 @contextlib.asynccontextmanager
