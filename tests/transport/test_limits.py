@@ -40,7 +40,7 @@ def hog(hold: str, tag: str, sandbox: SandboxSettings = CAPPED) -> MatchReport:
     settings = MatchSettings(
         Variant(Game.SCOPA, target=None, deal_limit=1),
         seed=3,
-        clock=ClockSettings(move_time=20),
+        clock=ClockSettings(move_time=40),
         startup_timeout=15,
         sandbox=sandbox,
     )
@@ -59,7 +59,7 @@ def said(report: MatchReport) -> list[str]:
         "fork --count 8 --mib 96",  # eight processes, each far under the limit
         "shared --mib 512",  # one MAP_SHARED anonymous mapping
         "memfd --count 8 --mib 60",  # memory files held open, mapped nowhere
-        "files --count 300000 --linger 6",  # empty files: kernel memory, no bytes
+        "files --count 200000 --linger 4",  # empty files: kernel memory, no bytes
     ],
     ids=["forked-children", "shared-mapping", "memfds", "empty-files"],
 )
