@@ -53,6 +53,7 @@ import trio
 
 from arena.archive import ArchiveError, Limits, pack, unpack
 from arena.errors import ArenaError, ConfigError
+from arena.files import remove_dirs_of_the_dead
 from arena.outcome import MatchEvent, MatchReport
 from arena.settings import ClusterSettings, EngineSpec, MatchSettings, SandboxSettings
 
@@ -162,23 +163,7 @@ def remove_stale_worker_dirs(root: Path) -> list[Path]:
     up, so each new worker clears what dead ones left. A directory is named
     after its worker's process id; one whose process is alive is kept. The
     directories removed."""
-    removed = []
-    for path in root.glob(f"{WORKER_DIR_PREFIX}*-*"):
-        pid = path.name.removeprefix(WORKER_DIR_PREFIX).split("-")[0]
-        if pid.isdigit() and not _alive(int(pid)):
-            shutil.rmtree(path, ignore_errors=True)
-            removed.append(path)
-    return removed
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process
-        return True
-    return True
+    return remove_dirs_of_the_dead(WORKER_DIR_PREFIX, root)
 
 
 class MatchWorker:

@@ -6,6 +6,8 @@ secrets: none of it is for other users of the machine, or for bots."""
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from pathlib import Path
 from typing import IO
 
@@ -32,3 +34,35 @@ def open_private(path: Path) -> IO[bytes]:
     private_dir(path.parent)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE)
     return os.fdopen(fd, "wb")
+
+
+def process_dir(prefix: str, root: Path | None = None) -> Path:
+    """A new directory ``root/PREFIX<pid>-XXXX`` for this process's own scratch
+    files, after removing those that processes now gone left behind: a process
+    killed with no chance to clean up (kill -9, a lost cluster worker) would
+    otherwise leave them for good."""
+    root = Path(root or tempfile.gettempdir())
+    remove_dirs_of_the_dead(prefix, root)
+    return Path(tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-", dir=root))
+
+
+def remove_dirs_of_the_dead(prefix: str, root: Path) -> list[Path]:
+    """Remove ``root/PREFIX<pid>-*`` whose process is gone (one whose process is
+    alive, or that names none, is kept); the directories removed."""
+    removed = []
+    for path in root.glob(f"{prefix}*-*"):
+        pid = path.name.removeprefix(prefix).split("-")[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(path, ignore_errors=True)
+            removed.append(path)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True

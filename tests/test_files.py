@@ -1,6 +1,9 @@
 """What the arena writes is private to its user: 0600 files in 0700 directories."""
 
+import os
 import stat
+
+import pytest
 
 from arena.play import run_match_sync
 from arena.settings import MatchSettings
@@ -20,3 +23,28 @@ def test_logs_and_stores_are_created_private(tmp_path):
     store.close()
     assert mode(tmp_path / "results" / "r.sqlite") == 0o600
     assert mode(tmp_path / "results") == 0o700
+
+
+@pytest.mark.process
+def test_a_new_process_dir_removes_only_what_processes_now_gone_left(tmp_path):
+    """An arena killed with kill -9 leaves its sandboxes' directories behind;
+    the next one clears them, and never a live process's."""
+    import subprocess
+
+    from arena.files import process_dir
+
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    alive = subprocess.Popen(["sleep", "30"])
+    try:
+        left = tmp_path / f"arena-bot-{gone.pid}-abc"
+        kept = tmp_path / f"arena-bot-{alive.pid}-def"
+        unnamed = tmp_path / "arena-bot-xyz"
+        for directory in (left, kept, unnamed):
+            (directory / "etc").mkdir(parents=True)
+        made = process_dir("arena-bot-", tmp_path)
+        assert not left.exists() and kept.exists() and unnamed.exists()
+        assert made.is_dir() and made.name.startswith(f"arena-bot-{os.getpid()}-")
+    finally:
+        alive.kill()
+        alive.wait()

@@ -45,6 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.errors import ConfigError
+from arena.files import process_dir
 from arena.settings import SandboxMode, SandboxSettings
 from arena.transport import limits
 from arena.transport.commands import Command
@@ -278,6 +279,21 @@ def _mode(path: Path) -> str:
     return oct(path.stat().st_mode & 0o777)[2:].zfill(4)
 
 
+DIR_PREFIX = "arena-bot-"
+_swept = False
+
+
+def _sandbox_dir() -> Path:
+    """A new host directory for one sandbox, named after this arena's pid; the
+    first of a process also removes those that arenas now gone left (an arena
+    killed with kill -9 cannot clean up)."""
+    global _swept
+    if not _swept:
+        _swept = True
+        return process_dir(DIR_PREFIX)
+    return Path(tempfile.mkdtemp(prefix=f"{DIR_PREFIX}{os.getpid()}-"))
+
+
 def _made_etc(uid: int) -> dict[str, str]:
     """The bot's own /etc files: no other user's name, no host name or address."""
     return {
@@ -316,7 +332,7 @@ class Sandbox:
         # The arena's own files for this sandbox (the bot's /etc/passwd, the TCP
         # bridge's socket), on the host; the bot reads the first and nothing else.
         self.shown: frozenset[Path] = frozenset()  # host paths bound in, once argv is made
-        self.dir = Path(tempfile.mkdtemp(prefix="arena-bot-"))
+        self.dir = _sandbox_dir()
         self.etc = self.dir / "etc"
         self.etc.mkdir()
         self.etc.chmod(0o755)
