@@ -58,7 +58,7 @@ from arena.settings import SandboxSettings
 from arena.transport import limits, relay
 from arena.transport.commands import unrunnable
 from arena.transport.connection import GrpcConnection
-from arena.transport.sandbox import INSIDE_LISTEN, Sandbox, confinement, unreadable
+from arena.transport.sandbox import INSIDE_LISTEN, WRITABLE, Sandbox, confinement, unreadable
 from arena.wire.protocol import LISTEN_ENV, LISTEN_TCP_ENV, LISTENING_PREFIX
 
 OUTPUT_CAP_BYTES = 1 << 20  # of a bot's stdout and stderr, kept per bot process
@@ -347,19 +347,39 @@ async def _read_info(stream: trio.abc.ReceiveStream, limit: int = 4096) -> bytes
     return data
 
 
-def _sandbox_pidfd(info: bytes, namespaced: int | None = None) -> int | None:
-    """A pidfd of the sandbox's first process, from bubblewrap's --info-fd JSON;
-    or, for a sandbox in a PID namespace made by process ``namespaced`` (whose
-    pids bubblewrap's JSON gives), of the first process of that namespace: the
-    only child of ``namespaced``, now bubblewrap itself."""
+def _sandbox_pids(info: bytes, namespaced: int | None = None) -> tuple[int | None, int | None]:
+    """From bubblewrap's --info-fd JSON: (the process whose end ends the
+    sandbox, the sandbox's own first process, inside every namespace of it,
+    whose /proc entries reach its files and network). Without a PID namespace
+    of the arena's both are bubblewrap's child. For a sandbox in a PID
+    namespace made by process ``namespaced`` (whose pids the JSON gives), the
+    first is that namespace's first process, the only child of ``namespaced``
+    (now bubblewrap itself), and the second its child. None where a process is
+    not there: bubblewrap failed before it made the sandbox, and the bot's
+    exit says why."""
     try:
         pid = int(json.loads(info)["child-pid"])
-        if namespaced is not None:
-            path = f"/proc/{namespaced}/task/{namespaced}/children"
-            pid = int(Path(path).read_text().split()[0])
-        return os.pidfd_open(pid)
-    except (ValueError, KeyError, TypeError, OSError, IndexError):
-        return None  # bubblewrap failed before it made the sandbox: the bot's exit says why
+    except (ValueError, KeyError, TypeError):
+        return None, None
+    if namespaced is None:
+        return pid, pid
+    outer = next(iter(_children(namespaced)), None)
+    inner = next(iter(_children(outer)), None) if outer is not None else None
+    return outer, inner
+
+
+def _pidfd(pid: int | None) -> int | None:
+    try:
+        return os.pidfd_open(pid) if pid is not None else None
+    except OSError:
+        return None
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except (OSError, ValueError):
+        return []
 
 
 async def _read_address(stream: trio.abc.ReceiveStream, sink: CappedOutput) -> str | None:
@@ -423,28 +443,6 @@ async def terminate(process: BotProcess, grace: float = KILL_GRACE) -> None:
         await process.wait()
 
 
-def _children(pid: int) -> list[int]:
-    try:
-        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-    except (OSError, ValueError):
-        return []
-
-
-def _sandbox_root_pid(process: BotProcess, info: bytes) -> int | None:
-    """The host pid of the sandbox's own first process (bubblewrap's child,
-    inside every namespace of the sandbox), whose /proc entries reach the
-    sandbox's files and network namespace, or None if it is not there."""
-    try:
-        pid = int(json.loads(info)["child-pid"])
-    except (ValueError, KeyError, TypeError):
-        return None
-    if process.lifeline is not None:  # pids in bubblewrap's JSON are the outer namespace's
-        outer = _children(process.pid)
-        inner = _children(outer[0]) if outer else []
-        return inner[0] if inner else None
-    return pid
-
-
 async def _watch_memory(
     root: int, settings: SandboxSettings, process: BotProcess, verdict: list[str]
 ) -> None:
@@ -454,35 +452,25 @@ async def _watch_memory(
     while not limits.is_set_up(root):
         await trio.sleep(0.01)
     try:
-        view = limits.View(root)
+        view = limits.View(root, WRITABLE)
     except OSError:
         return  # the sandbox is gone already: its end is reported elsewhere
     with contextlib.closing(view):
-        await _watch(view, cap, settings, process, verdict)
-
-
-async def _watch(
-    view: limits.View,
-    cap: int,
-    settings: SandboxSettings,
-    process: BotProcess,
-    verdict: list[str],
-) -> None:
-    while True:
-        held, wait = view.look(cap)
-        if held is not None:
-            files = f", {held.files} files counted {limits.FILE_BYTES} bytes each" * (
-                held.files * limits.FILE_BYTES > limits.MIB
-            )
-            verdict.append(
-                f"it went over the memory limit: its {held.processes} processes held "
-                f"{held.mib:.0f} MiB together{files}, the limit is {settings.memory_mib} MiB "
-                "for all of them (--memory-limit, or memory_mib in a [sandbox] table, raises it)"
-            )
-            if process.sandbox_pidfd is not None:
-                _kill_sandbox(process, process.sandbox_pidfd)
-            return
-        await trio.sleep(wait)
+        while True:
+            held, wait = view.look(cap)
+            if held is not None:
+                break
+            await trio.sleep(wait)
+    files = ""
+    if held.files * limits.FILE_BYTES > limits.MIB:
+        files = f", {held.files} files counted {limits.FILE_BYTES} bytes each"
+    verdict.append(
+        f"it went over the memory limit: its {held.processes} processes held "
+        f"{held.mib:.0f} MiB together{files}, the limit is {settings.memory_mib} MiB "
+        "for all of them (--memory-limit, or memory_mib in a [sandbox] table, raises it)"
+    )
+    if process.sandbox_pidfd is not None:
+        _kill_sandbox(process, process.sandbox_pidfd)
 
 
 @contextlib.asynccontextmanager
@@ -571,14 +559,21 @@ async def launch(
             # Shielded: once the process exists, knowing its sandbox is what lets us end it.
             with trio.CancelScope(shield=True), trio.move_on_after(startup_timeout):
                 namespaced = process.pid if process.lifeline is not None else None
-                data = await _read_info(info)
-                process.sandbox_pidfd = _sandbox_pidfd(data, namespaced)
-                root_pid = _sandbox_root_pid(process, data)
+                ends_it, root_pid = _sandbox_pids(await _read_info(info), namespaced)
+                process.sandbox_pidfd = _pidfd(ends_it)
         await info.aclose()
         stdout, stderr = trio.lowlevel.FdStream(out_r), trio.lowlevel.FdStream(err_r)
         connection: GrpcConnection | None = None
         verdict: list[str] = []  # why the watchdog ended the bot, once it has
         stderr_done = trio.Event()
+
+        def stopped_by(code: int | None) -> str | None:
+            """The limit or the hidden file that stopped the bot, if one did."""
+            if verdict:
+                return verdict[0]
+            if box is None:
+                return None
+            return limit_reached(sink.tail, code, box.settings) or hidden_path(sink.tail, box)
 
         async def exit_reason(when: str = "") -> str:
             """Why the bot is gone, as its author needs it (see ``failure``)."""
@@ -586,11 +581,7 @@ async def launch(
             with trio.move_on_after(DRAIN_TIME):  # its last words may still be in the pipe
                 await stderr_done.wait()
             said = f"killed by signal {-code}" if code < 0 else f"exited with code {code}"
-            said += when
-            limit = verdict[0] if verdict else None
-            if limit is None and box is not None:
-                limit = limit_reached(sink.tail, code, box.settings) or hidden_path(sink.tail, box)
-            return failure(said, sink, limit)
+            return failure(said + when, sink, stopped_by(code))
 
         try:
             async with trio.open_nursery() as nursery:
@@ -604,9 +595,6 @@ async def launch(
                             reason = await exit_reason(" before it was ready")
                             raise BotError(FaultKind.CRASH, reason)
                 except trio.TooSlowError:
-                    limit = verdict[0] if verdict else None
-                    if limit is None and box is not None:
-                        limit = limit_reached(sink.tail, None, box.settings)
                     raise BotError(
                         FaultKind.STALL,
                         failure(
@@ -614,7 +602,7 @@ async def launch(
                             f"'{LISTENING_PREFIX}ADDRESS' line on stdout (print it once serving, "
                             "then flush)",
                             sink,
-                            limit,
+                            stopped_by(None),
                         ),
                     ) from None
                 nursery.start_soon(_pump, stdout, sink)
