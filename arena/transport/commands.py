@@ -28,7 +28,14 @@ _VALUED = {
     ),
 }
 # Options after which no program file follows (the code is given inline, or a module).
-_NO_SCRIPT_AFTER = ("-m", "-c", "-e", "--eval", "-p", "--print", "-r", "-E")
+_NO_SCRIPT_AFTER = {
+    "python": ("-m", "-c"),
+    "node": ("-e", "--eval", "-p", "--print"),
+    "ruby": ("-e",),
+    "perl": ("-e", "-E"),
+    "php": ("-r",),
+    "java": (),
+}
 # What a program file ends with: a word like this that names nothing is a mistake.
 SCRIPT_SUFFIXES = (".py", ".pyz", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl", ".php", ".jar")
 
@@ -66,33 +73,35 @@ class Command:
         found = shutil.which(self.program) if "/" not in self.program else self.program
         return Path(found) if found is not None else None
 
+    def _interpreted(self) -> tuple[list[str], str | None]:
+        """How an interpreter reads its words: (the values of its own options
+        that name paths, such as a Java class path or a Node ``--require``, the
+        program file it runs or None). Everything after the program file or a
+        Java main class is the bot's own."""
+        family = _family(self.program)
+        if family is None:
+            return [], None
+        values: list[str] = []
+        args = iter(self.words[1:])
+        for word in args:
+            if family == "java" and word == "-jar":
+                return values, next(args, None)
+            if word in _NO_SCRIPT_AFTER[family]:
+                return values, None
+            if word in _VALUED[family]:
+                values.append(next(args, ""))
+            elif word == "--" and family != "java":
+                return values, next(args, None)
+            elif not word.startswith("-"):
+                # A Java main class is no file: its classes are on the class path.
+                return values, None if family == "java" else word
+        return values, None
+
     def script(self) -> str | None:
         """The program file an interpreter is told to run (``python bot.py``,
         ``java -jar bot.jar``), or None: no interpreter, inline code, a module,
         or a Java main class."""
-        family = _family(self.program)
-        if family is None:
-            return None
-        valued = _VALUED[family]
-        args = iter(self.words[1:])
-        for word in args:
-            if family == "java":
-                if word == "-jar":
-                    return next(args, None)
-                if word in valued:
-                    next(args, None)
-                elif not word.startswith("-"):
-                    return None  # a main class: its classes are on the class path
-                continue
-            if word in _NO_SCRIPT_AFTER:
-                return None
-            if word in valued:
-                next(args, None)
-            elif word == "--":
-                return next(args, None)
-            elif not word.startswith("-"):
-                return word
-        return None
+        return self._interpreted()[1]
 
     def program_files(self, here: Path) -> list[Path]:
         """The existing files and directories that make up the program, relative
@@ -104,23 +113,9 @@ class Command:
         as PROGRAM."""
         if self.effective() is not self:
             return self.effective().program_files(here)
-        words = self.words
-        named: list[str] = []
-        family = _family(self.program)
-        if family is not None:
-            args = iter(words[1:])
-            for word in args:
-                if word in _VALUED[family] or (family == "java" and word == "-jar"):
-                    value = next(args, "")
-                    named += value.split(os.pathsep)
-                    if word == "-jar":
-                        break
-                elif word.startswith("-"):
-                    continue
-                else:
-                    if family != "java":
-                        named.append(word)  # the script; a Java main class is no file
-                    break
+        values, script = self._interpreted()
+        named = [part for value in values for part in value.split(os.pathsep)]
+        named += [script] if script is not None else []
         found: list[Path] = []
         executable = self.executable()
         if executable is not None:
