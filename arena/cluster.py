@@ -53,7 +53,7 @@ import trio
 
 from arena.archive import ArchiveError, Limits, pack, unpack
 from arena.errors import ArenaError, ConfigError
-from arena.files import remove_dirs_of_the_dead
+from arena.files import process_dir
 from arena.outcome import MatchEvent, MatchReport
 from arena.settings import ClusterSettings, EngineSpec, MatchSettings, SandboxSettings
 
@@ -157,15 +157,6 @@ def ray_module() -> Any:
 WORKER_DIR_PREFIX = "arena-worker-"
 
 
-def remove_stale_worker_dirs(root: Path) -> list[Path]:
-    """Remove the directories of this node's workers that are gone: Ray kills a
-    worker (at the end of a run, or when it is lost) with no chance to clean
-    up, so each new worker clears what dead ones left. A directory is named
-    after its worker's process id; one whose process is alive is kept. The
-    directories removed."""
-    return remove_dirs_of_the_dead(WORKER_DIR_PREFIX, root)
-
-
 class MatchWorker:
     """A Ray actor: one trio loop in a thread (a MatchLoop) plays every match
     sent here.
@@ -227,8 +218,7 @@ class MatchLoop:
         # that long (the competition server sets 1 ms for the same reason).
         sys.setswitchinterval(GIL_SWITCH_SECONDS)
         root = Path(tempfile.gettempdir())
-        remove_stale_worker_dirs(root)
-        self._dir = Path(tempfile.mkdtemp(prefix=f"{WORKER_DIR_PREFIX}{os.getpid()}-", dir=root))
+        self._dir = process_dir(WORKER_DIR_PREFIX, root)
         self._warm = warm
         self._pool: Any = None
         self._events: dict[str, list[MatchEvent]] = {}  # of the followed matches playing

@@ -36,13 +36,14 @@ def open_private(path: Path) -> IO[bytes]:
     return os.fdopen(fd, "wb")
 
 
-def process_dir(prefix: str, root: Path | None = None) -> Path:
+def process_dir(prefix: str, root: Path | None = None, *, sweep: bool = True) -> Path:
     """A new directory ``root/PREFIX<pid>-XXXX`` for this process's own scratch
-    files, after removing those that processes now gone left behind: a process
-    killed with no chance to clean up (kill -9, a lost cluster worker) would
-    otherwise leave them for good."""
+    files, after removing (with ``sweep``) those that processes now gone left
+    behind: a process killed with no chance to clean up (kill -9, a lost
+    cluster worker) would otherwise leave them for good."""
     root = Path(root or tempfile.gettempdir())
-    remove_dirs_of_the_dead(prefix, root)
+    if sweep:
+        remove_dirs_of_the_dead(prefix, root)
     return Path(tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-", dir=root))
 
 

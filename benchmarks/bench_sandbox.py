@@ -29,7 +29,7 @@ import trio
 from arena.settings import SandboxMode, SandboxSettings
 from arena.transport import limits
 from arena.transport.process import launch
-from arena.transport.sandbox import unavailable
+from arena.transport.sandbox import WRITABLE, unavailable
 from arena.wire.v1 import engine_pb2 as epb
 from benchmarks.bench_referee import ROOT, sample_request
 
@@ -70,7 +70,7 @@ async def watchdog_look_us(n: int) -> tuple[float, int]:
     async with launch(GREEDY, label="greedy", sandbox=ON) as conn:
         address = conn.address  # unix:/proc/<sandbox's first process>/root/...
         root = int(address.split("/proc/", 1)[1].split("/", 1)[0])
-        view = limits.View(root)
+        view = limits.View(root, WRITABLE)
         looks = []
         for _ in range(n):
             start = time.perf_counter()

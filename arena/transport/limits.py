@@ -40,8 +40,6 @@ RELAXED_PERIOD = 0.25  # while it holds less: a third of the cost of looking
 MIB = 1 << 20
 PAGE = os.sysconf("SC_PAGE_SIZE")
 FILE_BYTES = 1024  # the kernel's cost of one file on a tmpfs, counted as the bot's memory
-# The sandbox's own file systems in memory, as seen from its first process.
-WRITABLE = ("/tmp", "/home/bot", "/run/bot")
 # Where a cgroup v2 hierarchy with its memory controller may be delegated to the arena.
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 
@@ -64,8 +62,9 @@ class View:
     opened once so that each look reads its files relative to it, or, where
     that cannot be opened, the host's /proc walked down from ``root``."""
 
-    def __init__(self, root: int) -> None:
+    def __init__(self, root: int, writable: Iterable[str]) -> None:
         self.root = root
+        self.writable = tuple(writable)  # its file systems in memory, as seen inside
         self.inside = True
         try:
             self.fd = os.open(f"/proc/{root}/root/proc", os.O_RDONLY | os.O_DIRECTORY)
@@ -163,7 +162,7 @@ class View:
     def files(self) -> int:
         """How many files and directories the sandbox keeps in its writable file systems."""
         count = 0
-        for directory in WRITABLE:
+        for directory in self.writable:
             try:
                 st = os.statvfs(f"/proc/{self.root}/root{directory}")
             except OSError:

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.errors import ConfigError
-from arena.files import process_dir
+from arena.files import process_dir, remove_dirs_of_the_dead
 from arena.settings import SandboxMode, SandboxSettings
 from arena.transport import limits
 from arena.transport.commands import Command
@@ -63,6 +63,8 @@ SOCKET_DIR_KIB = 1024  # the tmpfs of the socket's directory: a socket needs no 
 # counts there, and must not stop a bot that holds far less.
 DATA_HEADROOM_MIB = 512
 HOME = "/home/bot"
+# What a bot may write: file systems in memory made for it, none on the host's disk.
+WRITABLE = ("/tmp", HOME, str(Path(INSIDE_SOCKET).parent))
 # Where a bot given a working directory of its own (an uploaded bot's unpacked
 # files) finds it, read-only; it is also the bot's current directory.
 INSIDE_WORKDIR = "/bot"
@@ -250,11 +252,8 @@ def unreadable(command: Sequence[str], workdir: Path | None = None) -> str | Non
     if os.geteuid() != 0:
         return None  # the bot keeps the arena's uid
     needed = [workdir] if workdir is not None else program_dirs(command)
-    words = Command(tuple(command)).effective()
-    script = words.script()
-    files = [Path(script) if workdir is None else workdir / script] if script else []
-    if workdir is None and (found := words.executable()) is not None:
-        files.append(found.resolve())
+    own = Command(tuple(command)).effective().program_files(workdir or Path.cwd())
+    files = [path.resolve() for path in own if path.is_file()]
     for path in needed:
         if not _is_system(path) and path.is_dir() and not _others_may(path, 0o005):
             return (
@@ -263,7 +262,7 @@ def unreadable(command: Sequence[str], workdir: Path | None = None) -> str | Non
                 "or use --sandbox off"
             )
     for file in files:
-        if file.is_file() and not _is_system(file.resolve()) and not _others_may(file, 0o004):
+        if not _is_system(file) and not _others_may(file, 0o004):
             return (
                 f"{file} may be read by its owner only (mode {_mode(file)}), and a sandboxed bot "
                 f"runs as an unprivileged user: chmod o+r {file}, or use --sandbox off"
@@ -280,18 +279,19 @@ def _mode(path: Path) -> str:
 
 
 DIR_PREFIX = "arena-bot-"
-_swept = False
+
+
+@functools.cache
+def _sweep() -> None:
+    """Once per arena: remove the sandbox directories arenas now gone left (an
+    arena killed with kill -9 cannot clean up)."""
+    remove_dirs_of_the_dead(DIR_PREFIX, Path(tempfile.gettempdir()))
 
 
 def _sandbox_dir() -> Path:
-    """A new host directory for one sandbox, named after this arena's pid; the
-    first of a process also removes those that arenas now gone left (an arena
-    killed with kill -9 cannot clean up)."""
-    global _swept
-    if not _swept:
-        _swept = True
-        return process_dir(DIR_PREFIX)
-    return Path(tempfile.mkdtemp(prefix=f"{DIR_PREFIX}{os.getpid()}-"))
+    """A new host directory for one sandbox, named after this arena's pid."""
+    _sweep()
+    return process_dir(DIR_PREFIX, sweep=False)
 
 
 def _made_etc(uid: int) -> dict[str, str]:
@@ -447,7 +447,7 @@ class Sandbox:
         it needed and was refused."""
         if not path.is_absolute() or not path.exists():
             return False
-        own = (Path("/tmp"), Path(HOME), Path(INSIDE_SOCKET).parent, Path("/proc"), Path("/dev"))
+        own = (*map(Path, WRITABLE), Path("/proc"), Path("/dev"))
         if any(path == d or d in path.parents for d in own):
             return False  # the sandbox's own: not the host's file
         if path.parent == Path("/etc") and path.name in _made_etc(self.uid):

@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 import trio
 
-from arena.cluster import open_cluster, pack_directory, remove_stale_worker_dirs
+from arena.cluster import WORKER_DIR_PREFIX, open_cluster, pack_directory
 from arena.errors import ConfigError
+from arena.files import remove_dirs_of_the_dead
 from arena.outcome import Termination
 from arena.settings import ClusterSettings, EngineSpec, MatchSettings
 from tests.cluster.conftest import ROOT
@@ -44,7 +45,7 @@ def test_a_new_worker_removes_what_dead_workers_left_and_keeps_live_ones(tmp_pat
         other = tmp_path / "arena-worker-old"  # no process id in its name: not ours to judge
         for kept in (live_dir, own_dir, other):
             kept.mkdir()
-        assert remove_stale_worker_dirs(tmp_path) == [dead_dir]
+        assert remove_dirs_of_the_dead(WORKER_DIR_PREFIX, tmp_path) == [dead_dir]
         assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
             p.name for p in (live_dir, own_dir, other)
         )
