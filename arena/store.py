@@ -56,7 +56,8 @@ CREATE TABLE IF NOT EXISTS matches (
     score0 INTEGER, score1 INTEGER,
     termination TEXT, reason TEXT, deals INTEGER,
     log_path TEXT, finished_at TEXT, finish_order INTEGER,
-    log_chain TEXT                   -- hex SHA-256 chain value ending the match log
+    log_chain TEXT,                  -- hex SHA-256 chain value ending the match log
+    forfeit_cause TEXT               -- why a match was forfeited unplayed (ForfeitCause)
 );
 CREATE INDEX IF NOT EXISTS matches_status ON matches(status);
 CREATE TABLE IF NOT EXISTS faults (
@@ -75,6 +76,13 @@ class MatchStatus(enum.Enum):
 
     PENDING = "pending"  # not played yet, or in flight (played again after a crash)
     DONE = "done"
+
+
+class ForfeitCause(enum.Enum):
+    """Why a match was forfeited without being played; the values are the stored strings."""
+
+    SUSPENDED = "suspended"  # an engine was suspended for its run of faults
+    ABSENT = "absent"  # a remote bot did not answer when the competition started
 
 
 @dataclass(frozen=True)
@@ -98,6 +106,7 @@ class StoredMatch:
     termination: Termination
     reason: str
     finish_order: int
+    forfeit_cause: ForfeitCause | None = None  # set: forfeited unplayed, and why
 
 
 @dataclass(frozen=True)
@@ -193,7 +202,9 @@ class Store:
                 raise StoreError(
                     f"{self.path}: results schema {version}, this arena uses {SCHEMA_VERSION}"
                 )
-        self._has_chain = "matches" not in tables or "log_chain" in self._columns("matches")
+        columns = self._columns("matches") if "matches" in tables else set()
+        self._has_chain = "matches" not in tables or "log_chain" in columns
+        self._has_cause = "matches" not in tables or "forfeit_cause" in columns
         if self._lock is None:
             return  # a reader changes nothing
         self.db.execute("PRAGMA journal_mode=WAL")
@@ -206,7 +217,20 @@ class Store:
                 self.set_meta("schema_version", str(SCHEMA_VERSION))
             if not self._has_chain:  # a store from before logs had a chain
                 self.db.execute("ALTER TABLE matches ADD COLUMN log_chain TEXT")
-        self._has_chain = True
+            if not self._has_cause:  # a store from before a forfeit's cause was a column
+                self.db.execute("ALTER TABLE matches ADD COLUMN forfeit_cause TEXT")
+                # Such a store said why only in the reason, in the runner's own words.
+                self.db.execute(
+                    "UPDATE matches SET forfeit_cause = ? WHERE termination = 'forfeit' "
+                    "AND log_path IS NULL AND reason LIKE '% suspended (%'",
+                    (ForfeitCause.SUSPENDED.value,),
+                )
+                self.db.execute(
+                    "UPDATE matches SET forfeit_cause = ? WHERE termination = 'forfeit' "
+                    "AND log_path IS NULL AND reason LIKE '% absent (%'",
+                    (ForfeitCause.ABSENT.value,),
+                )
+        self._has_chain = self._has_cause = True
 
     def _columns(self, table: str) -> set[str]:
         return {str(r[1]) for r in self.db.execute(f"PRAGMA table_info({table})")}
@@ -282,6 +306,41 @@ class Store:
             self.set_meta("seed_revealed_at", _now())
 
     @_guarded
+    def revealed_seed(self) -> str | None:
+        """The master seed if the run that wrote the store has finished, else None:
+        the one rule every reader follows (a running run's seed is shown nowhere)."""
+        if self.meta("seed_revealed_at") is None:
+            return None
+        return self.meta("seed")
+
+    @_guarded
+    def keep_json(self, key: str, value: Any) -> None:
+        """Keep ``value`` (JSON-able) under ``key`` in the meta data, replacing it."""
+        with self.transaction():
+            self.set_meta(key, json.dumps(value, sort_keys=True))
+
+    @_guarded
+    def kept_json(self, key: str) -> Any:
+        """What ``keep_json`` kept under ``key``; None if nothing (or not JSON)."""
+        text = self.meta(key)
+        if text is None:
+            return None
+        try:
+            return json.loads(text)
+        except ValueError:
+            return None
+
+    @_guarded
+    def finish_times(self, last: int) -> list[str]:
+        """When the ``last`` most recently recorded matches finished, newest first."""
+        rows = self.db.execute(
+            "SELECT finished_at FROM matches WHERE status = ? AND finished_at IS NOT NULL "
+            "ORDER BY finish_order DESC LIMIT ?",
+            (MatchStatus.DONE.value, last),
+        ).fetchall()
+        return [str(r[0]) for r in rows]
+
+    @_guarded
     def add_engines(self, engines: Iterable[tuple[str, str]]) -> None:
         with self.transaction():
             self.db.executemany(
@@ -326,10 +385,12 @@ class Store:
         log_chain: str | None = None,
         engines: Sequence[EngineInfo] = (),
         suspend: Sequence[tuple[str, str]] = (),
+        forfeit_cause: ForfeitCause | None = None,
     ) -> None:
         """Commit one finished match with all its bookkeeping, in one transaction:
         its result, its faults, what the engines said of themselves, and the
-        suspensions it caused. A failure anywhere leaves the match pending."""
+        suspensions it caused. A failure anywhere leaves the match pending.
+        ``forfeit_cause``: the match was forfeited without being played, and why."""
         with self.transaction():
             order = self.db.execute(
                 "SELECT COALESCE(MAX(finish_order), 0) + 1 FROM matches"
@@ -337,7 +398,7 @@ class Store:
             updated = self.db.execute(
                 "UPDATE matches SET status = ?, winner_side = ?, score0 = ?, score1 = ?, "
                 "termination = ?, reason = ?, deals = ?, log_path = ?, finished_at = ?, "
-                "finish_order = ?, log_chain = ? WHERE id = ? AND status = ?",
+                "finish_order = ?, log_chain = ?, forfeit_cause = ? WHERE id = ? AND status = ?",
                 (
                     MatchStatus.DONE.value,
                     result.winner,
@@ -350,6 +411,7 @@ class Store:
                     _now(),
                     order,
                     log_chain,
+                    None if forfeit_cause is None else forfeit_cause.value,
                     match.id,
                     MatchStatus.PENDING.value,
                 ),
@@ -386,7 +448,7 @@ class Store:
                     "UPDATE matches SET status = ?, winner_side = NULL, score0 = NULL, "
                     "score1 = NULL, termination = NULL, reason = NULL, deals = NULL, "
                     "log_path = NULL, finished_at = NULL, finish_order = NULL, "
-                    "log_chain = NULL WHERE id = ?",
+                    "log_chain = NULL, forfeit_cause = NULL WHERE id = ?",
                     (MatchStatus.PENDING.value, match_id),
                 )
 
@@ -398,7 +460,8 @@ class Store:
     def finished(self) -> list[StoredMatch]:
         rows = self.db.execute(
             "SELECT id, set_id, seats, first_dealer, winner_side, score0, score1, termination, "
-            "reason, finish_order FROM matches WHERE status = ? ORDER BY finish_order",
+            f"reason, finish_order, {'forfeit_cause' if self._has_cause else 'NULL'} "
+            "FROM matches WHERE status = ? ORDER BY finish_order",
             (MatchStatus.DONE.value,),
         ).fetchall()
         return [
@@ -410,8 +473,9 @@ class Store:
                 r[4],
                 (r[5], r[6]),
                 Termination(r[7]),
-                r[8],
+                r[8] or "",
                 r[9],
+                None if r[10] is None else ForfeitCause(r[10]),
             )
             for r in rows
         ]

@@ -39,7 +39,8 @@ from arena.play import run_match
 from arena.rules import Game, Variant
 from arena.settings import ClockSettings, ClusterSettings, EngineSpec, MatchSettings
 from arena.tournament.config import config_from_dict
-from arena.tournament.runner import Runner, open_tournament_store
+from arena.tournament.lifecycle import Run
+from arena.tournament.runner import Runner
 from arena.tournament.schedule import build_schedule
 from benchmarks.bench_referee import start_bot, start_hanging_bot, stop_bots
 
@@ -69,15 +70,14 @@ async def tournament(
                 "seed": "bench",
             }
         )
-        opened = open_tournament_store(cfg)
+        opened = Run.open(cfg)
         store, cfg = opened.store, opened.cfg
         store.schedule(build_schedule(cfg))
-        runner = Runner(cfg, store)
-        runner.cluster = cluster
+        runner = Runner(cfg, store, player=cluster)
         cpu = time.process_time() + (await cluster.cpu_seconds() if cluster else 0.0)
         start = time.perf_counter()
         with contextlib.redirect_stdout(io.StringIO()):
-            await runner.run(store.pending(), None)
+            await runner.run(store.pending())
         elapsed = time.perf_counter() - start
         cpu = time.process_time() + (await cluster.cpu_seconds() if cluster else 0.0) - cpu
         done = len(store.finished())

@@ -84,7 +84,7 @@ async def watchdog_look_us(n: int) -> tuple[float, int]:
 def tournament(concurrency: int, rounds: int) -> tuple[int, float, int, int]:
     """(matches, matches per minute, TIMEOUT faults, all faults)."""
     from arena.tournament.config import config_from_dict
-    from arena.tournament.runner import open_tournament_store, run_tournament
+    from arena.tournament.lifecycle import Run
 
     with tempfile.TemporaryDirectory() as tmp:
         cfg = config_from_dict(
@@ -100,11 +100,11 @@ def tournament(concurrency: int, rounds: int) -> tuple[int, float, int, int]:
                 "sandbox": {"mode": "on"},
             }
         )
-        opened = open_tournament_store(cfg)
+        opened = Run.open(cfg)
         store, cfg = opened.store, opened.cfg
         start = time.perf_counter()
         with contextlib.redirect_stdout(io.StringIO()):
-            trio.run(run_tournament, cfg, store, lambda: "")
+            trio.run(opened.play)
         elapsed = time.perf_counter() - start
         done, _ = store.counts()
         kinds = store.db.execute("SELECT kind FROM faults").fetchall()

@@ -15,9 +15,9 @@ import time
 from pathlib import Path
 
 from arena.outcome import MatchResult, Termination
-from arena.server.standings import RESAMPLES, StandingsCache
 from arena.store import ScheduledMatch, Store, open_store
 from arena.tournament.standings import compute_standings
+from arena.tournament.standings_cache import RESAMPLES, StandingsCache
 
 
 def filled_results(path: Path, engines: int, matches: int, seed: int = 0) -> Store:

@@ -34,11 +34,11 @@ from arena.server.broker import Broker
 from arena.server.competitions import CompetitionManager
 from arena.server.lifecycle import GrpcServer
 from arena.server.service import ArenaServicer, WatchLimits
-from arena.server.standings import StandingsCache
 from arena.server.storage import ServerStorage
 from arena.settings import MatchSettings
 from arena.store import ScheduledMatch
 from arena.strategies import BUILT_IN
+from arena.tournament.standings_cache import StandingsCache
 from arena.transport.connection import InProcessConnection
 from arena.wire.v1 import server_pb2 as spb
 from arena.wire.v1 import server_pb2_grpc

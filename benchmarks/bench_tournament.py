@@ -14,7 +14,7 @@ from pathlib import Path
 import trio
 
 from arena.tournament.config import config_from_dict
-from arena.tournament.runner import open_tournament_store, run_tournament
+from arena.tournament.lifecycle import Run
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -39,14 +39,14 @@ def main() -> None:
                     "output": tmp,
                 }
             )
-            opened = open_tournament_store(cfg)
+            opened = Run.open(cfg)
             store, cfg = opened.store, opened.cfg
             import contextlib
             import io
 
             start = time.perf_counter()
             with contextlib.redirect_stdout(io.StringIO()):
-                trio.run(run_tournament, cfg, store, lambda: "")
+                trio.run(opened.play)
             elapsed = time.perf_counter() - start
             done, _ = store.counts()
             store.close()

@@ -32,7 +32,8 @@ from arena.rules import Variant
 from arena.server.broker import Broker
 from arena.settings import MatchSettings
 from arena.store import ScheduledMatch, open_store
-from arena.web.data import LiveItem, _StoreSource, broker_live
+from arena.web.data import LiveItem, StoreSource
+from arena.web.remote import broker_live
 
 ARENA = str(Path(sys.executable).parent / "arena")
 MATCHES = 10_000
@@ -93,14 +94,14 @@ def sample_events(count: int) -> list[MatchEvent]:
     return [e for e in events[:count] if not isinstance(e.what, MatchResult)]
 
 
-class LiveSource(_StoreSource):
+class LiveSource(StoreSource):
     """One live match fed straight from a broker, as the server's source
     serves it: only what the event stream needs."""
 
     cid, mid = "bench", "a~b#0/0"
 
     def __init__(self, broker: Broker) -> None:
-        super().__init__()
+        super().__init__(standings=None)  # type: ignore[arg-type]
         self.broker = broker
         self.key = f"{self.cid}/{self.mid}"
         self.mid_quoted = quote(self.mid, safe="")

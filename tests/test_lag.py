@@ -15,7 +15,8 @@ from arena.settings import ClockSettings, MatchSettings
 from arena.strategies import greedy_strategy
 from arena.tournament import runner as runner_module
 from arena.tournament.config import config_from_dict
-from arena.tournament.runner import Runner, open_tournament_store
+from arena.tournament.lifecycle import Run
+from arena.tournament.runner import Runner
 from arena.tournament.schedule import build_schedule
 from arena.transport.connection import InProcessConnection
 
@@ -68,7 +69,7 @@ def test_the_runner_plays_fewer_matches_at_once_when_the_loop_runs_late(tmp_path
             "output": str(tmp_path),
         }
     )
-    opened = open_tournament_store(cfg)
+    opened = Run.open(cfg)
     store, cfg = opened.store, opened.cfg
     store.schedule(build_schedule(cfg))
     notices: list[str] = []
@@ -84,7 +85,7 @@ def test_the_runner_plays_fewer_matches_at_once_when_the_loop_runs_late(tmp_path
                 alongside.append(len(at_once))
 
     runner = Runner(cfg, store, spectate=spectate, notice=notices.append)
-    trio.run(runner.run, store.pending(), None)
+    trio.run(runner.run, store.pending())
     assert store.counts() == (12, 12)
     lowered = [
         re.fullmatch(

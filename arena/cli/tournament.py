@@ -19,64 +19,67 @@ from arena.settings import EngineSpec
 
 if TYPE_CHECKING:
     from arena.tournament.config import TournamentConfig
-    from arena.tournament.runner import Opened
+    from arena.tournament.lifecycle import Run
 
 DEFAULT_RESAMPLES = 200
 
 
 def play_tournament(cfg: TournamentConfig, resamples: int = DEFAULT_RESAMPLES) -> None:
     """Run (or resume) a tournament, printing progress and then the leaderboard."""
-    import trio
-
-    from arena.tournament.runner import open_tournament_store, run_tournament
-    from arena.tournament.standings import compute_standings, live_elo
+    from arena.tournament.lifecycle import Run
+    from arena.tournament.standings import compute_standings
 
     if cfg.format == "sprt":
         raise ConfigError("this configuration is an SPRT: run it with `arena sprt --config FILE`")
     for caution in cfg.cautions():
         print(f"arena: warning: {caution}", file=sys.stderr)
-    opened = open_tournament_store(cfg)
-    store, cfg = opened.store, opened.cfg
-    try:
+    with Run.open(cfg) as run:
+        store, cfg = run.store, run.cfg
         done, total = store.counts()
         print(
             f"{cfg.name}: {cfg.format}, {cfg.variant.describe()}, {len(cfg.engines)} engines, "
             f"{'duplicate sets' if cfg.duplicate else 'single matches'}, {cfg.concurrency} at once"
-            + (f"; resuming ({done} of {total} matches done)" if opened.resuming else "")
+            + (f"; resuming ({done} of {total} matches done)" if run.resuming else "")
         )
-        print_commitment(opened)
-
-        def leader() -> str:
-            live = live_elo(store.finished(), cfg.elo_k)
-            if not live:
-                return "-"
-            best = max(live, key=lambda n: live[n])
-            return f"{best} {live[best]:.0f}"
-
-        trio.run(run_tournament, cfg, store, leader)
+        print_commitment(run)
+        complete = _play_with_progress(run, cfg.elo_k)
         print()
         print(compute_standings(store, resamples=resamples, k=cfg.elo_k).table())
-        print(f"\nresults: {cfg.store_path}  logs: {cfg.output / 'logs'}")
-        reveal_seed(opened)
-    finally:
-        store.close()
+        print(f"\nresults: {cfg.layout.store}  logs: {cfg.layout.logs}")
+        if complete:
+            reveal_seed(run)
 
 
-def print_commitment(opened: Opened) -> None:
+def _play_with_progress(run: Run, k: float | None) -> bool:
+    """Play the run showing its progress line (the leader by live Elo of K ``k``;
+    None: no leader); True when it is complete."""
+    import trio
+
+    from arena.tournament.runner import ProgressLine, Runner
+
+    store = run.store
+    progress = ProgressLine.resumed(store, k)
+    run.schedule()  # the line counts the whole schedule from the start
+    progress.done, progress.total = store.counts()
+    complete = trio.run(run.play, Runner(run.cfg, store, progress=progress))
+    progress.finish()
+    return complete
+
+
+def print_commitment(run: Run) -> None:
     """Before the first match: the commitment to the master seed, so that
     participants can check afterwards that the decks were not picked."""
     print(
-        f"seed commitment: sha256 {opened.commitment} "
+        f"seed commitment: sha256 {run.commitment} "
         "(the seed is revealed when the run ends; check with `arena verify-seed`)",
         flush=True,
     )
 
 
-def reveal_seed(opened: Opened) -> None:
-    """When the run has ended: the seed itself, kept in the store as well."""
-    assert opened.cfg.seed is not None
-    opened.store.reveal_seed()
-    print(f"seed revealed: {opened.cfg.seed}  (commitment sha256 {opened.commitment})")
+def reveal_seed(run: Run) -> None:
+    """When the run is complete: the seed itself, kept in the store as well."""
+    seed = run.reveal()
+    print(f"seed revealed: {seed}  (commitment sha256 {run.commitment})")
 
 
 def cmd_tournament(args: argparse.Namespace) -> int:
@@ -193,35 +196,37 @@ def sprt_config(args: argparse.Namespace) -> TournamentConfig:
 def cmd_sprt(args: argparse.Namespace) -> int:
     import trio
 
-    from arena.tournament.runner import SprtStatus, open_tournament_store, run_sprt
+    from arena.tournament.lifecycle import Run
+    from arena.tournament.sprt import SprtStatus
     from arena.tournament.standings import compute_standings
 
-    opened = open_tournament_store(sprt_config(args))
-    store, cfg = opened.store, opened.cfg
-    assert cfg.sprt is not None
-    s = cfg.sprt
-    try:
+    with Run.open(sprt_config(args)) as run:
+        store, cfg = run.store, run.cfg
+        assert cfg.sprt is not None
+        s = cfg.sprt
         print(
             f"SPRT {s.test} vs {s.base}: normalized Elo [{s.elo0:g}, {s.elo1:g}], "
             f"alpha {s.alpha:g}, beta {s.beta:g}, duplicate pairs, at most {s.max_sets} sets"
             + ("" if s.count_faults else "; sets with a fault are left out")
         )
-        if opened.resuming:
+        if run.resuming:
             done, total = store.counts()
-            print(f"resuming {cfg.store_path}: {done} of {total} matches already played")
-        print_commitment(opened)
+            print(f"resuming {cfg.layout.store}: {done} of {total} matches already played")
+        print_commitment(run)
 
         def report(status: SprtStatus) -> None:
             print(status.line(), flush=True)
 
-        status = trio.run(run_sprt, cfg, store, report)
+        complete = trio.run(lambda: run.play(report=report))
+        status = run.sprt_status()
         standings = compute_standings(store, resamples=0)
         for h in standings.head_to_head:
             print(
                 f"{h.side_a} vs {h.side_b} (Elo of {h.side_a}; positive: stronger): "
                 f"{h.estimate.line()} (naive: stopped by the SPRT)"
             )
-        reveal_seed(opened)
+        if complete:
+            reveal_seed(run)
         if status.faulted:
             print(
                 f"{status.faulted} duplicate set(s) with a fault were left out of the test "
@@ -238,8 +243,6 @@ def cmd_sprt(args: argparse.Namespace) -> int:
             )
         else:
             print(f"inconclusive after {status.sets} sets (LLR {status.llr:.3f})")
-    finally:
-        store.close()
     return 0
 
 
@@ -284,23 +287,21 @@ def gauntlet_config(args: argparse.Namespace) -> TournamentConfig:
 
 
 def cmd_gauntlet(args: argparse.Namespace) -> int:
-    import trio
-
-    from arena.tournament.runner import open_tournament_store, run_tournament
+    from arena.tournament.lifecycle import Run
     from arena.tournament.standings import compute_standings
 
     cfg = gauntlet_config(args)
     assert cfg.challenger is not None
     mine = cfg.challenger
-    opened = open_tournament_store(cfg)
-    store, cfg = opened.store, opened.cfg
-    try:
+    with Run.open(cfg) as run:
+        store, cfg = run.store, run.cfg
         rivals = [e.name for e in cfg.engines if e.name != mine]
         print(
             f"{mine} against {', '.join(rivals)}: {cfg.rounds} duplicate set(s) each, "
             f"{cfg.variant.describe()}, {cfg.concurrency} at once"
         )
-        trio.run(run_tournament, cfg, store, lambda: "-")
+        print_commitment(run)
+        complete = _play_with_progress(run, None)
         standings = compute_standings(store, resamples=0)
         print(f"\n{mine}'s Elo against each (duplicate sets as units, 95% interval):")
         print(f"  {'opponent':<10} {'sets':>5} {'score':>6} {'Elo':>16} {'LOS':>7}")
@@ -315,10 +316,10 @@ def cmd_gauntlet(args: argparse.Namespace) -> int:
             print(f"  {rival:<10} {h.sets:>5} {score:>6.3f} {elo:>16} {los:>7.1%}")
         faults = store.fault_counts().get(mine, 0)
         if faults:
-            print(f"{mine} had {faults} fault(s): see `arena ratings {cfg.store_path}`")
-        print(f"results: {cfg.store_path}  logs: {cfg.output / 'logs'}")
-    finally:
-        store.close()
+            print(f"{mine} had {faults} fault(s): see `arena ratings {cfg.layout.store}`")
+        print(f"results: {cfg.layout.store}  logs: {cfg.layout.logs}")
+        if complete:
+            reveal_seed(run)
     return 0
 
 

@@ -23,14 +23,15 @@ def serve_directory(
 
     import trio
 
+    from arena.layout import Layout
     from arena.web.app import create_app
-    from arena.web.data import LocalSource
+    from arena.web.local import LocalSource
     from arena.web.serve import serve_site, split_listen
 
     split_listen(listen)
     if not directory.is_dir():
         raise ConfigError(f"{directory}: not a directory")
-    if not (directory / "results.sqlite").exists():
+    if not Layout.read(directory).store.exists():
         raise ConfigError(f"{directory}: no results.sqlite (a tournament's output directory)")
     if delay < 0:
         raise ConfigError("--spectator-delay must be 0 or more plays")

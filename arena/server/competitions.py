@@ -16,24 +16,20 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 if TYPE_CHECKING:
-    from arena.server.standings import StandingsCache
+    from arena.tournament.standings_cache import StandingsCache
 
 from arena.errors import ArenaError, ConfigError
+from arena.layout import competition_layout
 from arena.outcome import MatchEvent
 from arena.server.broker import Broker
 from arena.server.liveness import Liveness
 from arena.server.storage import Competition, CompetitionStatus, ServerStorage
 from arena.server.submissions import SubmissionFiles, submission_digest
 from arena.settings import ClusterSettings
-from arena.store import Store, reading_store
+from arena.store import Store, open_store, reading_store
 from arena.tournament.config import TournamentConfig, config_from_dict
-from arena.tournament.runner import (
-    Runner,
-    maybe_cluster,
-    maybe_pool,
-    open_tournament_store,
-    reopen_no_contests,
-)
+from arena.tournament.lifecycle import Run
+from arena.tournament.runner import Runner
 from arena.tournament.schedule import build_schedule
 from arena.transport.seats import check_partners
 from arena.wire import service as wire
@@ -171,23 +167,34 @@ def refuse_unworkable(cfg: TournamentConfig) -> None:
 def prepare_store(cfg: TournamentConfig) -> None:
     """Make the results store with its seed commitment and full schedule, so
     that the commitment is public before any match and counts are right at once."""
-    opened = open_tournament_store(cfg)
-    try:
-        opened.store.schedule(build_schedule(opened.cfg))
-    finally:
-        opened.store.close()
+    with Run.open(cfg) as run:
+        run.schedule()
 
 
 def competition_dir(data: Path, comp_id: str) -> Path:
     """Where a competition's results store, logs and bot output live."""
-    return data / comp_id
+    return competition_layout(data, comp_id).directory
 
 
 def competition_results(
     data: Path, comp_id: str
 ) -> contextlib.AbstractContextManager[Store | None]:
     """The results store of a competition, or None before its first start."""
-    return reading_store(competition_dir(data, comp_id) / "results.sqlite")
+    return reading_store(competition_layout(data, comp_id).store)
+
+
+def reveal_finished(data: Path, comp_id: str) -> None:
+    """A competition an older server finished showed its seed by its status
+    alone; its store now says so too, as every reader asks the store."""
+    path = competition_layout(data, comp_id).store
+    if not path.exists():
+        return
+    try:
+        with contextlib.closing(open_store(path, writer=True)) as store:
+            if store.revealed_seed() is None:
+                store.reveal_seed()
+    except ArenaError as e:  # a damaged store: its pages say so
+        print(f"competition {comp_id}: cannot mark its seed revealed: {e}", flush=True)
 
 
 def spectator_delay(competition: Competition, default: int) -> int:
@@ -215,10 +222,9 @@ def competition_info(
         with competition_results(data, competition.id) as store:
             done, total = (0, 0) if store is None else store.counts()
             commitment = "" if store is None else store.meta("seed_commitment") or ""
-            seed = "" if store is None else store.meta("seed") or ""
+            seed = "" if store is None else store.revealed_seed() or ""
     except ArenaError:
         done, total, commitment, seed = 0, 0, "", ""
-    finished = competition.status is CompetitionStatus.FINISHED
     return wire.competition_info(
         id=competition.id,
         name=competition.name,
@@ -227,7 +233,7 @@ def competition_info(
         matches_done=done,
         matches_total=total,
         seed_commitment=commitment,
-        seed=seed if finished else "",
+        seed=seed,
         reason=competition.reason,
         created_at=competition.created_at,
         spectator_delay=spectator_delay(competition, default_delay),
@@ -299,8 +305,8 @@ class CompetitionManager:
         )
         if cfg.cluster is None and self._cluster is not None:
             cfg = dataclasses.replace(cfg, cluster=self._cluster)
-        opened = open_tournament_store(cfg)
-        store, cfg = opened.store, opened.cfg
+        run = Run.open(cfg)
+        store, cfg = run.store, run.cfg
 
         def spectate(match_id: str, event: MatchEvent) -> None:
             self._broker.publish(f"{comp_id}/{match_id}", event)
@@ -310,10 +316,8 @@ class CompetitionManager:
             if self._standings is not None:
                 self._standings.refresh(comp_id)
 
-        ended = False
+        complete = ended = False
         try:
-            store.schedule(build_schedule(cfg))
-            reopen_no_contests(store)  # a bot that did not start gets its matches again
             runner = Runner(
                 cfg,
                 store,
@@ -324,17 +328,18 @@ class CompetitionManager:
             self._runners[comp_id] = runner
             try:
                 runner.absent = await self._absent(comp_id, cfg)
-                async with maybe_cluster(cfg, runner), maybe_pool(cfg) as pool:
-                    await runner.run(store.pending(), pool)
+                complete = await run.play(runner)
             finally:
                 self._runners.pop(comp_id, None)
+            if complete:
+                run.reveal()
             ended = True
         finally:
             done, total = store.counts()
-            store.close()
+            run.close()
         # Stopped with the server (cancelled): stays running, so the next start resumes it.
         if ended:
-            status = CompetitionStatus.FINISHED if done == total else CompetitionStatus.PAUSED
+            status = CompetitionStatus.FINISHED if complete else CompetitionStatus.PAUSED
             self._storage.set_competition_status(comp_id, status, runner.stopped or "")
             print(f"competition {comp_id}: {status.value} ({done}/{total} matches)", flush=True)
 

@@ -30,12 +30,13 @@ from arena.errors import ConfigError
 from arena.files import DIR_MODE, private_dir
 from arena.server.auth import Access, server_key, settle_organiser_token
 from arena.server.broker import Broker
-from arena.server.competitions import CompetitionManager
+from arena.server.competitions import CompetitionManager, reveal_finished
 from arena.server.liveness import Liveness
 from arena.server.service import ArenaServicer, WatchLimits
-from arena.server.standings import StandingsCache
+from arena.server.site import start_site
 from arena.server.storage import CompetitionStatus, ServerStorage
 from arena.settings import ClusterSettings
+from arena.tournament.standings_cache import StandingsCache
 from arena.wire.protocol import MAX_SERVER_REPLY_BYTES, MAX_SERVER_REQUEST_BYTES
 from arena.wire.v1 import server_pb2 as spb
 from arena.wire.v1 import server_pb2_grpc
@@ -107,13 +108,15 @@ async def serve(
                 spectator_delay=spectator_delay,
             )
             if http is not None:
-                await _start_site(
+                await start_site(
                     nursery, http, spectator_delay, data, storage, broker, manager, standings
                 )
             server = await trio.to_thread.run_sync(GrpcServer.start, servicer, listen)
             try:
                 host = listen.rsplit(":", 1)[0]
                 print(f"LISTENING {host}:{server.port}", flush=True)
+                for comp_id in storage.competitions_with_status(CompetitionStatus.FINISHED):
+                    reveal_finished(data, comp_id)
                 for comp_id in storage.competitions_with_status(CompetitionStatus.RUNNING):
                     print(f"resuming competition {comp_id}", flush=True)
                     manager.start(comp_id)
@@ -137,30 +140,6 @@ async def serve(
         standings.close()
         storage.close()
     return received
-
-
-async def _start_site(
-    nursery: trio.Nursery,
-    http: str,
-    delay: int,
-    data: Path,
-    storage: ServerStorage,
-    broker: Broker,
-    manager: CompetitionManager,
-    standings: StandingsCache,
-) -> None:
-    """Serve the web site in the server's nursery; prints SITE http://HOST:PORT."""
-    from arena.web.app import create_app
-    from arena.web.data import ServerSource
-    from arena.web.serve import serve_site
-
-    source = ServerSource(data, storage, broker, manager, standings, delay=delay)
-
-    def copy_running() -> None:  # on the trio loop, the manager's own
-        source.running_now = manager.running_matches()
-
-    address = await nursery.start(serve_site, create_app(source, copy_running), http)
-    print(f"SITE {address}", flush=True)
 
 
 @dataclass

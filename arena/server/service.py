@@ -41,7 +41,6 @@ from arena.server.competitions import (
     spectator_delay,
 )
 from arena.server.names import checked_name
-from arena.server.standings import StandingsCache
 from arena.server.status import abort
 from arena.server.storage import (
     Competition,
@@ -52,6 +51,7 @@ from arena.server.storage import (
 from arena.server.submissions import Stored, SubmissionFiles, submission_digest
 from arena.settings import EngineSpec, SandboxMode, SandboxSettings
 from arena.store import MatchStatus
+from arena.tournament.standings_cache import StandingsCache
 from arena.transport import sandbox
 from arena.wire import service as wire
 from arena.wire.protocol import MAX_SUBMISSION_BYTES

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ConfigError, RulesError
+from arena.layout import Layout
 from arena.rules import Game, Variant
 from arena.settings import (
     ClockSettings,
@@ -86,7 +87,12 @@ class TournamentConfig:
 
     @property
     def store_path(self) -> Path:
-        return self.store or self.output / "results.sqlite"
+        return self.layout.store
+
+    @property
+    def layout(self) -> Layout:
+        """Where the run's store, logs and bots' output are."""
+        return Layout.of(self.output, self.store)
 
     def cautions(self) -> list[str]:
         """What the organiser should know before this runs (printed, not refused)."""

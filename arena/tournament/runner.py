@@ -1,4 +1,6 @@
-"""Running a tournament: N matches at once under trio, results into the store.
+"""Playing a tournament's matches: N at once under trio, results into the store.
+(The run around it, from opening the store to revealing the seed, is
+arena/tournament/lifecycle.py.)
 
 Engines given as commands are either launched for every match, or kept warm:
 launched once per seat slot and serving every match (a bot serves many
@@ -14,72 +16,24 @@ its events fetched from its worker a little later (arena/cluster.py).
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import math
 import sys
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Protocol
 
 import trio
 
-from arena.cluster import Cluster, WarmSpec, open_cluster
-from arena.errors import ConfigError
-from arena.outcome import MatchEvent, MatchResult, Termination
+from arena.outcome import MatchEvent, MatchReport, MatchResult, Termination
 from arena.play import run_match
-from arena.ratings import llr_normalized, sprt, sprt_bounds
-from arena.rules.seeding import commitment, new_seed
-from arena.settings import MatchSettings
-from arena.store import ScheduledMatch, Store, open_store
+from arena.ratings import update_elo
+from arena.settings import EngineSpec, MatchSettings
+from arena.store import ForfeitCause, ScheduledMatch, Store, StoredMatch
 from arena.tournament.config import TournamentConfig
-from arena.tournament.schedule import (
-    bot_match_id,
-    build_schedule,
-    sides_of,
-    spread_twins,
-    sprt_set,
-)
-from arena.transport.seats import WarmPool, open_warm_pool
-
-
-@dataclass
-class Opened:
-    """A tournament's store, opened as its one writer and bound to its
-    configuration, and the configuration with its master seed settled."""
-
-    store: Store
-    cfg: TournamentConfig
-    resuming: bool
-
-    @property
-    def commitment(self) -> str:
-        assert self.cfg.seed is not None
-        return commitment(self.cfg.seed)
-
-
-def open_tournament_store(cfg: TournamentConfig) -> Opened:
-    """The results store of a tournament, bound to its configuration (a store
-    never mixes two configurations). The master seed is the configuration's,
-    else the one the store was started with, else a fresh random one; the
-    store keeps it and its commitment from the start."""
-    store = open_store(cfg.store_path, writer=True)
-    try:
-        seed = cfg.seed or store.meta("seed") or new_seed()
-        cfg = dataclasses.replace(cfg, seed=seed)
-        resuming = store.bind(
-            cfg.fingerprint(), {"seed": seed, "seed_commitment": commitment(seed)}
-        )
-        # What the tournament is called (shown by `arena web`); not a setting
-        # of its results, so the latest run's name stands.
-        if store.meta("name") != cfg.name:
-            store.set_meta("name", cfg.name)
-        store.add_engines((e.name, e.describe()) for e in cfg.engines)
-    except BaseException:
-        store.close()
-        raise
-    return Opened(store, cfg, resuming)
-
+from arena.tournament.schedule import bot_match_id, sides_of
+from arena.transport.seats import WarmPool
 
 # The runner samples its event loop's lag every LAG_SAMPLE seconds; three samples
 # in a row over LAG_LIMIT lower the concurrency by a quarter.
@@ -87,18 +41,106 @@ LAG_SAMPLE = 0.5
 LAG_LIMIT = 0.25
 
 
+class Player(Protocol):
+    """Plays one match, here or on a cluster's worker: the runner does not care which."""
+
+    async def play(
+        self,
+        engines: Sequence[EngineSpec],
+        settings: MatchSettings,
+        *,
+        log: Path | None = None,
+        bot_output: Path | None = None,
+        allow_shared_partners: bool = False,
+        spectate: Callable[[MatchEvent], None] | None = None,
+    ) -> MatchReport: ...
+
+
 @dataclass
-class Progress:
-    """Matches done/total, rate, ETA and the leader: one updating line on a
-    terminal, a plain line per match otherwise."""
+class LocalPlayer:
+    """Matches played by this process, with its warm pool if it keeps one."""
+
+    pool: WarmPool | None = None
+
+    async def play(
+        self,
+        engines: Sequence[EngineSpec],
+        settings: MatchSettings,
+        *,
+        log: Path | None = None,
+        bot_output: Path | None = None,
+        allow_shared_partners: bool = False,
+        spectate: Callable[[MatchEvent], None] | None = None,
+    ) -> MatchReport:
+        return await run_match(
+            engines,
+            settings,
+            log=log,
+            spectate=spectate,
+            warm=self.pool,
+            bot_output=bot_output,
+            allow_shared_partners=allow_shared_partners,
+        )
+
+
+def match_settings(cfg: TournamentConfig, match: ScheduledMatch) -> MatchSettings:
+    """How the scheduled ``match`` is played under ``cfg``."""
+    assert cfg.seed is not None
+    return MatchSettings(
+        cfg.variant,
+        seed=match.seed,
+        first_dealer=match.first_dealer,
+        clock=cfg.clock,
+        policy=cfg.policy,
+        match_id=bot_match_id(cfg.seed, match.id),
+        schedule_id=match.id,
+        startup_timeout=cfg.startup_timeout,
+        handshake_timeout=cfg.startup_timeout,
+        sandbox=cfg.sandbox,
+    )
+
+
+def _side(seats: Sequence[str], side: int) -> tuple[str, ...]:
+    return tuple(name for seat, name in enumerate(seats) if seat % 2 == side)
+
+
+@dataclass
+class ProgressLine:
+    """Matches done/total, rate, ETA and the leader by live Elo: one updating
+    line on a terminal, a plain line per match otherwise. The live Elo is
+    kept up to date match by match, never recomputed from the store."""
 
     total: int
     done: int
+    live: dict[str, float] | None = None  # None: no leader shown
+    k: float = 16.0
     tty: bool = field(default_factory=lambda: sys.stdout.isatty())
     started: float = field(default_factory=time.monotonic)
     played_now: int = 0
 
-    def update(self, match: ScheduledMatch, result: MatchResult, leader: str) -> None:
+    @classmethod
+    def resumed(cls, store: Store, k: float | None) -> ProgressLine:
+        """The line of a run over ``store``, its live Elo (K ``k``; None: no
+        leader) from the results already there, in the order they finished."""
+        done, total = store.counts()
+        line = cls(total=total, done=done, live=None if k is None else {}, k=k or 16.0)
+        for m in store.finished():
+            line._rate(m.seats, m.winner_side, m.termination)
+        return line
+
+    def _rate(self, seats: Sequence[str], winner: int | None, termination: Termination) -> None:
+        if self.live is not None and termination.has_result:
+            score = 0.5 if winner is None else float(winner == 0)
+            update_elo(self.live, _side(seats, 0), _side(seats, 1), score, k=self.k)
+
+    def leader(self) -> str:
+        if not self.live:
+            return "-"
+        best = max(self.live, key=lambda n: self.live[n] if self.live else 0.0)
+        return f"{best} {self.live[best]:.0f}"
+
+    def update(self, match: ScheduledMatch, result: MatchResult) -> None:
+        self._rate(match.seats, result.winner, result.termination)
         self.done += 1
         self.played_now += 1
         elapsed = time.monotonic() - self.started
@@ -110,7 +152,7 @@ class Progress:
         if self.tty:
             line = (
                 f"\r[{self.done}/{self.total}] {100 * self.done / max(self.total, 1):.0f}%"
-                f"  {rate * 60:.0f} matches/min  ETA {eta}  leader: {leader}"
+                f"  {rate * 60:.0f} matches/min  ETA {eta}  leader: {self.leader()}"
             )
             print(line.ljust(100)[:110], end="", flush=True)
         else:
@@ -119,6 +161,10 @@ class Progress:
                 f"{score}, {winner} ({result.termination.value}); ETA {eta}",
                 flush=True,
             )
+
+    def grow(self, matches: int) -> None:
+        """More matches scheduled (an SPRT schedules set by set)."""
+        self.total += matches
 
     def finish(self) -> None:
         if self.tty:
@@ -129,10 +175,13 @@ def consecutive_faults(store: Store) -> dict[str, int]:
     """Each engine's run of faulty matches so far, from the store (so a resumed
     tournament suspends an engine exactly when an uninterrupted one would).
     Matches forfeited by a suspension were not played and do not count."""
-    faulty = store.faulty_engines()
+    return fault_runs(store.finished(), store.faulty_engines())
+
+
+def fault_runs(finished: Sequence[StoredMatch], faulty: Mapping[str, set[str]]) -> dict[str, int]:
     runs: dict[str, int] = {}
-    for m in store.finished():
-        if "suspended" in m.reason and m.id not in faulty:
+    for m in finished:
+        if m.forfeit_cause is ForfeitCause.SUSPENDED:
             continue
         for name in set(m.seats):
             runs[name] = runs.get(name, 0) + 1 if name in faulty.get(m.id, set()) else 0
@@ -144,8 +193,9 @@ class Runner:
         self,
         cfg: TournamentConfig,
         store: Store,
-        on_result: Callable[[], str] | None = None,
         *,
+        player: Player | None = None,
+        progress: ProgressLine | None = None,
         should_stop: Callable[[], bool] = lambda: False,
         spectate: Callable[[str, MatchEvent], None] | None = None,
         notice: Callable[[str], None] | None = None,
@@ -158,10 +208,11 @@ class Runner:
         known not to answer, with why; their matches are forfeited at once
         rather than each waiting out the start-up timeout. ``recorded(match_id)``:
         a match's result is stored (with or without play), so its spectators'
-        streams can end and standings be refreshed."""
+        streams can end and standings be refreshed. ``player``: plays each
+        match (default: this process, launching engines afresh)."""
         self.cfg = cfg
         self.store = store
-        self.on_result = on_result or (lambda: "")
+        self.player: Player = player or LocalPlayer()
         self._should_stop = should_stop
         self.spectate = spectate
         self.notice = notice or (lambda text: print(f"arena: {text}", file=sys.stderr, flush=True))
@@ -170,64 +221,43 @@ class Runner:
         self.consecutive_faults = consecutive_faults(store)
         self.startup_runs: dict[str, int] = {}  # matches in a row an engine did not start in
         self.stopped: str | None = None  # why the run stopped early
-        self.progress: Progress | None = None
+        self.progress = progress
         self.absent = dict(absent or {})
-        self.cluster: Cluster | None = None  # set: matches are played on its workers
 
     def should_stop(self) -> bool:
         return self.stopped is not None or self._should_stop()
 
-    async def play(self, match: ScheduledMatch, pool: WarmPool | None) -> None:
+    async def play(self, match: ScheduledMatch) -> None:
+        """Play ``match`` (or forfeit it unplayed) and record its result."""
         cfg = self.cfg
         suspended = self.store.suspended()
         out = [name for name in match.seats if name in suspended]
         gone = [name for name in match.seats if name in self.absent]
         if out or gone:
             if out:
-                result = self._forfeit_suspended(match, out, suspended)
+                result = _forfeit(match, {name: f"suspended ({suspended[name]})" for name in out})
+                cause = ForfeitCause.SUSPENDED
             else:
-                result = self._forfeit_absent(match, gone)
-            self.store.record(match, result, None)
+                result = _forfeit(match, {name: f"absent ({self.absent[name]})" for name in gone})
+                cause = ForfeitCause.ABSENT
+            self.store.record(match, result, None, forfeit_cause=cause)
         else:
-            log_path = cfg.output / "logs" / f"{match.id.replace('/', '_')}.log"
-            assert cfg.seed is not None
-            settings = MatchSettings(
-                cfg.variant,
-                seed=match.seed,
-                first_dealer=match.first_dealer,
-                clock=cfg.clock,
-                policy=cfg.policy,
-                match_id=bot_match_id(cfg.seed, match.id),
-                schedule_id=match.id,
-                startup_timeout=cfg.startup_timeout,
-                handshake_timeout=cfg.startup_timeout,
-                sandbox=cfg.sandbox,
-            )
+            layout = cfg.layout
+            log_path = layout.log_of(match.id)
             spectate = None
             if self.spectate is not None:
                 hook, key = self.spectate, match.id
                 spectate = lambda event: hook(key, event)  # noqa: E731
             self.running.add(match.id)
             try:
-                if self.cluster is not None:
-                    report = await self.cluster.play(
-                        [cfg.engine(name) for name in match.seats],
-                        settings,
-                        log=log_path,
-                        bot_output=cfg.output / "bots",
-                        allow_shared_partners=cfg.allow_shared_partners,
-                        spectate=spectate,
-                    )
-                else:
-                    report = await run_match(
-                        [cfg.engine(name) for name in match.seats],
-                        settings,
-                        log=log_path,
-                        spectate=spectate,
-                        warm=pool,
-                        bot_output=cfg.output / "bots",
-                        allow_shared_partners=cfg.allow_shared_partners,
-                    )
+                report = await self.player.play(
+                    [cfg.engine(name) for name in match.seats],
+                    match_settings(cfg, match),
+                    log=log_path,
+                    bot_output=layout.bot_output,
+                    allow_shared_partners=cfg.allow_shared_partners,
+                    spectate=spectate,
+                )
             finally:
                 self.running.discard(match.id)
             result = report.result
@@ -246,7 +276,7 @@ class Runner:
             self.consecutive_faults = runs  # only once the store has them
         self.recorded(match.id)
         if self.progress is not None:
-            self.progress.update(match, result, self.on_result())
+            self.progress.update(match, result)
 
     def _startup_failures(self, match: ScheduledMatch, result: MatchResult) -> MatchResult:
         """A seat that never started: a forfeit if the configuration says so;
@@ -275,20 +305,6 @@ class Runner:
                 )
         return dataclasses.replace(result, winner=None, termination=Termination.NO_CONTEST)
 
-    def _forfeit_suspended(
-        self, match: ScheduledMatch, out: list[str], why: dict[str, str]
-    ) -> MatchResult:
-        sides = {s & 1 for s, name in enumerate(match.seats) if name in out}
-        winner = None if len(sides) != 1 else 1 - sides.pop()
-        reason = "; ".join(f"{name} suspended ({why[name]})" for name in sorted(set(out)))
-        return MatchResult((0, 0), winner, Termination.FORFEIT, reason)
-
-    def _forfeit_absent(self, match: ScheduledMatch, out: list[str]) -> MatchResult:
-        sides = {s & 1 for s, name in enumerate(match.seats) if name in out}
-        winner = None if len(sides) != 1 else 1 - sides.pop()
-        reason = "; ".join(f"{name} absent ({self.absent[name]})" for name in sorted(set(out)))
-        return MatchResult((0, 0), winner, Termination.FORFEIT, reason)
-
     def _fault_runs(
         self, match: ScheduledMatch, result: MatchResult
     ) -> tuple[dict[str, int], list[tuple[str, str]]]:
@@ -310,7 +326,7 @@ class Runner:
                 suspend.append((name, f"{limit} matches in a row with a fault"))
         return runs, suspend
 
-    async def run(self, matches: list[ScheduledMatch], pool: WarmPool | None) -> None:
+    async def run(self, matches: list[ScheduledMatch]) -> None:
         """Play ``matches`` in schedule order, ``concurrency`` at once, never two
         of one duplicate set at the same time (a bot instance, warm or remote,
         must not hold a deal's twin while it plays it). When the machine cannot
@@ -333,7 +349,7 @@ class Runner:
                     waiting.remove(match)
                     busy.add(match.set_id)
                     try:
-                        await self.play(match, pool)
+                        await self.play(match)
                     finally:
                         busy.discard(match.set_id)
                         freed.set()
@@ -365,147 +381,10 @@ class Runner:
                 late = 0
 
 
-@contextlib.asynccontextmanager
-async def maybe_pool(cfg: TournamentConfig) -> AsyncIterator[WarmPool | None]:
-    """This process's warm pool (none with a cluster: each worker keeps its own)."""
-    if not cfg.keep_warm or cfg.cluster is not None:
-        yield None
-        return
-    async with open_warm_pool(cfg.output / "bots", cfg.startup_timeout, cfg.sandbox) as pool:
-        yield pool
-
-
-@contextlib.asynccontextmanager
-async def maybe_cluster(
-    cfg: TournamentConfig, runner: Runner | None = None
-) -> AsyncIterator[Cluster | None]:
-    """The configuration's cluster, open for the block (and given to ``runner``)."""
-    if cfg.cluster is None:
-        yield None
-        return
-    warm = WarmSpec(cfg.startup_timeout, cfg.sandbox) if cfg.keep_warm else None
-    notice = runner.notice if runner is not None else None
-    async with open_cluster(cfg.cluster, warm=warm, notice=notice) as cluster:
-        if runner is not None:
-            runner.cluster = cluster
-        try:
-            yield cluster
-        finally:
-            if runner is not None:
-                runner.cluster = None
-
-
-def reopen_no_contests(store: Store) -> int:
-    """Matches with no result (a seat never started, or the referee failed)
-    go back to the schedule, to be played again; how many."""
-    again = [m.id for m in store.finished() if not m.termination.has_result]
-    store.reopen(again)
-    return len(again)
-
-
-def check_stopped(runner: Runner) -> None:
-    if runner.stopped is not None:
-        raise ConfigError(runner.stopped)
-
-
-async def run_tournament(cfg: TournamentConfig, store: Store, leader: Callable[[], str]) -> None:
-    """Play every pending match of the schedule (all of them on a new store)."""
-    store.schedule(build_schedule(cfg))
-    reopen_no_contests(store)
-    pending = store.pending()
-    done, total = store.counts()
-    runner = Runner(cfg, store, leader)
-    runner.progress = Progress(total=total, done=done)
-    async with maybe_cluster(cfg, runner), maybe_pool(cfg) as pool:
-        await runner.run(pending, pool)
-    runner.progress.finish()
-    check_stopped(runner)
-
-
-@dataclass
-class SprtStatus:
-    sets: int  # complete duplicate sets the test counts
-    llr: float
-    lower: float
-    upper: float
-    verdict: str | None
-    faulted: int = 0  # sets left out: a fault or no result in one of their matches
-
-    def line(self) -> str:
-        left_out = f"  faulted sets left out {self.faulted}" if self.faulted else ""
-        return (
-            f"sets {self.sets:>5}  LLR {self.llr:+.3f}"
-            f"  bounds [{self.lower:.3f}, {self.upper:.3f}]{left_out}"
-        )
-
-
-def sprt_status(cfg: TournamentConfig, store: Store) -> SprtStatus:
-    """The SPRT from the complete duplicate sets in the store (test engine's view).
-
-    A set with a fault in either match (a forfeit, a substituted move, a seat
-    that never started) or a match without a result says nothing about
-    strength: it is left out and counted, unless ``count_faults`` is set
-    (then forfeits count as played; matches without a result never do)."""
-    assert cfg.sprt is not None
-    faulty = store.faulty_engines()
-    by_set: dict[str, list[float]] = {}
-    spoiled: set[str] = set()
-    for m in store.finished():
-        if not m.termination.has_result or (m.id in faulty and not cfg.sprt.count_faults):
-            spoiled.add(m.set_id)
-            continue
-        test_side = 0 if m.seats[0] == cfg.sprt.test else 1
-        score = 0.5 if m.winner_side is None else float(m.winner_side == test_side)
-        by_set.setdefault(m.set_id, []).append(score)
-    histogram = [0.0] * 5  # set scores 0, 1/4, ..., 1 (draws give quarters)
-    complete = 0
-    for set_id, scores in by_set.items():
-        if len(scores) == 2 and set_id not in spoiled:
-            complete += 1
-            histogram[round(sum(scores) * 2)] += 1
-    if complete == 0:
-        lower, upper = -math.inf, math.inf
-        return SprtStatus(0, 0.0, lower, upper, None, len(spoiled))
-    lower, upper = sprt_bounds(cfg.sprt.alpha, cfg.sprt.beta)
-    if histogram[1] == histogram[3] == 0:
-        state = sprt(
-            [histogram[0], histogram[2], histogram[4]],
-            2,
-            cfg.sprt.elo0,
-            cfg.sprt.elo1,
-            cfg.sprt.alpha,
-            cfg.sprt.beta,
-        )
-        llr = state.llr
-    else:
-        llr = llr_normalized(cfg.sprt.elo0, cfg.sprt.elo1, [0, 0.25, 0.5, 0.75, 1], histogram, k=2)
-    verdict = "H1" if llr >= upper else "H0" if llr <= lower else None
-    return SprtStatus(complete, llr, lower, upper, verdict, len(spoiled))
-
-
-async def run_sprt(
-    cfg: TournamentConfig, store: Store, report: Callable[[SprtStatus], None]
-) -> SprtStatus:
-    """Duplicate sets of test vs base until the LLR crosses a bound (or max_sets)."""
-    assert cfg.sprt is not None
-    runner = Runner(cfg, store)
-    reopen_no_contests(store)
-    async with maybe_cluster(cfg, runner), maybe_pool(cfg) as pool:
-        # Finish what a previous run left pending, then go on set by set.
-        await runner.run(store.pending(), pool)
-        check_stopped(runner)
-        status = sprt_status(cfg, store)
-        next_set = store.counts()[1] // 2
-        in_flight = max(1, cfg.concurrency // 2)
-        while status.verdict is None and next_set < cfg.sprt.max_sets:
-            batch = []
-            for _ in range(min(in_flight, cfg.sprt.max_sets - next_set)):
-                batch += sprt_set(cfg, next_set)
-                next_set += 1
-            batch = spread_twins(batch)
-            store.schedule(batch)
-            await runner.run(batch, pool)
-            check_stopped(runner)
-            status = sprt_status(cfg, store)
-            report(status)
-    return status
+def _forfeit(match: ScheduledMatch, why: dict[str, str]) -> MatchResult:
+    """A forfeit unplayed against the side of the engines in ``why`` (no winner
+    when both sides have one), the reason naming each."""
+    sides = {s & 1 for s, name in enumerate(match.seats) if name in why}
+    winner = None if len(sides) != 1 else 1 - sides.pop()
+    reason = "; ".join(f"{name} {why[name]}" for name in sorted(why))
+    return MatchResult((0, 0), winner, Termination.FORFEIT, reason)

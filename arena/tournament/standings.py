@@ -106,6 +106,17 @@ def match_score(match: StoredMatch, side: int) -> float:
     return 0.5 if match.winner_side is None else float(match.winner_side == side)
 
 
+DEFAULT_K = 16.0  # the live Elo's K when a run says none
+
+
+def elo_k_of(store: Store) -> float:
+    """The live Elo's K the run that wrote ``store`` used (its config's elo_k)."""
+    k = store.kept_json("elo_k")
+    if isinstance(k, bool) or not isinstance(k, int | float) or k <= 0:
+        return DEFAULT_K
+    return float(k)
+
+
 def live_elo(matches: Sequence[StoredMatch], k: float = 16.0) -> dict[str, float]:
     """Incremental Elo in finishing order (a team at its members' mean), start 1500."""
     live: dict[str, float] = {}

@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from arena.server.standings import StandingsCache
 from arena.store import ScheduledMatch
+from arena.tournament.standings_cache import StandingsCache
 from benchmarks.bench_standings import filled_results, record
 
 pytestmark = pytest.mark.process  # the computation runs in a worker process
@@ -47,7 +47,7 @@ def test_a_recorded_match_is_folded_in_off_the_request_path(tmp_path):
 OWNER = """
 import sys
 from pathlib import Path
-from arena.server.standings import StandingsCache
+from arena.tournament.standings_cache import StandingsCache
 cache = StandingsCache(Path(sys.argv[1]), resamples=10)
 cache.get("c1")  # starts the worker process and waits for its answer
 print(*[p.pid for p in cache._pool._processes.values()], flush=True)

@@ -10,7 +10,7 @@ import trio
 from arena.errors import ConfigError
 from arena.outcome import Termination
 from arena.tournament.config import config_from_dict
-from arena.tournament.runner import open_tournament_store, run_tournament
+from arena.tournament.lifecycle import Run
 from arena.tournament.standings import compute_standings
 from tests.referee.conftest import live_pids
 
@@ -32,10 +32,10 @@ def test_matches_against_a_bot_that_never_starts_count_for_no_one(tmp_path, tag)
             "keep_warm": False,
         }
     )
-    opened = open_tournament_store(cfg)
+    opened = Run.open(cfg)
     store, cfg = opened.store, opened.cfg
     with pytest.raises(ConfigError, match="dead failed to start in 3 matches in a row"):
-        trio.run(run_tournament, cfg, store, lambda: "")
+        trio.run(opened.play)
     matches = store.finished()
     assert len(matches) == 3  # then the run stopped: no string of forfeits
     assert all(m.termination is Termination.NO_CONTEST and m.winner_side is None for m in matches)

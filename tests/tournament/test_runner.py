@@ -11,7 +11,7 @@ import trio
 from arena.outcome import Termination
 from arena.record import read_log
 from arena.tournament.config import config_from_dict
-from arena.tournament.runner import open_tournament_store, run_sprt, run_tournament
+from arena.tournament.lifecycle import Run
 from arena.tournament.standings import compute_standings
 from tests.referee.conftest import live_pids
 
@@ -20,9 +20,9 @@ ARENA = str(Path(sys.executable).parent / "arena")
 
 
 def run(cfg):
-    opened = open_tournament_store(cfg)
+    opened = Run.open(cfg)
     store, cfg = opened.store, opened.cfg
-    trio.run(run_tournament, cfg, store, lambda: "")
+    trio.run(opened.play)
     return store
 
 
@@ -128,10 +128,11 @@ def test_sprt_stops_by_itself_when_the_answer_is_clear(tmp_path):
             "sprt": {"test": "greedy", "base": "random", "elo0": 0, "elo1": 30, "max_sets": 400},
         }
     )
-    opened = open_tournament_store(cfg)
-    store, cfg = opened.store, opened.cfg
+    opened = Run.open(cfg)
+    cfg = opened.cfg
     seen = []
-    status = trio.run(run_sprt, cfg, store, seen.append)
+    assert trio.run(lambda: opened.play(report=seen.append))  # complete: a bound was crossed
+    status = opened.sprt_status()
     assert status.verdict == "H1" and status.llr >= status.upper
     assert status.sets < 400 and len(seen) >= 2
     assert [s.sets for s in seen] == sorted(s.sets for s in seen)
@@ -208,7 +209,7 @@ def test_fault_runs_survive_a_resume(tmp_path):
             "output": str(tmp_path),
         }
     )
-    opened = open_tournament_store(cfg)
+    opened = Run.open(cfg)
     store, cfg = opened.store, opened.cfg
     schedule = build_schedule(cfg)
     store.schedule(schedule)

@@ -17,7 +17,7 @@ from arena.errors import StoreError
 from arena.outcome import EngineInfo, Fault, FaultKind, MatchResult, Termination
 from arena.store import ScheduledMatch, Store, open_store
 from arena.tournament.config import config_from_dict
-from arena.tournament.runner import open_tournament_store, run_tournament
+from arena.tournament.lifecycle import Run
 
 ARENA = str(Path(sys.executable).parent / "arena")
 BUILTINS = [
@@ -140,12 +140,12 @@ def test_a_tournament_whose_store_fails_mid_record_resumes_to_the_same_results(t
     results of a run that never failed."""
     raw = {"engine": BUILTINS, "rounds": 2, "seed": "s", "concurrency": 1}
     clean = config_from_dict({**raw, "output": str(tmp_path / "clean")})
-    opened = open_tournament_store(clean)
-    trio.run(run_tournament, opened.cfg, opened.store, lambda: "")
+    opened = Run.open(clean)
+    trio.run(opened.play)
     opened.store.close()
 
     cfg = config_from_dict({**raw, "output": str(tmp_path / "failing")})
-    opened = open_tournament_store(cfg)
+    opened = Run.open(cfg)
     store = opened.store
     recorded = [0]
     original = store.record
@@ -158,7 +158,7 @@ def test_a_tournament_whose_store_fails_mid_record_resumes_to_the_same_results(t
 
     store.record = record
     with pytest.raises(ExceptionGroup) as failed:
-        trio.run(run_tournament, opened.cfg, store, lambda: "")
+        trio.run(opened.play)
     assert failed.group_contains(StoreError, match="interrupted", depth=None)
     store.close()
     done_before = (
@@ -168,9 +168,9 @@ def test_a_tournament_whose_store_fails_mid_record_resumes_to_the_same_results(t
     )
     assert done_before == recorded[0] - 1
 
-    opened = open_tournament_store(cfg)
+    opened = Run.open(cfg)
     assert opened.resuming
-    trio.run(run_tournament, opened.cfg, opened.store, lambda: "")
+    trio.run(opened.play)
     opened.store.close()
     failing, reference = state(cfg.store_path), state(clean.store_path)
     without_order = [[r[:-1] for r in failing[0]], *failing[1:]]
@@ -255,26 +255,26 @@ def test_two_tournament_commands_on_one_store(tmp_path):
 )
 def test_a_changed_setting_is_refused_by_name(tmp_path, change, key):
     raw = {"engine": BUILTINS, "output": str(tmp_path), "seed": "s", "clock": {"move_time": "1s"}}
-    opened = open_tournament_store(config_from_dict(raw))
+    opened = Run.open(config_from_dict(raw))
     opened.store.close()
     with pytest.raises(StoreError) as refused:
-        open_tournament_store(config_from_dict({**raw, **change}))
+        Run.open(config_from_dict({**raw, **change}))
     message = str(refused.value)
     assert f"played with {key} = " in message and "--store" in message
     # Concurrency and how results are shown may change between runs.
-    open_tournament_store(config_from_dict({**raw, "concurrency": 4, "elo_k": 8})).store.close()
+    Run.open(config_from_dict({**raw, "concurrency": 4, "elo_k": 8})).store.close()
 
 
 def test_the_master_seed_is_kept_and_committed_from_the_start(tmp_path):
     from arena.rules.seeding import commitment
 
     raw = {"engine": BUILTINS, "output": str(tmp_path)}
-    opened = open_tournament_store(config_from_dict(raw))
+    opened = Run.open(config_from_dict(raw))
     seed = opened.cfg.seed
     assert seed and len(seed) >= 32  # a fresh random seed when none is given
     assert opened.store.meta("seed_commitment") == commitment(seed) == opened.commitment
     opened.store.close()
-    again = open_tournament_store(config_from_dict(raw))  # resuming keeps the same seed
+    again = Run.open(config_from_dict(raw))  # resuming keeps the same seed
     assert again.cfg.seed == seed and again.resuming
     again.store.close()
 
@@ -398,8 +398,8 @@ def test_each_log_s_final_chain_value_is_stored_with_its_result(tmp_path):
     from arena.record import read_log
 
     cfg = config_from_dict({"engine": BUILTINS[:2], "seed": "c", "output": str(tmp_path)})
-    opened = open_tournament_store(cfg)
-    trio.run(run_tournament, opened.cfg, opened.store, lambda: "")
+    opened = Run.open(cfg)
+    trio.run(opened.play)
     entries = opened.store.matches()
     opened.store.close()
     assert len(entries) == 2

@@ -10,7 +10,8 @@ from arena.outcome import DealBegan, MatchResult
 from arena.settings import SandboxMode
 from arena.store import open_store
 from arena.tournament.config import config_from_dict
-from arena.tournament.runner import Runner, open_tournament_store
+from arena.tournament.lifecycle import Run
+from arena.tournament.runner import Runner
 from arena.tournament.schedule import bot_match_id, build_schedule
 
 BUILTINS = [
@@ -32,7 +33,7 @@ def test_two_matches_of_one_set_are_never_played_at_once(tmp_path):
     cfg = config_from_dict(
         {"engine": BUILTINS[:2], "rounds": 3, "concurrency": 6, "output": str(tmp_path)}
     )
-    opened = open_tournament_store(cfg)
+    opened = Run.open(cfg)
     store, cfg = opened.store, opened.cfg
     schedule = build_schedule(cfg)
     store.schedule(schedule)
@@ -51,7 +52,7 @@ def test_two_matches_of_one_set_are_never_played_at_once(tmp_path):
         elif isinstance(event.what, MatchResult):
             in_flight.discard(set_id)
 
-    trio.run(Runner(cfg, store, spectate=spectate).run, store.pending(), None)
+    trio.run(Runner(cfg, store, spectate=spectate).run, store.pending())
     assert store.counts() == (6, 6) and overlaps == []
     assert most == 3  # the three sets did run side by side: the check can see an overlap
 
@@ -60,10 +61,10 @@ def test_bots_are_told_opaque_match_ids_and_the_log_maps_them(tmp_path):
     from arena.record import read_log
 
     cfg = config_from_dict({"engine": BUILTINS[:2], "rounds": 1, "output": str(tmp_path)})
-    opened = open_tournament_store(cfg)
+    opened = Run.open(cfg)
     store, cfg = opened.store, opened.cfg
     store.schedule(build_schedule(cfg))
-    trio.run(Runner(cfg, store).run, store.pending(), None)
+    trio.run(Runner(cfg, store).run, store.pending())
     headers = {
         path.name: read_log(path).records[0].header for path in (tmp_path / "logs").iterdir()
     }

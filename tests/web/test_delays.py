@@ -8,7 +8,7 @@ import random
 from arena.outcome import MatchEvent
 from arena.rules import Play
 from arena.server.broker import Spectated, _Delayed
-from arena.web.data import _DelayedFrames
+from arena.web.local import _DelayedFrames
 from arena.wire.v1 import server_pb2 as spb
 
 

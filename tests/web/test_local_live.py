@@ -13,7 +13,7 @@ import pytest
 
 from arena.replay import replay_log
 from arena.viewer import frames
-from arena.web.data import LOG_ONLY
+from arena.web.local import LOG_ONLY
 from arena.web.pages import match_url
 from tests.waiting import until
 

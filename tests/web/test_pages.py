@@ -7,7 +7,7 @@ import json
 import re
 from urllib.parse import unquote
 
-from arena.web.data import Overview, Progress
+from arena.web.data import Overview, Pace
 from arena.web.pages import competition_page, competitions_page, match_page, match_url
 from arena.web.plot import rating_svg
 from arena.wire import service as wire
@@ -27,7 +27,7 @@ def test_match_urls_encode_every_separator_and_decode_back():
 def test_competition_names_and_bot_names_are_escaped():
     info = wire.competition_info(id="c1", name=HOSTILE, status="running", bots=[HOSTILE, "b"])
     overview = Overview(
-        Progress(1, 2, 30.0, 2.0),
+        Pace(1, 2, 30.0, 2.0),
         wire.standings_reply(HOSTILE),
         {HOSTILE: {"b": [1, 0, 0]}, "b": {HOSTILE: [0, 0, 1]}},
         [HOSTILE, "b"],

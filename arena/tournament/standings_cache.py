@@ -23,8 +23,9 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.server.competitions import competition_results
-from arena.tournament.standings import Row, compute_standings
+from arena.layout import competition_layout
+from arena.store import Store, reading_store
+from arena.tournament.standings import Row, compute_standings, elo_k_of
 
 PR_SET_PDEATHSIG = 1  # linux/prctl.h
 # Bootstrap resamples behind each interval.
@@ -80,7 +81,7 @@ class StandingsCache:
         ``fresh_wait`` seconds for it: a small competition's comes back in
         time, a large one's answer is the previous table, saying so. Waits up
         to ``first_wait`` only when nothing was ever computed for it."""
-        with competition_results(self._data, comp_id) as store:
+        with _results(self._data, comp_id) as store:
             done = 0 if store is None else store.counts()[0]
         if done == 0:
             return None
@@ -171,9 +172,13 @@ def die_with_server(server: int) -> None:
 
 def compute_cached(data: Path, comp_id: str, resamples: int) -> CachedStandings | None:
     """The standings of competition ``comp_id`` now (run in the worker process)."""
-    with competition_results(data, comp_id) as store:
+    with _results(data, comp_id) as store:
         if store is None:
             return None
         done = store.counts()[0]
-        standings = compute_standings(store, resamples=resamples)
+        standings = compute_standings(store, resamples=resamples, k=elo_k_of(store))
     return CachedStandings(standings.table(), standings.rows, done)
+
+
+def _results(data: Path, comp_id: str) -> contextlib.AbstractContextManager[Store | None]:
+    return reading_store(competition_layout(data, comp_id).store)

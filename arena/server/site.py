@@ -1,0 +1,75 @@
+"""The web site of a running server (`arena serve --http`): the server's
+catalog handed to the site's source, and the site started in the server's
+nursery. The site reads the competitions' stores itself and imports nothing
+of the server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import trio
+
+from arena.server.broker import Broker
+from arena.server.competitions import CompetitionManager, competition_info
+from arena.server.storage import ServerStorage
+from arena.tournament.standings_cache import StandingsCache
+from arena.wire import service as wire
+from arena.wire.v1 import server_pb2 as spb
+
+
+class SiteCatalog:
+    """The server's records as the site's `Catalog` asks for them."""
+
+    def __init__(self, data: Path, storage: ServerStorage, delay: int) -> None:
+        self._data = data
+        self._storage = storage
+        self._delay = delay
+
+    def competition_ids(self) -> list[str]:
+        return [c.id for c in self._storage.competitions()]
+
+    def competition(self, cid: str) -> spb.CompetitionInfo | None:
+        competition = self._storage.competition(cid)
+        if competition is None:
+            return None
+        return competition_info(self._data, competition, self._delay)
+
+    def bot(self, name: str) -> spb.BotInfo | None:
+        bot = self._storage.bot(name)
+        return None if bot is None else wire.bot_info(bot)
+
+    def versions(self, name: str) -> list[dict[str, str]]:
+        return [
+            {
+                "competition": "",
+                "spec": "submission " + record.sha256[:12],
+                "engine_name": record.bot,
+                "version": record.version,
+                "submitted_at": record.submitted_at,
+            }
+            for record in self._storage.submissions(name)
+        ]
+
+
+async def start_site(
+    nursery: trio.Nursery,
+    http: str,
+    delay: int,
+    data: Path,
+    storage: ServerStorage,
+    broker: Broker,
+    manager: CompetitionManager,
+    standings: StandingsCache,
+) -> None:
+    """Serve the web site in the server's nursery; prints SITE http://HOST:PORT."""
+    from arena.web.app import create_app
+    from arena.web.remote import ServerSource
+    from arena.web.serve import serve_site
+
+    source = ServerSource(data, SiteCatalog(data, storage, delay), broker, standings, delay)
+
+    def copy_running() -> None:  # on the trio loop, the manager's own
+        source.running_now = manager.running_matches()
+
+    address = await nursery.start(serve_site, create_app(source, copy_running), http)
+    print(f"SITE {address}", flush=True)

@@ -1,0 +1,122 @@
+"""The web site's source for the competition server: the stores of its
+competitions, read as every source reads them, and what the server hands
+over for the rest (its catalog of competitions and bots, its live events).
+The site imports nothing of the server: the server gives it a `Catalog`."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any, Protocol
+
+from arena.layout import Layout, competition_layout
+from arena.rules import Variant
+from arena.store import MatchStatus
+from arena.web.data import EnginePage, LiveItem, StandingsCache, StoreSource, message_dict
+from arena.web.live import LiveFrames
+from arena.wire.v1 import server_pb2 as spb
+
+
+class Catalog(Protocol):
+    """The server's records, as the site shows them."""
+
+    def competition_ids(self) -> list[str]: ...
+    def competition(self, cid: str) -> spb.CompetitionInfo | None:
+        """As GetCompetition answers, with the spectator delay that applies."""
+        ...
+
+    def bot(self, name: str) -> spb.BotInfo | None: ...
+    def versions(self, name: str) -> list[dict[str, str]]:
+        """The bot's uploaded versions: spec, engine name, version, when."""
+        ...
+
+
+class Events(Protocol):
+    """The server's event broker, as seen from trio."""
+
+    def has_ended(self, key: str) -> bool: ...
+    def watch_trio(self, key: str, delay: int) -> AsyncIterator[Any]: ...
+    def results_trio(self, competition: str) -> AsyncIterator[int]: ...
+
+
+class ServerSource(StoreSource):
+    """The competition server's competitions, bots and live matches."""
+
+    def __init__(
+        self,
+        data: Path,
+        catalog: Catalog,
+        events: Events,
+        standings: StandingsCache,
+        delay: int = 0,
+    ) -> None:
+        super().__init__(standings)
+        self.data = data
+        self.catalog = catalog
+        self.events = events
+        self.delay = delay
+        # Read on the trio loop (the server's own), copied for the worker threads.
+        self.running_now: set[str] = set()
+
+    def _layout(self, cid: str) -> Layout:
+        return competition_layout(self.data, cid)
+
+    def _running(self, cid: str) -> set[str]:
+        return set(self.running_now)
+
+    def competitions(self) -> list[spb.CompetitionInfo]:
+        out = []
+        for cid in self.catalog.competition_ids():
+            info = self.competition(cid)
+            if info is not None:
+                out.append(info)
+        return out
+
+    def competition(self, cid: str) -> spb.CompetitionInfo | None:
+        return self.catalog.competition(cid)
+
+    def engine(self, cid: str, name: str) -> EnginePage | None:
+        page = super().engine(cid, name)
+        if page is None:
+            return None
+        page.bot = self.catalog.bot(name)
+        page.versions.extend(self.catalog.versions(name))
+        return page
+
+    def watchable(self, cid: str, mid: str) -> tuple[Variant, list[str]] | None:
+        """As GetMatchLog/WatchMatch decide: a match that has ended is followed
+        only while the broker still holds its events."""
+        if self.catalog.competition(cid) is None:
+            return None
+        with self._open(cid) as store:
+            entry = None if store is None else store.match(mid)
+        if entry is None:
+            return None
+        if entry.status is MatchStatus.DONE and not self.events.has_ended(f"{cid}/{mid}"):
+            return None
+        return self.seats(cid, mid)
+
+    def spectator_delay(self, cid: str) -> int:
+        info = self.catalog.competition(cid)
+        return self.delay if info is None else info.spectator_delay
+
+    def live(
+        self, key: str, seats: tuple[Variant, list[str]], delay: int
+    ) -> AsyncIterator[LiveItem]:
+        return broker_live(self.events, key, seats, delay)
+
+    def results(self, cid: str) -> AsyncIterator[int]:
+        return self.events.results_trio(cid)
+
+
+def broker_live(
+    events: Events, key: str, seats: tuple[Variant, list[str]], delay: int
+) -> AsyncIterator[LiveItem]:
+    """A broker's public events of match ``key``, with the frames each makes."""
+    frames = LiveFrames(*seats)
+
+    async def items() -> AsyncIterator[LiveItem]:
+        async for item in events.watch_trio(key, delay):
+            yield message_dict(item.message), frames.feed(item.event)
+
+    return items()
