@@ -223,3 +223,39 @@ def test_fault_runs_survive_a_resume(tmp_path):
         )
     runner = Runner(cfg, store)  # as a resumed run builds it
     assert runner.consecutive_faults == {"bad": 2, "good": 0}
+
+
+def test_the_progress_line_keeps_the_live_elo_match_by_match(tmp_path):
+    """The leader is updated with each result, and equals the live Elo of the
+    whole store recomputed (which the line no longer does after every match)."""
+    from arena.tournament.runner import ProgressLine, Runner
+    from arena.tournament.standings import live_elo
+
+    cfg = config_from_dict(
+        {
+            "engine": [
+                {"name": "greedy", "spec": "builtin:greedy"},
+                {"name": "random", "spec": "builtin:random"},
+                {"name": "greedy2", "spec": "builtin:greedy"},
+            ],
+            "rounds": 2,
+            "elo_k": 24,
+            "output": str(tmp_path),
+        }
+    )
+    with Run.open(cfg) as run:
+        run.schedule()
+        store = run.store
+        half = store.pending()[:6]
+        line = ProgressLine.resumed(store, run.cfg.elo_k)
+        line.tty = False
+        trio.run(Runner(run.cfg, store, progress=line).run, half)
+        assert line.live == live_elo(store.finished(), 24)
+        resumed = ProgressLine.resumed(store, 24)  # a resumed run starts from the store
+        assert resumed.live == line.live and resumed.done == 6
+        resumed.tty = False
+        trio.run(Runner(run.cfg, store, progress=resumed).run, store.pending())
+        assert resumed.live == pytest.approx(live_elo(store.finished(), 24))
+        assert resumed.done == resumed.total == 12
+        best = max(resumed.live, key=lambda n: resumed.live[n])
+        assert resumed.leader() == f"{best} {resumed.live[best]:.0f}"

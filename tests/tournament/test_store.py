@@ -15,7 +15,7 @@ import trio
 
 from arena.errors import StoreError
 from arena.outcome import EngineInfo, Fault, FaultKind, MatchResult, Termination
-from arena.store import ScheduledMatch, Store, open_store
+from arena.store import ForfeitCause, ScheduledMatch, Store, open_store
 from arena.tournament.config import config_from_dict
 from arena.tournament.lifecycle import Run
 
@@ -449,3 +449,51 @@ def test_a_reader_closing_in_another_process_leaves_this_process_s_stores_intact
     assert reader.counts() == (60, 60)
     reader.close()
     writer.close()
+
+
+def test_a_forfeit_s_cause_is_a_column_and_older_stores_get_it_from_their_reasons(tmp_path):
+    path = tmp_path / "old.sqlite"
+    store = fresh(path)
+    unplayed = MatchResult((0, 0), 1, Termination.FORFEIT, "a suspended (3 matches in a row)")
+    store.record(MATCH, unplayed, None, forfeit_cause=ForfeitCause.SUSPENDED)
+    # A played forfeit whose reason happens to say "suspended" is not one.
+    played = MatchResult((0, 0), 0, Termination.FORFEIT, "b suspended its own answer")
+    store.record(ScheduledMatch("a~b#0/1", 1, "a~b#0", 7, 0, ("b", "a")), played, "logs/x.log")
+    assert [m.forfeit_cause for m in store.finished()] == [ForfeitCause.SUSPENDED, None]
+    store.close()
+    db = sqlite3.connect(path)  # as a store written before the column was
+    db.execute("ALTER TABLE matches DROP COLUMN forfeit_cause")
+    db.commit()
+    db.close()
+    reader = open_store(path)
+    assert [m.forfeit_cause for m in reader.finished()] == [None, None]
+    reader.close()
+    writer = open_store(path, writer=True)  # adds the column, from the runner's own words
+    assert [m.forfeit_cause for m in writer.finished()] == [ForfeitCause.SUSPENDED, None]
+    writer.reopen([MATCH.id])
+    assert [m.id for m in writer.finished()] == ["a~b#0/1"]
+    writer.close()
+
+
+def test_the_run_keeps_its_full_sprt_settings_and_an_older_store_says_what_it_lacks(tmp_path):
+    from arena.tournament import sprt
+
+    raw = {
+        "format": "sprt",
+        "engine": BUILTINS[:2],
+        "output": str(tmp_path),
+        "sprt": {"test": "greedy", "base": "random", "elo1": 5, "alpha": 0.1, "count_faults": True},
+    }
+    with Run.open(config_from_dict(raw)) as run:
+        kept = sprt.kept_settings(run.store)
+        assert kept is not None and kept.missing == ()
+        assert kept.settings == run.cfg.sprt
+        assert (kept.settings.elo1, kept.settings.alpha, kept.settings.count_faults) == (
+            5,
+            0.1,
+            True,
+        )
+        run.store.db.execute("DELETE FROM meta WHERE key = 'sprt'")  # as an older arena left it
+        old = sprt.kept_settings(run.store)
+    assert old is not None and (old.settings.test, old.settings.base) == ("greedy", "random")
+    assert old.missing == ("alpha", "beta", "count_faults", "elo0", "elo1", "max_sets")

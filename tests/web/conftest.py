@@ -81,13 +81,15 @@ def read_until(proc: subprocess.Popen[str], prefix: str, lines: list[str]) -> st
     raise AssertionError(f"no {prefix!r} line: {''.join(lines)}")
 
 
-def play_tournament(directory: Path) -> Path:
-    """A tiny real tournament (builtin engines and the hostile bot); its output directory."""
+def play_tournament(directory: Path, store: Path | None = None) -> Path:
+    """A tiny real tournament (builtin engines and the hostile bot); its output
+    directory (``store``: where its results go, with --store)."""
     output = directory / "webtest"
     config = directory / "t.toml"
     config.write_text(TOURNAMENT.format(output=output, python=sys.executable, hostile=HOSTILE))
+    where = [] if store is None else ["--store", str(store)]
     done = subprocess.run(
-        [ARENA, "tournament", str(config)], capture_output=True, text=True, timeout=120
+        [ARENA, "tournament", str(config), *where], capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, done.stdout + done.stderr
     return output
