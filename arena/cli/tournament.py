@@ -55,7 +55,8 @@ def _play_with_progress(run: Run, k: float | None) -> bool:
     None: no leader); True when it is complete."""
     import trio
 
-    from arena.tournament.runner import ProgressLine, Runner
+    from arena.tournament.progress import ProgressLine
+    from arena.tournament.runner import Runner
 
     store = run.store
     progress = ProgressLine.resumed(store, k)

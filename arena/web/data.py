@@ -17,20 +17,26 @@ import json
 import math
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any, Protocol
 
 from google.protobuf.json_format import MessageToDict
 
 from arena.errors import ArenaError
 from arena.layout import Layout
-from arena.ratings import update_elo
 from arena.replay import replay_log
 from arena.rules import Game, Variant
-from arena.store import MatchEntry, MatchStatus, Store, StoredMatch, reading_store
+from arena.store import MatchStatus, Store, reading_store
 from arena.tournament import sprt as sprt_test
-from arena.tournament.standings import elo_k_of, match_score, side_players
+from arena.tournament.standings import elo_k_of
 from arena.viewer import VIEWER_ASSETS, viewer_data
+from arena.web.aggregates import (
+    MatchFilter,
+    Pace,
+    crosstable,
+    pace,
+    passes_filter,
+    rating_series,
+)
 from arena.web.live import LiveFrames
 from arena.wire import service as wire
 from arena.wire.v1 import server_pb2 as spb
@@ -55,8 +61,6 @@ PAGE_SIZE = 50
 # One step of a live match: the spectator event's message as JSON (when the
 # source has events) and the viewer frames it makes.
 LiveItem = tuple[dict[str, Any] | None, list[dict[str, Any]]]
-# Points per engine on the rating-over-time plot, at most.
-PLOT_POINTS = 200
 
 
 def message_dict(message: Any) -> dict[str, Any]:
@@ -65,14 +69,6 @@ def message_dict(message: Any) -> dict[str, Any]:
         message, preserving_proto_field_name=True, always_print_fields_with_no_presence=True
     )
     return out
-
-
-@dataclass
-class MatchFilter:
-    engine: str = ""
-    result: str = ""  # "", pending, running, win, draw, no_result
-    fault: str = ""  # "", yes, no
-    page: int = 1
 
 
 @dataclass
@@ -88,16 +84,6 @@ class StandingsCache(Protocol):
     """Standings computed before anyone asks (arena/tournament/standings_cache.py)."""
 
     def get(self, comp_id: str) -> Any: ...
-
-
-@dataclass
-class Pace:
-    """How far a competition has got, and how fast it goes."""
-
-    done: int
-    total: int
-    eta_seconds: float | None  # None: not enough finished yet, or all done
-    per_minute: float | None
 
 
 @dataclass
@@ -218,12 +204,12 @@ class StoreSource:
                     None,
                 )
             done, total = store.counts()
-            progress = _pace(store, done, total)
+            progress = pace(store, done, total)
             derived = self._derived.get(cid)
             if derived is None or derived[0] != done:
                 finished = store.finished()
-                series = _rating_series(finished, elo_k_of(store))
-                derived = (done, _crosstable(finished), series)
+                series = rating_series(finished, elo_k_of(store))
+                derived = (done, crosstable(finished), series)
                 self._derived[cid] = derived
             order = [n for n, *_ in store.engines()]
             sprt = self._sprt(cid, store)
@@ -275,7 +261,7 @@ class StoreSource:
                 return MatchPage([], set(), 1, 1, 0)
             entries = store.matches()
             faulty = {f"{cid}/{m}" for m in store.faulty_engines()}
-        chosen = [e for e in entries if _matches(e, f"{cid}/{e.id}", flt, running, faulty)]
+        chosen = [e for e in entries if passes_filter(e, f"{cid}/{e.id}", flt, running, faulty)]
         pages = max(1, math.ceil(len(chosen) / PAGE_SIZE))
         page = min(max(1, flt.page), pages)
         shown = chosen[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
@@ -352,92 +338,3 @@ class StoreSource:
             None,
             recent[-PAGE_SIZE:][::-1],
         )
-
-
-def _matches(
-    entry: MatchEntry, key: str, flt: MatchFilter, running: set[str], faulty: set[str]
-) -> bool:
-    if flt.engine and flt.engine not in entry.seats:
-        return False
-    if flt.fault == "yes" and key not in faulty:
-        return False
-    if flt.fault == "no" and key in faulty:
-        return False
-    if not flt.result:
-        return True
-    if flt.result == "running":
-        return key in running
-    if flt.result == "pending":
-        return entry.status is MatchStatus.PENDING and key not in running
-    if entry.status is not MatchStatus.DONE or entry.termination is None:
-        return False
-    if flt.result == "no_result":
-        return not entry.termination.has_result
-    if not entry.termination.has_result:
-        return False
-    if flt.result == "draw":
-        return entry.winner_side is None
-    if flt.result == "win":  # decided, or won by the filtered engine
-        if entry.winner_side is None:
-            return False
-        if not flt.engine:
-            return True
-        return any(
-            name == flt.engine and seat % 2 == entry.winner_side
-            for seat, name in enumerate(entry.seats)
-        )
-    if flt.result == "loss":
-        if entry.winner_side is None or not flt.engine:
-            return False
-        return any(
-            name == flt.engine and seat % 2 != entry.winner_side
-            for seat, name in enumerate(entry.seats)
-        )
-    return True
-
-
-def _pace(store: Store, done: int, total: int) -> Pace:
-    """Done of total, and an estimate of the time left from the pace of the
-    last matches recorded."""
-    times = store.finish_times(100)
-    if done >= total or len(times) < 2:
-        return Pace(done, total, None, None)
-    try:
-        last = datetime.fromisoformat(times[0])
-        first = datetime.fromisoformat(times[-1])
-    except (TypeError, ValueError):
-        return Pace(done, total, None, None)
-    seconds = (last - first).total_seconds()
-    if seconds <= 0:
-        return Pace(done, total, None, None)
-    rate = (len(times) - 1) / seconds
-    return Pace(done, total, (total - done) / rate, rate * 60)
-
-
-def _crosstable(finished: list[StoredMatch]) -> dict[str, dict[str, list[int]]]:
-    """Per side (a bot, or partners joined by +) against each other: wins, draws, losses."""
-    table: dict[str, dict[str, list[int]]] = {}
-    for m in finished:
-        if not m.termination.has_result:
-            continue
-        sides = ["+".join(sorted(set(side_players(m, s)))) for s in (0, 1)]
-        for s in (0, 1):
-            cell = table.setdefault(sides[s], {}).setdefault(sides[1 - s], [0, 0, 0])
-            score = match_score(m, s)
-            cell[0 if score == 1 else 1 if score == 0.5 else 2] += 1
-    return table
-
-
-def _rating_series(finished: list[StoredMatch], k: float) -> dict[str, list[tuple[int, float]]]:
-    """Each engine's live Elo (K ``k``, the run's) after every match it played,
-    thinned to PLOT_POINTS."""
-    series: dict[str, list[tuple[int, float]]] = {}
-    played = [m for m in finished if m.termination.has_result]
-    step = max(1, len(played) // PLOT_POINTS)
-    live: dict[str, float] = {}
-    for i, m in enumerate(played):
-        update_elo(live, side_players(m, 0), side_players(m, 1), match_score(m, 0), k=k)
-        if i % step == 0 or i == len(played) - 1:
-            for name, value in live.items():
-                series.setdefault(name, []).append((i + 1, value))
-    return series

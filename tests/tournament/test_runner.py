@@ -228,7 +228,8 @@ def test_fault_runs_survive_a_resume(tmp_path):
 def test_the_progress_line_keeps_the_live_elo_match_by_match(tmp_path):
     """The leader is updated with each result, and equals the live Elo of the
     whole store recomputed (which the line no longer does after every match)."""
-    from arena.tournament.runner import ProgressLine, Runner
+    from arena.tournament.progress import ProgressLine
+    from arena.tournament.runner import Runner
     from arena.tournament.standings import live_elo
 
     cfg = config_from_dict(

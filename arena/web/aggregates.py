@@ -1,0 +1,121 @@
+"""What the site computes from a store's rows: which matches a filter keeps,
+the pace of a run, the crosstable, the rating series of the plot."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from arena.ratings import update_elo
+from arena.store import MatchEntry, MatchStatus, Store, StoredMatch
+from arena.tournament.standings import match_score, side_players
+
+# Points per engine on the rating-over-time plot, at most.
+PLOT_POINTS = 200
+
+
+@dataclass
+class MatchFilter:
+    engine: str = ""
+    result: str = ""  # "", pending, running, win, draw, no_result
+    fault: str = ""  # "", yes, no
+    page: int = 1
+
+
+@dataclass
+class Pace:
+    """How far a competition has got, and how fast it goes."""
+
+    done: int
+    total: int
+    eta_seconds: float | None  # None: not enough finished yet, or all done
+    per_minute: float | None
+
+
+def passes_filter(
+    entry: MatchEntry, key: str, flt: MatchFilter, running: set[str], faulty: set[str]
+) -> bool:
+    if flt.engine and flt.engine not in entry.seats:
+        return False
+    if flt.fault == "yes" and key not in faulty:
+        return False
+    if flt.fault == "no" and key in faulty:
+        return False
+    if not flt.result:
+        return True
+    if flt.result == "running":
+        return key in running
+    if flt.result == "pending":
+        return entry.status is MatchStatus.PENDING and key not in running
+    if entry.status is not MatchStatus.DONE or entry.termination is None:
+        return False
+    if flt.result == "no_result":
+        return not entry.termination.has_result
+    if not entry.termination.has_result:
+        return False
+    if flt.result == "draw":
+        return entry.winner_side is None
+    if flt.result == "win":  # decided, or won by the filtered engine
+        if entry.winner_side is None:
+            return False
+        if not flt.engine:
+            return True
+        return any(
+            name == flt.engine and seat % 2 == entry.winner_side
+            for seat, name in enumerate(entry.seats)
+        )
+    if flt.result == "loss":
+        if entry.winner_side is None or not flt.engine:
+            return False
+        return any(
+            name == flt.engine and seat % 2 != entry.winner_side
+            for seat, name in enumerate(entry.seats)
+        )
+    return True
+
+
+def pace(store: Store, done: int, total: int) -> Pace:
+    """Done of total, and an estimate of the time left from the pace of the
+    last matches recorded."""
+    times = store.finish_times(100)
+    if done >= total or len(times) < 2:
+        return Pace(done, total, None, None)
+    try:
+        last = datetime.fromisoformat(times[0])
+        first = datetime.fromisoformat(times[-1])
+    except (TypeError, ValueError):
+        return Pace(done, total, None, None)
+    seconds = (last - first).total_seconds()
+    if seconds <= 0:
+        return Pace(done, total, None, None)
+    rate = (len(times) - 1) / seconds
+    return Pace(done, total, (total - done) / rate, rate * 60)
+
+
+def crosstable(finished: list[StoredMatch]) -> dict[str, dict[str, list[int]]]:
+    """Per side (a bot, or partners joined by +) against each other: wins, draws, losses."""
+    table: dict[str, dict[str, list[int]]] = {}
+    for m in finished:
+        if not m.termination.has_result:
+            continue
+        sides = ["+".join(sorted(set(side_players(m, s)))) for s in (0, 1)]
+        for s in (0, 1):
+            cell = table.setdefault(sides[s], {}).setdefault(sides[1 - s], [0, 0, 0])
+            score = match_score(m, s)
+            cell[0 if score == 1 else 1 if score == 0.5 else 2] += 1
+    return table
+
+
+def rating_series(finished: list[StoredMatch], k: float) -> dict[str, list[tuple[int, float]]]:
+    """Each engine's live Elo (K ``k``, the run's) after every match it played,
+    thinned to PLOT_POINTS."""
+    series: dict[str, list[tuple[int, float]]] = {}
+    played = [m for m in finished if m.termination.has_result]
+    step = max(1, len(played) // PLOT_POINTS)
+    live: dict[str, float] = {}
+    for i, m in enumerate(played):
+        update_elo(live, side_players(m, 0), side_players(m, 1), match_score(m, 0), k=k)
+        if i % step == 0 or i == len(played) - 1:
+            for name, value in live.items():
+                series.setdefault(name, []).append((i + 1, value))
+    return series
