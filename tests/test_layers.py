@@ -102,3 +102,20 @@ def test_the_package_ships_its_types():
     import arena
 
     assert (Path(arena.__file__).parent / "py.typed").exists()
+
+
+# Each layer, and the arena modules above it that it must never import
+# (docs/architecture.md's picture, read from the bottom).
+ABOVE = {
+    "wire": ("store", "tournament", "server", "web", "referee", "transport", "play", "cli"),
+    "transport": ("store", "tournament", "server", "web", "referee", "play", "cli", "cluster"),
+    "tournament": ("server", "web", "cli"),
+    "web": ("server", "cli"),
+    "server": ("cli",),
+}
+
+
+@pytest.mark.parametrize("layer", sorted(ABOVE))
+def test_no_layer_imports_one_above_it(layer):
+    for above in ABOVE[layer]:
+        assert importers(f"arena.{above}", layer) == [], f"{layer} imports {above}"

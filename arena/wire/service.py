@@ -8,9 +8,9 @@ converted in the sibling module arena.wire.convert.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from enum import Enum
 from typing import Protocol
 
-from arena.store import MatchEntry
 from arena.wire.v1 import server_pb2 as spb
 
 
@@ -242,7 +242,26 @@ def match_summary(
     return summary
 
 
-def listed_match(key: str, entry: MatchEntry, running: set[str]) -> spb.MatchSummary:
+class StoredEntry(Protocol):
+    """A match of a results store's schedule (arena.store.MatchEntry)."""
+
+    @property
+    def seats(self) -> Sequence[str]: ...
+    @property
+    def status(self) -> Enum: ...
+    @property
+    def termination(self) -> Enum | None: ...
+    @property
+    def reason(self) -> str: ...
+    @property
+    def scores(self) -> tuple[int, int] | None: ...
+    @property
+    def winner_side(self) -> int | None: ...
+    @property
+    def log_chain(self) -> str | None: ...
+
+
+def listed_match(key: str, entry: StoredEntry, running: set[str]) -> spb.MatchSummary:
     """A stored match as ListMatches and the web site list it (``key``:
     COMPETITION/MATCH): its stored status, or "running" while it is played."""
     return match_summary(
