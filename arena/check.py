@@ -21,14 +21,14 @@ from pathlib import Path
 
 import trio
 
+from arena.engine import Decision, SeatClock
 from arena.errors import BotError
 from arena.outcome import FaultKind
 from arena.rules import Game, Match, Variant
 from arena.settings import ClockSettings, SandboxSettings
 from arena.transport.connection import GrpcConnection
 from arena.transport.process import launch
-from arena.transport.seats import unwrap
-from arena.wire import convert
+from arena.transport.seats import handshake, protocol_mismatch, unwrap
 from arena.wire.protocol import PROTOCOL_VERSION
 
 TAIL_LINES = 20  # of a launched bot's output, in the report of a failed check
@@ -208,44 +208,38 @@ async def _check_connected(
     conn: GrpcConnection, report: CheckReport, timeout: float, claimed: Sequence[Game]
 ) -> CheckReport:
     add = report.items.append
-    request = convert.handshake_request()
     try:
-        with trio.fail_after(timeout):
-            info = await conn.handshake(request, timeout)
-    except trio.TooSlowError:
-        add(CheckItem("handshake", False, f"no answer within {timeout:g}s"))
-        return report
+        hello = await handshake(conn, timeout)
     except BotError as e:
         add(CheckItem("handshake", False, e.message))
         return report
-    report.engine_name, report.engine_version = info.name, info.version
-    add(CheckItem("handshake", bool(info.name), f"{info.name or '(no name)'} {info.version}"))
+    report.engine_name, report.engine_version = hello.name, hello.version
+    add(CheckItem("handshake", bool(hello.name), f"{hello.name or '(no name)'} {hello.version}"))
     add(
         CheckItem(
             "protocol version",
-            info.protocol_version == PROTOCOL_VERSION,
-            f"speaks version {info.protocol_version} (the arena speaks {PROTOCOL_VERSION})",
+            protocol_mismatch(hello) is None,
+            f"speaks version {hello.protocol_version} (the arena speaks {PROTOCOL_VERSION})",
         )
     )
-    offered = [g for g in Game if convert.variant_to_pb_game(g) in info.games]
-    games, item = games_to_play(claimed, offered)
+    games, item = games_to_play(claimed, hello.games)
     add(item)
     report.games = [g.value for g in games]
     add(await _health(conn, timeout))
-    clock = convert.clock_to_pb(ClockSettings(move_time=1.0), None)
+    clock = SeatClock.of(ClockSettings(move_time=1.0), None)
     for label, match, seat in sample_positions():
         if match.variant.game not in games:
             continue
-        deal = match.deal
-        assert deal is not None
-        legal = deal.legal_moves()
-        req = convert.decision_request(match, seat, legal, clock, "conformance-check", 0)
+        decision = Decision.of(match, seat, clock, "conformance-check", 0)
+        legal = decision.legal_moves
         try:
             with trio.fail_after(1.05):
-                answer = await conn.decide(req, 1.05)
-            move = convert.move_from_pb(answer.move)
-            ok = move in legal
-            detail = "a legal move" if ok else f"{move} is not legal there"
+                answer = await conn.decide(decision, 1.05)
+            if answer.move is None:
+                ok, detail = False, f"unreadable answer: {answer.unreadable}"
+            else:
+                ok = answer.move in legal
+                detail = "a legal move" if ok else f"{answer.move} is not legal there"
         except trio.TooSlowError:
             ok, detail = False, "no answer within 1s"
         except BotError as e:
@@ -253,8 +247,6 @@ async def _check_connected(
             if e.kind is FaultKind.CRASH:
                 break  # it is gone: the positions left would all say so again
             continue
-        except Exception as e:  # an unreadable answer
-            ok, detail = False, f"unreadable answer: {e}"
         add(CheckItem(f"decision ({label})", ok, detail))
     return report
 

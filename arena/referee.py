@@ -1,7 +1,8 @@
 """One match between bots the arena does not trust: the match loop, its clock
 and its fault policy. Nothing else: seats are opened and greeted before
-(arena.transport.seats), log records and messages are built by the wire
-layer, and spectators get the observer's public view (arena.rules.observe).
+(arena.transport.seats) and spoken to in the plain values of arena.engine,
+log records are built by the wire layer, and spectators get the observer's
+public view (arena.rules.observe).
 
 The referee owns the truth: the deck, every hand, the clock. For each
 decision it sends the seat to move exactly what that seat may know (its
@@ -18,13 +19,22 @@ from __future__ import annotations
 
 import dataclasses
 import random
-import time
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import trio
 
-from arena.errors import BotError, ConfigError, IllegalMoveError, WireError
+from arena.engine import (
+    Answer,
+    DealEnded,
+    Decision,
+    MatchEnded,
+    MatchStarted,
+    Notification,
+    SeatClock,
+    forfeit_winner,
+    forfeits,
+)
+from arena.errors import BotError, ConfigError, IllegalMoveError
 from arena.outcome import (
     DealBegan,
     DealScored,
@@ -39,10 +49,9 @@ from arena.outcome import (
 from arena.record import LogWriter
 from arena.rules import Match, Move, Play, Sight, view
 from arena.rules.cards import card_name
-from arena.settings import MatchSettings, OnFault
+from arena.settings import MatchSettings
 from arena.transport.connection import EngineConnection
 from arena.transport.seats import Greeting
-from arena.wire import convert
 from arena.wire.protocol import MAX_COMMENT_CHARS
 
 Spectator = Callable[[MatchEvent], None]
@@ -109,23 +118,31 @@ class Referee:
         self._end_log(result)
         self._publish(result)
         match_id = self.settings.match_id
-        await self._notify_all("MatchEnded", lambda s: convert.match_end(match_id, s, result))
+        await self._notify_all(lambda seat: MatchEnded(match_id, seat, result))
         return MatchReport(self.settings, self.engines, result, self.match.finished, self.decisions)
 
     async def _play(self) -> MatchResult:
         if self.opening_faults:
             reason = "; ".join(f.headline() for f in self.opening_faults)
             return self._result(Termination.NO_CONTEST, None, reason)
-        first_dealer = self.match.first_dealer
+        settings = self.settings
+        engines, clock = tuple(self.engines), SeatClock.of(settings.clock, settings.clock.bank)
         await self._notify_all(
-            "MatchStarted",
-            lambda s: convert.match_start(self.settings, self.engines, first_dealer, s),
+            lambda seat: MatchStarted(
+                settings.match_id,
+                settings.variant,
+                seat,
+                engines,
+                clock,
+                self.match.first_dealer,
+            )
         )
         try:
             while not self.match.is_over:
                 await self._play_deal()
         except _Forfeit as f:
-            return self._result(Termination.FORFEIT, 1 - (f.fault.seat & 1), f.fault.headline())
+            winner = forfeit_winner([f.fault.seat])
+            return self._result(Termination.FORFEIT, winner, f.fault.headline())
         return self._result(Termination.COMPLETED, self.match.winner, "played to the end")
 
     async def _play_deal(self) -> None:
@@ -149,28 +166,20 @@ class Referee:
             self.log.deal_ended(done)
         self._publish(DealScored.of(done))
         match_id = self.settings.match_id
-        await self._notify_all("DealEnded", lambda s: convert.deal_end(match_id, s, done))
+        await self._notify_all(lambda seat: DealEnded(match_id, seat, done))
 
     # One decision ---------------------------------------------------------------
 
     async def _decide(self, seat: int, index: int) -> DecisionRecord:
-        deal = self.match.deal
-        assert deal is not None
-        clock = self.settings.clock
-        legal = deal.legal_moves()
-        deadline = clock.deadline(self.banks[seat])
-        request = convert.decision_request(
-            self.match,
-            seat,
-            legal,
-            convert.clock_to_pb(clock, self.banks[seat]),
-            self.settings.match_id,
-            index,
-        )
+        # What the seat is told is what it is held to: one clock, computed once.
+        clock = SeatClock.of(self.settings.clock, self.banks[seat])
+        deadline = clock.deadline
+        decision = Decision.of(self.match, seat, clock, self.settings.match_id, index)
+        legal = decision.legal_moves
         number = self.match.deal_number
         move, comment, problem = None, "", None
-        allowed = deadline + clock.grace
-        start = time.perf_counter()
+        allowed = deadline + self.settings.clock.grace
+        start = trio.current_time()
         measured: float | None = None
         conn = self.seats[seat]
         assert isinstance(conn, EngineConnection)
@@ -180,21 +189,21 @@ class Referee:
         no_answer = (FaultKind.TIMEOUT, f"no answer within {deadline:g}s")
         try:
             # A bare scope, not trio.fail_after: this runs once per decision.
-            with trio.CancelScope(deadline=trio.current_time() + cutoff) as scope:
-                response, measured = await conn.decide_timed(request, timeout=allowed)
+            with trio.CancelScope(deadline=start + cutoff) as scope:
+                answer, measured = await conn.decide_timed(decision, timeout=allowed)
             if scope.cancelled_caught:
                 problem = no_answer
         except BotError as e:  # the gRPC deadline, met first, is the same timeout
             problem = no_answer if e.kind is FaultKind.TIMEOUT else (e.kind, e.message)
         # The referee's own clock, unless the bot ran in-process and was timed where it ran.
-        elapsed = time.perf_counter() - start if measured is None else measured
+        elapsed = trio.current_time() - start if measured is None else measured
         if problem is None:
-            comment = response.comment[:MAX_COMMENT_CHARS]
+            comment = answer.comment[:MAX_COMMENT_CHARS]
             if elapsed > allowed:
                 problem = (FaultKind.TIMEOUT, f"answered after {elapsed:.3f}s, limit {deadline:g}s")
             else:
-                move, problem = self._check_answer(response, legal)
-        self._charge_clock(seat, elapsed)
+                move, problem = self._check_answer(answer, legal)
+        self.banks[seat] = clock.bank_after(elapsed)
         # The log keeps the deadline the seat was told and its bank after the decision.
         record = DecisionRecord(
             number, index, seat, move, elapsed, None, False, comment, deadline, self.banks[seat]
@@ -205,22 +214,18 @@ class Referee:
         fault = Fault(seat, problem[0], number, index, problem[1])
         self.faults.append(fault)
         self.strikes[seat] += 1
-        policy = self.settings.policy
-        if policy.on_fault is OnFault.LOSE or self.strikes[seat] >= policy.strikes:
+        if forfeits(self.settings.policy, self.strikes[seat]):
             self._record(dataclasses.replace(record, move=None, fault=fault))
             raise _Forfeit(fault)
         substitute = self._substitute(legal, number, index)
         return dataclasses.replace(record, move=substitute, fault=fault)
 
     def _check_answer(
-        self, response: Any, legal: list[Move]
+        self, answer: Answer, legal: Sequence[Move]
     ) -> tuple[Move | None, tuple[FaultKind, str] | None]:
-        if not response.HasField("move"):
-            return None, (FaultKind.MALFORMED, "the answer holds no move")
-        try:
-            move = convert.move_from_pb(response.move)
-        except WireError as e:
-            return None, (FaultKind.MALFORMED, str(e))
+        move = answer.move
+        if move is None:
+            return None, (FaultKind.MALFORMED, answer.unreadable)
         if move in legal:
             return move, None
         deal = self.match.deal
@@ -233,25 +238,20 @@ class Referee:
             return None, (FaultKind.ILLEGAL, said)
         return None, (FaultKind.ILLEGAL, f"{move} is not a legal move")
 
-    def _charge_clock(self, seat: int, elapsed: float) -> None:
-        bank = self.banks[seat]
-        if bank is not None:
-            self.banks[seat] = max(0.0, bank - elapsed) + self.settings.clock.increment
-
-    def _substitute(self, legal: list[Move], deal_number: int, index: int) -> Move:
+    def _substitute(self, legal: Sequence[Move], deal_number: int, index: int) -> Move:
         if self.settings.policy.substitute == "first":
             return legal[0]
         rng = random.Random(f"{self.settings.seed}/substitute/{deal_number}/{index}")
         return legal[int(rng.random() * len(legal))]
 
-    async def _notify_all(self, method: str, build: Callable[[int], Any]) -> None:
+    async def _notify_all(self, build: Callable[[int], Notification]) -> None:
         """Best effort, all seats at once, bounded in time: never a fault."""
         timeout = self.settings.notify_timeout
         with trio.move_on_after(timeout + 0.5):
             async with trio.open_nursery() as nursery:
                 for seat, conn in enumerate(self.seats):
                     if isinstance(conn, EngineConnection):
-                        nursery.start_soon(conn.notify, method, build(seat), timeout)
+                        nursery.start_soon(conn.notify, build(seat), timeout)
 
     # Results, the log and spectators -----------------------------------------------
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena.engine import SeatClock, forfeit_winner, forfeits
 from arena.errors import IllegalMoveError, RulesError, VerifyError, WireError
 from arena.outcome import (
     DealScored,
@@ -26,8 +27,7 @@ from arena.outcome import (
     decision_text,
 )
 from arena.record import LogContents, read_log
-from arena.rules import FinishedDeal, Match, Move, Variant, View, cards_text, view
-from arena.settings import OnFault
+from arena.rules import FinishedDeal, Match, Move, Variant, View, cards_text, side_of, view
 from arena.wire import convert
 
 __all__ = ["Replay", "ReplayedDeal", "Step", "VerifyError", "replay_contents", "replay_log"]
@@ -286,15 +286,15 @@ class _Checks:
         if policy is None:  # a version-1 log does not say
             return
         self.strikes[d.seat] += 1
-        forfeits = policy.on_fault is OnFault.LOSE or self.strikes[d.seat] >= policy.strikes
-        if forfeits and d.move is not None:
+        forfeited = forfeits(policy, self.strikes[d.seat])
+        if forfeited and d.move is not None:
             raise _fail(
                 deal,
                 index,
                 f"the fault policy forfeits seat {d.seat} for this {fault.kind.value}, "
                 "yet the log plays a substitute move",
             )
-        if not forfeits and d.move is None:
+        if not forfeited and d.move is None:
             raise _fail(
                 deal,
                 index,
@@ -307,27 +307,27 @@ class _Checks:
         bank from its think times; an answer past its deadline is a timeout."""
         if d.deadline is None:  # a version-1 log does not keep the clock
             return
-        clock = self.header.clock
-        bank = self.banks[d.seat]
-        expected = clock.deadline(bank)
+        clock = SeatClock.of(self.header.clock, self.banks[d.seat])
+        expected = clock.deadline
         if abs(d.deadline - expected) > _CLOCK_SLACK:
             raise _fail(
                 deal,
                 index,
                 f"the log allows seat {d.seat} {d.deadline:g}s, the clock allows {expected:g}s",
             )
-        if d.fault is None and d.think_time > d.deadline + clock.grace + _CLOCK_SLACK:
+        grace = self.header.clock.grace
+        if d.fault is None and d.think_time > d.deadline + grace + _CLOCK_SLACK:
             raise _fail(
                 deal,
                 index,
                 f"seat {d.seat} took {d.think_time:g}s of {d.deadline:g}s allowed, "
                 "yet the log records no timeout",
             )
-        if bank is None:
+        after = clock.bank_after(d.think_time)
+        if after is None:
             if d.bank_left is not None:
                 raise _fail(deal, index, "the log keeps a bank, the clock has none")
             return
-        after = max(0.0, bank - d.think_time) + clock.increment
         if d.bank_left is None or abs(d.bank_left - after) > _CLOCK_SLACK:
             raise _fail(
                 deal,
@@ -401,9 +401,8 @@ class _Checks:
             if forfeit is None and not at_startup:
                 raise _fail(None, None, "the log records a forfeit, but no fault ended the match")
             deciding = [f for f in result.faults if f.at_startup] or [self.faults[-1]]
-            at_fault = {f.seat & 1 for f in deciding}
-            expected = 1 - next(iter(at_fault)) if len(at_fault) == 1 else None
-            if result.winner != expected:
+            at_fault = {side_of(f.seat) for f in deciding}
+            if result.winner != forfeit_winner(f.seat for f in deciding):
                 raise _fail(
                     None,
                     None,

@@ -30,12 +30,13 @@ from typing import Any
 import grpc
 import trio
 
+from arena.engine import Answer, Decision, Hello, Notification, SeatClock
 from arena.outcome import FaultKind
 from arena.play import run_match
 from arena.rules import Game, Match, Variant
 from arena.settings import ClockSettings, MatchSettings
 from arena.transport.connection import GrpcConnection
-from arena.wire.convert import clock_to_pb, decision_request
+from arena.wire.convert import decision_to_pb
 from arena.wire.v1 import engine_pb2_grpc
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -72,16 +73,19 @@ def stop_bots(procs: list[subprocess.Popen[str]]) -> None:
             proc.wait()
 
 
-def sample_request() -> bytes:
-    """A decision request from the middle of a Scopa deal."""
+def sample_decision() -> Decision:
+    """A decision from the middle of a Scopa deal."""
     match = Match(Variant(Game.SCOPA), seed=3)
     deal = match.start_deal()
     for _ in range(9):
         deal.play(deal.legal_moves()[0])
-    clock = clock_to_pb(ClockSettings(), None)
-    return decision_request(
-        match, deal.to_move, deal.legal_moves(), clock, "bench", 9
-    ).SerializeToString()
+    assert deal.to_move is not None
+    return Decision.of(match, deal.to_move, SeatClock.of(ClockSettings(), None), "bench", 9)
+
+
+def sample_request() -> bytes:
+    """The same decision as a bot receives it."""
+    return decision_to_pb(sample_decision()).SerializeToString()
 
 
 def bare_call_ms(address: str, n: int) -> float:
@@ -137,19 +141,18 @@ def aio_ms(address: str, n: int) -> float:
 
 
 async def bridge_ms(address: str, n: int) -> float:
-    """The same call through the arena's trio bridge alone (no referee work)."""
-    from arena.wire.v1 import engine_pb2 as epb
-
-    request = epb.DecisionRequest.FromString(sample_request())
+    """The same call through the arena's connection alone (its trio bridge and
+    the message's conversion both ways; no referee work)."""
+    decision = sample_decision()
     conn = GrpcConnection(address)
     await conn.wait_ready(5)
     conn.watch_health()
     for _ in range(50):
-        await conn.decide(request, 5)
+        await conn.decide(decision, 5)
     start = time.perf_counter()
     for _ in range(n):
         with trio.fail_after(5):
-            await conn.decide(request, 5)
+            await conn.decide(decision, 5)
     conn.close()
     return (time.perf_counter() - start) / n * 1000
 
@@ -164,29 +167,29 @@ class TimedConnection(GrpcConnection):
         self.spent = {"decide": 0.0, "notify": 0.0, "handshake": 0.0}
         self._notifying, self._since = 0, 0.0
 
-    async def decide(self, request: Any, timeout: float) -> Any:
+    async def decide(self, decision: Decision, timeout: float) -> Answer:
         start = time.perf_counter()
         try:
-            return await super().decide(request, timeout)
+            return await super().decide(decision, timeout)
         finally:
             self.spent["decide"] += time.perf_counter() - start
 
-    async def notify(self, method: str, request: Any, timeout: float) -> None:
+    async def notify(self, note: Notification, timeout: float) -> None:
         # Both seats are told at once: the wall time while any is under way counts.
         if not self._notifying:
             self._since = time.perf_counter()
         self._notifying += 1
         try:
-            await super().notify(method, request, timeout)
+            await super().notify(note, timeout)
         finally:
             self._notifying -= 1
             if not self._notifying:
                 self.spent["notify"] += time.perf_counter() - self._since
 
-    async def handshake(self, request: Any, timeout: float) -> Any:
+    async def handshake(self, timeout: float) -> Hello:
         start = time.perf_counter()
         try:
-            return await super().handshake(request, timeout)
+            return await super().handshake(timeout)
         finally:
             self.spent["handshake"] += time.perf_counter() - start
 
@@ -238,12 +241,14 @@ async def referee_ms(address: str, matches: int, log_dir: Path) -> RefereeTimes:
 
 # The referee's own work per decision, by part: (label, module, class or "", function).
 PARTS = (
-    ("the request: observation and conversion", "arena.wire.convert", "", "decision_request"),
+    ("the observation", "arena.engine", "", "observe"),
+    ("the request: conversion", "arena.wire.convert", "", "decision_to_pb"),
     ("the log record: built, hashed, flushed", "arena.referee", "Referee", "_record"),
     ("checking the answer", "arena.referee", "Referee", "_check_answer"),
     ("legal moves", "arena.rules.deal", "Deal", "legal_moves"),
     ("applying the move", "arena.rules.deal", "Deal", "play_unchecked"),
     ("the clock message", "arena.wire.convert", "", "clock_to_pb"),
+    ("reading the answer", "arena.wire.convert", "", "answer_from_pb"),
 )
 
 

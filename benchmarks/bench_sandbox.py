@@ -30,8 +30,7 @@ from arena.settings import SandboxMode, SandboxSettings
 from arena.transport import limits
 from arena.transport.process import launch
 from arena.transport.sandbox import WRITABLE, unavailable
-from arena.wire.v1 import engine_pb2 as epb
-from benchmarks.bench_referee import ROOT, sample_request
+from benchmarks.bench_referee import ROOT, sample_decision
 
 GREEDY = [sys.executable, str(ROOT / "engines/greedy/bot.py")]
 TCP_ONLY = [sys.executable, str(ROOT / "tests/bots/tcp_only.py")]
@@ -51,15 +50,15 @@ async def startup_ms(sandbox: SandboxSettings, n: int) -> list[float]:
 async def decision_ms(
     sandbox: SandboxSettings, n: int, rounds: int, command: list[str] = GREEDY
 ) -> float:
-    request = epb.DecisionRequest.FromString(sample_request())
+    decision = sample_decision()
     medians = []
     async with launch(command, label="bot", sandbox=sandbox) as conn:
         for _ in range(50):
-            await conn.decide(request, 5)
+            await conn.decide(decision, 5)
         for _ in range(rounds):
             start = time.perf_counter()
             for _ in range(n):
-                await conn.decide(request, 5)
+                await conn.decide(decision, 5)
             medians.append((time.perf_counter() - start) / n * 1000)
     return statistics.median(medians)
 

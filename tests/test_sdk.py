@@ -9,9 +9,10 @@ from pathlib import Path
 import grpc
 import pytest
 
+from arena.engine import Decision, SeatClock
 from arena.rules import Game, Match, Variant
 from arena.settings import ClockSettings
-from arena.wire.convert import clock_to_pb, decision_request
+from arena.wire.convert import decision_to_pb
 from arena.wire.v1 import engine_pb2 as epb
 from arena.wire.v1 import engine_pb2_grpc
 
@@ -30,8 +31,8 @@ def start(*args: str) -> tuple[subprocess.Popen, str]:
 def request() -> epb.DecisionRequest:
     match = Match(Variant(Game.SCOPA), seed=1)
     deal = match.start_deal()
-    clock = clock_to_pb(ClockSettings(), None)
-    return decision_request(match, deal.to_move, deal.legal_moves(), clock, "sdk", 0)
+    clock = SeatClock.of(ClockSettings(), None)
+    return decision_to_pb(Decision.of(match, deal.to_move, clock, "sdk", 0))
 
 
 def test_served_bot_handshakes_decides_and_serves_health():
@@ -94,8 +95,8 @@ def test_a_decision_carries_what_the_seat_remembers_of_the_deal():
     while not any(p.captures for p in deal.plays):
         deal.play(max(deal.legal_moves(), key=lambda m: m.captures.bit_count()))
     seat = deal.to_move
-    clock = clock_to_pb(ClockSettings(), None)
-    raw = decision_request(match, seat, deal.legal_moves(), clock, "sdk", 1).SerializeToString()
+    clock = SeatClock.of(ClockSettings(), None)
+    raw = decision_to_pb(Decision.of(match, seat, clock, "sdk", 1)).SerializeToString()
     servicer = EngineServicer(lambda d: d.legal_moves[0], name="t")
     obs = servicer.decision_of(epb.DecisionRequest.FromString(raw)).observation
     assert obs == observe(match, seat)

@@ -2,7 +2,9 @@
 seconds and before each competition starts or resumes.
 
 A handshake rather than the health service, since the health service is
-optional for a bot and the handshake also tells its version. A competition
+optional for a bot and the handshake also tells its version; the same
+handshake as seating's, so a bot that speaks another protocol version is dead
+here as it would fail at the start of each match. A competition
 that finds a bot dead waits a grace for it, then plays without it: its
 matches are recorded at once as forfeits by absence, with the reason, instead
 of each losing the start-up timeout to a bot that is not there.
@@ -19,7 +21,7 @@ from arena.errors import BotError
 from arena.server.storage import ServerStorage
 from arena.server.submissions import submission_digest
 from arena.transport.connection import GrpcConnection
-from arena.wire import convert
+from arena.transport.seats import handshake, protocol_mismatch
 
 PROBE_TIMEOUT = 3.0
 PROBES_AT_ONCE = 16
@@ -34,21 +36,22 @@ class Probe:
 
 
 async def probe(address: str, timeout: float = PROBE_TIMEOUT) -> Probe:
-    """Connect to the bot at ``address`` and greet it."""
+    """Connect to the bot at ``address`` and greet it, as a match would: a bot
+    that answers in another protocol version is not alive to the arena."""
     conn = GrpcConnection(address, label=address)
     try:
         await conn.wait_ready(timeout)
-        with trio.fail_after(timeout):
-            info = await conn.handshake(convert.handshake_request(), timeout)
+        hello = await handshake(conn, timeout)
     except BotError as e:
         return Probe(False, e.message)
-    except trio.TooSlowError:
-        return Probe(False, f"no handshake answer within {timeout:g}s")
     except Exception as e:  # an unreadable answer: dead to the arena, never the server's end
         return Probe(False, f"unusable answer: {e}")
     finally:
         conn.close()
-    return Probe(True, f"{info.name} {info.version}".strip(), info.version)
+    mismatch = protocol_mismatch(hello)
+    if mismatch is not None:
+        return Probe(False, mismatch, hello.version)
+    return Probe(True, f"{hello.name} {hello.version}".strip(), hello.version)
 
 
 class Liveness:

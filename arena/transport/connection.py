@@ -1,7 +1,8 @@
 """How the referee talks to one seat's bot: over gRPC, or in-process.
 
-Both kinds offer the same three async calls (handshake, decide, notify) and
-raise BotError with a classified FaultKind for every way a bot can fail, so
+Both kinds offer the same three async calls (handshake, decide, notify), in
+the plain values of arena.engine (only the gRPC connection turns them into
+messages and back), and raise BotError with a classified FaultKind for every way a bot can fail, so
 the referee has one code path. Timeouts are the referee's business (it wraps
 calls in trio.fail_after); the gRPC deadline passed here is a backstop that
 also tells the bot its deadline.
@@ -24,16 +25,16 @@ import grpc
 import trio
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from arena.errors import BotError, WireError
+from arena.engine import Answer, Decision, Hello, Notification
+from arena.errors import BotError
 from arena.outcome import FaultKind
-from arena.rules import Strategy
+from arena.rules import Move, Strategy
+from arena.rules.cards import BIT, DECK_SIZE, FULL_DECK
 from arena.transport.bridge import PeerGone, wait_future
 from arena.wire import convert
-from arena.wire.protocol import MAX_ANSWER_BYTES, MAX_REQUEST_BYTES
-from arena.wire.v1 import engine_pb2 as epb
+from arena.wire.protocol import MAX_ANSWER_BYTES, MAX_REQUEST_BYTES, PROTOCOL_VERSION
 from arena.wire.v1 import engine_pb2_grpc
 
-NOTIFICATIONS = ("MatchStarted", "DealEnded", "MatchEnded")
 _ki_protected = trio.lowlevel.enable_ki_protection
 
 
@@ -47,22 +48,18 @@ class EngineConnection:
     # time, not the event loop's, decides a timeout.
     times_itself: bool = False
 
-    async def handshake(
-        self, request: epb.HandshakeRequest, timeout: float
-    ) -> epb.HandshakeResponse:
+    async def handshake(self, timeout: float) -> Hello:
         raise NotImplementedError
 
-    async def decide(self, request: epb.DecisionRequest, timeout: float) -> epb.DecisionResponse:
+    async def decide(self, decision: Decision, timeout: float) -> Answer:
         raise NotImplementedError
 
-    async def decide_timed(
-        self, request: epb.DecisionRequest, timeout: float
-    ) -> tuple[epb.DecisionResponse, float | None]:
+    async def decide_timed(self, decision: Decision, timeout: float) -> tuple[Answer, float | None]:
         """The answer, and the time the bot took when it can be measured where
         it ran (in-process); None for a bot the referee times from outside."""
-        return await self.decide(request, timeout), None
+        return await self.decide(decision, timeout), None
 
-    async def notify(self, method: str, request: Any, timeout: float) -> None:
+    async def notify(self, note: Notification, timeout: float) -> None:
         """Best effort: a notification that fails is not a fault."""
         raise NotImplementedError
 
@@ -268,20 +265,19 @@ class GrpcConnection(EngineConnection):
         except grpc.RpcError as e:
             raise await self._failed(e, trio.current_time() - started, timeout) from None
 
-    async def handshake(
-        self, request: epb.HandshakeRequest, timeout: float
-    ) -> epb.HandshakeResponse:
-        return await self._call(self.stub.Handshake, request, timeout)  # type: ignore[no-any-return]
+    async def handshake(self, timeout: float) -> Hello:
+        answer = await self._call(self.stub.Handshake, convert.handshake_request(), timeout)
+        return convert.hello_from_pb(answer)
 
-    async def decide(self, request: epb.DecisionRequest, timeout: float) -> epb.DecisionResponse:
-        return await self._call(self.stub.Decide, request, timeout)  # type: ignore[no-any-return]
+    async def decide(self, decision: Decision, timeout: float) -> Answer:
+        request = convert.decision_to_pb(decision)
+        return convert.answer_from_pb(await self._call(self.stub.Decide, request, timeout))
 
     @_ki_protected
-    async def notify(self, method: str, request: Any, timeout: float) -> None:
-        if method not in NOTIFICATIONS:
-            raise ValueError(method)
+    async def notify(self, note: Notification, timeout: float) -> None:
         if self.death is not None:
             return
+        method, request = convert.notification_to_pb(note)
         future = getattr(self.stub, method).future(request, timeout=timeout)
         with trio.move_on_after(timeout), contextlib.suppress(grpc.RpcError, PeerGone):
             await wait_future(future, self.waiters)
@@ -310,7 +306,7 @@ def _in_process_threads() -> trio.CapacityLimiter:
 
 class InProcessConnection(EngineConnection):
     """A strategy running inside the arena (Observation, legal moves -> move),
-    reached through the same protobuf messages as a bot over the wire, and
+    handed the referee's own plain values (nothing is encoded or decoded), and
     called in a worker thread (abandoned, never waited for, when the clock runs
     out). For fast local runs and tests."""
 
@@ -324,45 +320,56 @@ class InProcessConnection(EngineConnection):
         label: str | None = None,
     ) -> None:
         self.strategy = strategy
-        self.info = convert.handshake_response(name, version, author)
+        self.info = Hello(name, version, author, PROTOCOL_VERSION)
         self.label = label or f"{name} (in-process)"
         self.confinement = "in-process strategy"
         self.times_itself = True
         self.death = None
 
-    def _decide(self, request: epb.DecisionRequest) -> tuple[epb.DecisionResponse, float]:
-        observation, legal = convert.decision_from_pb(request)
+    def _decide(self, decision: Decision) -> tuple[Answer, float]:
         start = time.perf_counter()
-        move = self.strategy(observation, legal)
-        return convert.decision_response(move), time.perf_counter() - start
+        # A list of its own: what the strategy does to it is never the referee's.
+        chosen = self.strategy(decision.observation, list(decision.legal_moves))
+        return Answer(strategy_move(chosen)), time.perf_counter() - start
 
-    async def handshake(
-        self, request: epb.HandshakeRequest, timeout: float
-    ) -> epb.HandshakeResponse:
+    async def handshake(self, timeout: float) -> Hello:
         return self.info
 
-    async def decide(self, request: epb.DecisionRequest, timeout: float) -> epb.DecisionResponse:
-        return (await self.decide_timed(request, timeout))[0]
+    async def decide(self, decision: Decision, timeout: float) -> Answer:
+        return (await self.decide_timed(decision, timeout))[0]
 
-    async def decide_timed(
-        self, request: epb.DecisionRequest, timeout: float
-    ) -> tuple[epb.DecisionResponse, float]:
+    async def decide_timed(self, decision: Decision, timeout: float) -> tuple[Answer, float]:
         """Run in a thread of the in-process pool (never queued behind trio's
         default limit of 40 threads) and timed inside it, so that a busy event
         loop is never charged to the strategy."""
         try:
-            response, think = await trio.to_thread.run_sync(
-                self._decide, request, abandon_on_cancel=True, limiter=_in_process_threads()
+            return await trio.to_thread.run_sync(
+                self._decide, decision, abandon_on_cancel=True, limiter=_in_process_threads()
             )
-        except WireError as e:
-            raise BotError(FaultKind.MALFORMED, str(e)) from None
+        except BotError:
+            raise
         except Exception as e:  # the strategy's own code failed: its fault, not the arena's
             raise BotError(
                 FaultKind.MALFORMED, f"raised {type(e).__name__}: {one_line(str(e))}"
             ) from None
-        if response.ByteSize() > MAX_ANSWER_BYTES:
-            raise BotError(FaultKind.MALFORMED, "answer over the size limit")
-        return response, think
 
-    async def notify(self, method: str, request: Any, timeout: float) -> None:
+    async def notify(self, note: Notification, timeout: float) -> None:
         return None
+
+
+def strategy_move(chosen: object) -> Move:
+    """A strategy's answer as a Move: a card (0..39) and a mask of the table
+    cards it takes, without the card itself; BotError (MALFORMED) when it is none."""
+    try:
+        card, taken = chosen  # type: ignore[misc]
+    except (TypeError, ValueError):
+        card = taken = None
+    if (
+        isinstance(card, int)
+        and isinstance(taken, int)
+        and 0 <= card < DECK_SIZE
+        and taken & ~FULL_DECK == 0
+        and not taken & BIT[card]
+    ):
+        return Move(card, taken)
+    raise BotError(FaultKind.MALFORMED, f"returned {one_line(repr(chosen), 80)}, not a move")

@@ -27,13 +27,13 @@ from pathlib import Path
 
 import trio
 
+from arena.engine import Hello
 from arena.errors import BotError, ConfigError
 from arena.outcome import EngineInfo, Fault, FaultKind
 from arena.settings import EngineSpec, MatchSettings, SandboxSettings
 from arena.strategies import BUILT_IN
 from arena.transport.connection import EngineConnection, GrpcConnection, InProcessConnection
 from arena.transport.process import launch
-from arena.wire import convert
 from arena.wire.protocol import PROTOCOL_VERSION
 
 
@@ -280,6 +280,28 @@ class Greeting:
     faults: list[Fault]
 
 
+async def handshake(conn: EngineConnection, timeout: float) -> Hello:
+    """The one handshake, for seating, `arena check` and liveness probes: what
+    the bot says of itself, or BotError (STALL when it said nothing in time)."""
+    no_answer = f"no handshake within {timeout:g}s"
+    try:
+        with trio.fail_after(timeout):
+            return await conn.handshake(timeout)
+    except trio.TooSlowError:
+        raise BotError(FaultKind.STALL, no_answer) from None
+    except BotError as e:  # the gRPC deadline, met first, is the same stall
+        if e.kind is FaultKind.TIMEOUT:
+            raise BotError(FaultKind.STALL, no_answer) from None
+        raise
+
+
+def protocol_mismatch(hello: Hello) -> str | None:
+    """Why a bot that answered the handshake cannot be spoken to, or None."""
+    if hello.protocol_version != PROTOCOL_VERSION:
+        return f"speaks protocol version {hello.protocol_version}, not {PROTOCOL_VERSION}"
+    return None
+
+
 async def greet(
     seats: Sequence[EngineConnection | BotError], names: Sequence[str], settings: MatchSettings
 ) -> Greeting:
@@ -287,9 +309,7 @@ async def greet(
     fails the handshake, gets a start-up fault."""
     engines = [EngineInfo(seat=i, name=n) for i, n in enumerate(names)]
     faults: list[Fault] = []
-    request = convert.handshake_request()
-    timeout = settings.handshake_timeout
-    game = convert.variant_to_pb_game(settings.variant.game)
+    game = settings.variant.game
 
     def fail(seat: int, kind: FaultKind, message: str) -> None:
         faults.append(Fault(seat, kind, 0, 0, message, at_startup=True))
@@ -300,25 +320,16 @@ async def greet(
             engines[seat] = EngineInfo(seat, names[seat], confinement=conn.confinement)
         if isinstance(conn, BotError):
             return fail(seat, conn.kind, conn.message)
-        no_answer = f"no handshake within {timeout:g}s"
         try:
-            with trio.fail_after(timeout):
-                info = await conn.handshake(request, timeout)
-        except trio.TooSlowError:
-            return fail(seat, FaultKind.STALL, no_answer)
-        except BotError as e:  # the gRPC deadline, met first, is the same stall
-            timed_out = e.kind is FaultKind.TIMEOUT
-            return (
-                fail(seat, FaultKind.STALL, no_answer)
-                if timed_out
-                else fail(seat, e.kind, e.message)
-            )
-        engines[seat] = convert.engine_info_from_pb(seat, names[seat], info, conn.confinement)
-        if info.protocol_version != PROTOCOL_VERSION:
-            message = f"speaks protocol version {info.protocol_version}, not {PROTOCOL_VERSION}"
-            fail(seat, FaultKind.MALFORMED, message)
-        if info.games and game not in info.games:
-            fail(seat, FaultKind.MALFORMED, f"does not play {settings.variant.game.value}")
+            hello = await handshake(conn, settings.handshake_timeout)
+        except BotError as e:
+            return fail(seat, e.kind, e.message)
+        engines[seat] = hello.seated(seat, names[seat], conn.confinement)
+        mismatch = protocol_mismatch(hello)
+        if mismatch is not None:
+            fail(seat, FaultKind.MALFORMED, mismatch)
+        if not hello.plays(game):
+            fail(seat, FaultKind.MALFORMED, f"does not play {game.value}")
 
     async with trio.open_nursery() as nursery:
         for seat in range(len(seats)):

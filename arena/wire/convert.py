@@ -17,6 +17,15 @@ from datetime import UTC, datetime
 from typing import Any
 
 from arena import __version__
+from arena.engine import (
+    Answer,
+    DealEnded,
+    Decision,
+    Hello,
+    MatchStarted,
+    Notification,
+    SeatClock,
+)
 from arena.errors import ConfigError, RulesError, WireError
 from arena.outcome import (
     DealBegan,
@@ -36,7 +45,6 @@ from arena.rules import (
     DealScore,
     FinishedDeal,
     Game,
-    Match,
     Move,
     Observation,
     Play,
@@ -45,10 +53,10 @@ from arena.rules import (
     Sight,
     Variant,
     View,
+    card,
     cards_of,
-    observe,
 )
-from arena.rules.cards import BIT
+from arena.rules.cards import BIT, RANK, SUIT
 from arena.settings import (
     ClockSettings,
     FaultPolicy,
@@ -111,7 +119,7 @@ _PROTOCOL_PB = epb.ProtocolVersion.Value(f"PROTOCOL_VERSION_{PROTOCOL_VERSION}")
 # Cards are immutable in meaning, so one prebuilt message per card is copied
 # into place (CopyFrom) instead of being built field by field each time.
 _SUITS_PB = (pb.DENARI, pb.COPPE, pb.SPADE, pb.BASTONI)
-_CARD_PB = tuple(pb.Card(suit=_SUITS_PB[c // 10], rank=c % 10 + 1) for c in range(40))
+_CARD_PB = tuple(pb.Card(suit=_SUITS_PB[SUIT[c]], rank=RANK[c]) for c in range(40))
 
 
 # Cards -----------------------------------------------------------------------
@@ -128,7 +136,7 @@ def card_from_pb(msg: pb.Card, what: str = "card") -> int:
         raise WireError(f"{what}: suit {msg.suit} is not a suit (1..4)")
     if not 1 <= msg.rank <= 10:
         raise WireError(f"{what}: rank {msg.rank} is not a rank (1..10)")
-    return (msg.suit - 1) * 10 + msg.rank - 1
+    return card(msg.rank, msg.suit - 1)
 
 
 def set_cards(field: object, cards: int | Iterable[int]) -> None:
@@ -517,25 +525,23 @@ def handshake_request() -> epb.HandshakeRequest:
     )
 
 
-def clock_to_pb(clock: ClockSettings, bank_left: float | None) -> epb.Clock:
-    """The Clock message a seat is sent, given what is left in its bank."""
+def clock_to_pb(clock: SeatClock) -> epb.Clock:
+    """The Clock message a seat is sent: its deadline as the referee holds it to."""
     return epb.Clock(
-        move_time_ms=round((clock.move_time or 0) * 1000),
-        bank_ms=round((bank_left or 0) * 1000),
-        increment_ms=round(clock.increment * 1000),
-        deadline_ms=round(clock.deadline(bank_left) * 1000),
+        move_time_ms=_ms(clock.move_time),
+        bank_ms=_ms(clock.bank),
+        increment_ms=_ms(clock.increment),
+        deadline_ms=_ms(clock.deadline),
     )
 
 
-def decision_request(
-    match: Match, seat: int, legal: Sequence[Move], clock: epb.Clock, match_id: str, index: int
-) -> epb.DecisionRequest:
-    """Exactly what ``seat`` is sent: built from its observation alone, so it is
+def decision_to_pb(decision: Decision) -> epb.DecisionRequest:
+    """Exactly what the seat is sent: built from its observation alone, so it is
     byte for byte the same whatever the cards it cannot see."""
-    request = epb.DecisionRequest(match_id=match_id, decision=index)
-    observation_to_pb(observe(match, seat), request.observation)
-    moves_to_pb(legal, request.legal_moves)
-    request.clock.CopyFrom(clock)
+    request = epb.DecisionRequest(match_id=decision.match_id, decision=decision.number)
+    observation_to_pb(decision.observation, request.observation)
+    moves_to_pb(decision.legal_moves, request.legal_moves)
+    request.clock.CopyFrom(clock_to_pb(decision.clock))
     return request
 
 
@@ -551,10 +557,20 @@ def decision_response(move: Move | tuple[int, int], comment: str = "") -> epb.De
     return response
 
 
+def answer_from_pb(response: epb.DecisionResponse) -> Answer:
+    """A bot's answer: its move, or why it holds none the arena can read."""
+    if not response.HasField("move"):
+        return Answer(None, response.comment, "the answer holds no move")
+    try:
+        return Answer(move_from_pb(response.move), response.comment)
+    except WireError as e:
+        return Answer(None, response.comment, str(e))
+
+
 def handshake_response(
     name: str, version: str, author: str, games: Sequence[Game] = ()
 ) -> epb.HandshakeResponse:
-    """What a bot says of itself (the SDK's and the in-process bots' answer)."""
+    """What a bot says of itself (the SDK's answer)."""
     return epb.HandshakeResponse(
         name=name,
         version=version,
@@ -564,44 +580,43 @@ def handshake_response(
     )
 
 
+def hello_from_pb(msg: epb.HandshakeResponse) -> Hello:
+    """A bot's handshake; games the arena does not know are left out."""
+    games = tuple(g for g in Game if _GAME_TO_PB[g] in msg.games)
+    return Hello(msg.name, msg.version, msg.author, msg.protocol_version, games, not msg.games)
+
+
 def ack() -> epb.Ack:
     """A bot's answer to a notification (its content is ignored)."""
     return epb.Ack()
 
 
-def engine_info_from_pb(
-    seat: int, name: str, info: epb.HandshakeResponse, confinement: str = ""
-) -> EngineInfo:
-    return EngineInfo(seat, name, info.name, info.version, info.author, confinement)
-
-
-def match_start(
-    settings: MatchSettings, engines: Sequence[EngineInfo], first_dealer: int, seat: int
-) -> epb.MatchStart:
-    return epb.MatchStart(
-        match_id=settings.match_id,
-        variant=variant_to_pb(settings.variant),
-        seat=seat,
-        seats=[
-            epb.SeatInfo(seat=e.seat, engine_name=e.engine_name, engine_version=e.engine_version)
-            for e in engines
-        ],
-        clock=clock_to_pb(settings.clock, settings.clock.bank),
-        first_dealer=first_dealer,
+def notification_to_pb(note: Notification) -> tuple[str, Any]:
+    """The Engine service's method for a notification, and its message."""
+    if isinstance(note, MatchStarted):
+        return "MatchStarted", epb.MatchStart(
+            match_id=note.match_id,
+            variant=variant_to_pb(note.variant),
+            seat=note.seat,
+            seats=[
+                epb.SeatInfo(
+                    seat=e.seat, engine_name=e.engine_name, engine_version=e.engine_version
+                )
+                for e in note.engines
+            ],
+            clock=clock_to_pb(note.clock),
+            first_dealer=note.first_dealer,
+        )
+    if isinstance(note, DealEnded):
+        return "DealEnded", epb.DealEnd(
+            match_id=note.match_id,
+            seat=note.seat,
+            result=deal_result_to_pb(note.deal),
+            plays=[_cached(_PLAY_PB, p, play_to_pb) for p in note.deal.plays],
+        )
+    return "MatchEnded", epb.MatchEnd(
+        match_id=note.match_id, seat=note.seat, result=match_result_to_pb(note.result)
     )
-
-
-def deal_end(match_id: str, seat: int, deal: FinishedDeal) -> epb.DealEnd:
-    return epb.DealEnd(
-        match_id=match_id,
-        seat=seat,
-        result=deal_result_to_pb(deal),
-        plays=[_cached(_PLAY_PB, p, play_to_pb) for p in deal.plays],
-    )
-
-
-def match_end(match_id: str, seat: int, result: MatchResult) -> epb.MatchEnd:
-    return epb.MatchEnd(match_id=match_id, seat=seat, result=match_result_to_pb(result))
 
 
 # Match logs --------------------------------------------------------------------

@@ -6,9 +6,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from arena.engine import Decision, SeatClock
 from arena.rules import Game, Variant
 from arena.settings import ClockSettings, MatchSettings
-from arena.wire.convert import clock_to_pb, decision_request
+from arena.wire.convert import decision_to_pb
 from tests.rules.helpers import random_position
 from tests.rules.test_information import shuffle_hidden
 
@@ -25,9 +26,9 @@ def test_request_bytes_do_not_depend_on_hidden_cards(game, seed, steps, data):
     assert deal is not None
     seat = deal.to_move
     other = shuffle_hidden(match, seat, random.Random(seed + 7))
-    clock = clock_to_pb(ClockSettings(), None)
-    a = decision_request(match, seat, deal.legal_moves(), clock, "m", steps)
-    b = decision_request(other, seat, other.deal.legal_moves(), clock, "m", steps)
+    clock = SeatClock.of(ClockSettings(), None)
+    a = decision_to_pb(Decision.of(match, seat, clock, "m", steps))
+    b = decision_to_pb(Decision.of(other, seat, clock, "m", steps))
     assert a.SerializeToString() == b.SerializeToString()
     # The bytes compared hold what the seat remembers of the deal (protocol
     # v1 fields 14-16): each side's captured cards and the opening table.

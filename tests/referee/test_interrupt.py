@@ -132,7 +132,6 @@ def test_a_launched_bot_outlives_the_thread_that_started_it(tag, monkeypatch):
     from trio._core import _thread_cache
 
     from arena.transport.process import launch
-    from arena.wire.v1 import engine_pb2 as epb
 
     monkeypatch.setattr(_thread_cache, "IDLE_TIMEOUT", 0.05)
     monkeypatch.setattr(_thread_cache, "THREAD_CACHE", _thread_cache.ThreadCache())
@@ -148,7 +147,7 @@ def test_a_launched_bot_outlives_the_thread_that_started_it(tag, monkeypatch):
                 assert trio.current_time() < deadline, "trio's worker threads did not retire"
                 await trio.sleep(0.01)
             assert conn.death is None, conn.death
-            info = await conn.handshake(epb.HandshakeRequest(), 5)
+            info = await conn.handshake(5)
             assert info.name == "random"
 
     trio.run(main)

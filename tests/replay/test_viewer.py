@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -9,14 +10,14 @@ from typing import Any
 
 import pytest
 
+from arena.engine import Answer
 from arena.play import run_match_sync
 from arena.replay import replay_log
-from arena.rules import Game, Variant
+from arena.rules import Game, Move, Variant
 from arena.settings import ClockSettings, EngineSpec, FaultPolicy, MatchSettings, OnFault
 from arena.strategies import greedy_strategy
 from arena.transport.connection import InProcessConnection
 from arena.viewer import VIEWER_ASSETS, frames, render_html, viewer_data
-from arena.wire import convert
 
 from .conftest import write_log
 
@@ -291,10 +292,9 @@ def _cards(mask: int) -> list[int]:
 class Chatty(InProcessConnection):
     """An in-process bot whose every decision carries a hostile comment."""
 
-    def _decide(self, request):  # type: ignore[no-untyped-def]
-        response, elapsed = super()._decide(request)
-        response.comment = HOSTILE_COMMENT
-        return response, elapsed
+    def _decide(self, decision):  # type: ignore[no-untyped-def]
+        answer, elapsed = super()._decide(decision)
+        return dataclasses.replace(answer, comment=HOSTILE_COMMENT), elapsed
 
 
 @pytest.mark.browser
@@ -373,15 +373,15 @@ def test_a_live_page_appends_frames_and_follows_the_newest(browser, tmp_path):
 class Cheat(InProcessConnection):
     """An in-process bot that answers its first decision with a card it does not hold."""
 
-    def _decide(self, request):  # type: ignore[no-untyped-def]
-        response, elapsed = super()._decide(request)
-        if request.decision == 0:
-            observation, _ = convert.decision_from_pb(request)
+    def _decide(self, decision):  # type: ignore[no-untyped-def]
+        answer, elapsed = super()._decide(decision)
+        if decision.number == 0:
+            observation = decision.observation
             foreign = next(
                 c for c in range(40) if not (observation.hand | observation.table) >> c & 1
             )
-            response = convert.decision_response((foreign, 0), comment="<i>oops</i>")
-        return response, elapsed
+            answer = Answer(Move(foreign, 0), comment="<i>oops</i>")
+        return answer, elapsed
 
 
 @pytest.mark.browser

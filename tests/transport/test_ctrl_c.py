@@ -17,9 +17,9 @@ import grpc
 import pytest
 import trio
 
+from arena.engine import MatchEnded
+from arena.outcome import MatchResult, Termination
 from arena.transport.process import launch
-from arena.wire import convert
-from arena.wire.v1 import engine_pb2 as epb
 
 pytestmark = pytest.mark.process
 
@@ -49,8 +49,9 @@ def test_grpcio_call_bookkeeping_and_closing_run_protected_from_ctrl_c(tag, monk
     async def main() -> None:
         command = [sys.executable, str(ROOT / "engines/random/bot.py"), tag]
         async with launch(command, label="random") as conn:
-            await conn.handshake(convert.handshake_request(), 5)
-            await conn.notify("MatchEnded", epb.MatchEnd(), 5)
+            await conn.handshake(5)
+            ended = MatchResult((0, 0), None, Termination.VOID, "a test's end")
+            await conn.notify(MatchEnded("ctrl-c", 0, ended), 5)
             assert await conn.health_status(5) == "SERVING"
 
     trio.run(main)
