@@ -27,7 +27,7 @@ from arena.rules.moves import (
     plan_of,
 )
 from arena.rules.scoring import DealScore, deal_points, score_deal
-from arena.rules.variants import Variant
+from arena.rules.variants import Variant, side_of
 
 
 class Play(NamedTuple):
@@ -187,7 +187,7 @@ class Deal:
         bit = BIT[card]
         self.hands[seat] ^= bit
         in_hands = self.cards_in_hands = self.cards_in_hands - 1
-        side = seat & 1
+        side = side_of(seat)
         if taken:
             table = self.table = self.table ^ taken
             self.piles[side] |= taken | bit
@@ -262,7 +262,7 @@ class Deal:
             hands[seat] = hand ^ bit
             in_hands -= 1
             if taken:
-                side = seat & 1
+                side = side_of(seat)
                 table ^= taken
                 piles[side] |= taken | bit
                 last_capturer = side
@@ -289,7 +289,7 @@ class Deal:
             seat = following[seat]
         self.table, self.stock_pos, self.cards_in_hands = table, pos, in_hands
         self.last_capturer, self.to_move = last_capturer, None
-        self._give_leftovers(seat & 1)
+        self._give_leftovers(side_of(seat))
         return deal_points(piles, scope)
 
     def _give_leftovers(self, last_side: int) -> None:

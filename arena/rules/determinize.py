@@ -13,6 +13,7 @@ from arena.errors import RulesError
 from arena.rules.cards import BIT, DECK_SIZE, FULL_DECK, cards_of
 from arena.rules.deal import Deal
 from arena.rules.observe import Observation
+from arena.rules.variants import side_of
 
 
 def seen_cards(obs: Observation) -> int:
@@ -51,7 +52,7 @@ def determinize(obs: Observation, rng: random.Random) -> Deal:
     deal.stock_pos = DECK_SIZE - len(stock)
     deal.piles = list(obs.captured_cards)
     deal.scope = list(obs.scope)
-    deal.last_capturer = None if last is None else last & 1  # a side
+    deal.last_capturer = None if last is None else side_of(last)
     deal.plays = list(obs.plays)
     deal.leftover = None
     deal.cards_in_hands = sum(obs.hand_sizes)

@@ -6,7 +6,7 @@ import pytest
 
 from arena.outcome import Termination
 from arena.record import read_log
-from arena.rules import Game, Variant
+from arena.rules import Game, Variant, side_of
 from arena.rules.deal import Deal
 from arena.settings import MatchSettings
 from arena.wire import convert as cv
@@ -51,7 +51,7 @@ def test_every_request_holds_what_the_seat_remembers(game, deals, tag, tmp_path)
             for p in obs.plays:
                 move = cv.move_from_pb(p.move)
                 if move.captures:
-                    piles[p.seat % 2] |= move.captures | 1 << move.card
+                    piles[side_of(p.seat)] |= move.captures | 1 << move.card
                     last = p.seat
             sent = [cv.mask_from_pb(side.cards) for side in obs.captured_cards]
             assert sent == piles

@@ -8,6 +8,7 @@ g=builtin:greedy --engine r=builtin:random --seed 5`)."""
 from pathlib import Path
 
 from arena.replay import replay_log
+from arena.rules import side_of
 from arena.rules.cards import BIT
 
 OLD_LOG = Path(__file__).parent / "data" / "v2-scopone-before-recall.log"
@@ -28,7 +29,7 @@ def test_its_replayed_views_carry_the_remembered_fields():
         for step in deal.steps:
             assert step.move is not None
             if step.move.captures:
-                piles[step.seat % 2] |= step.move.captures | BIT[step.move.card]
+                piles[side_of(step.seat)] |= step.move.captures | BIT[step.move.card]
                 last = step.seat
             after = step.after
             assert after.opening_table == opening and after.last_capture_seat == last

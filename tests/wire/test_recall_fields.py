@@ -10,7 +10,7 @@ import pytest
 from google.protobuf import descriptor_pb2, descriptor_pool, json_format, message_factory
 from grpc_tools import protoc
 
-from arena.rules import Game, Match, Sight, Variant, observe, view
+from arena.rules import Game, Match, Sight, Variant, observe, side_of, view
 from arena.rules.cards import BIT
 from arena.wire import convert as cv
 from arena.wire.v1 import engine_pb2, scopa_pb2
@@ -115,7 +115,7 @@ def test_the_example_request_in_the_docs_is_consistent():
     piles, last, trailed, seen = [0, 0], None, 0, obs.table
     for p in obs.plays:
         if p.captures:
-            piles[p.seat % 2] |= p.captures | BIT[p.card]
+            piles[side_of(p.seat)] |= p.captures | BIT[p.card]
             last, seen = p.seat, seen | p.captures
         else:
             trailed |= BIT[p.card]
