@@ -20,7 +20,7 @@ from arena.errors import ConfigError
 from arena.outcome import DealBegan, DealScored, MatchEvent, Termination, decision_text
 from arena.replay import Replay, ReplayedDeal, Step
 from arena.report import deal_table, side_names
-from arena.rules import Play, Sight, View, Viewer, card_name, cards_of
+from arena.rules import RANK, SUIT, Play, Sight, View, Viewer, card_name, cards_of
 
 FRENCH_SUITS = "♦♥♠♣"
 FRENCH_RANKS = ["A", "2", "3", "4", "5", "6", "7", "J", "Q", "K"]
@@ -30,9 +30,9 @@ ITALIAN_SUITS = ["denari", "coppe", "spade", "bastoni"]
 
 def face_namer(faces: str) -> Callable[[int], str]:
     if faces == "french":
-        return lambda c: FRENCH_RANKS[c % 10] + FRENCH_SUITS[c // 10]
+        return lambda c: FRENCH_RANKS[RANK[c] - 1] + FRENCH_SUITS[SUIT[c]]
     if faces == "italian":
-        return lambda c: f"{ITALIAN_RANKS[c % 10]} di {ITALIAN_SUITS[c // 10]}"
+        return lambda c: f"{ITALIAN_RANKS[RANK[c] - 1]} di {ITALIAN_SUITS[SUIT[c]]}"
     if faces == "short":
         return card_name
     raise ConfigError(f"faces must be french, italian or short, not {faces!r}")

@@ -24,7 +24,7 @@ from arena.outcome import DealScored, MatchResult, Termination
 from arena.replay import Replay
 from arena.report import side_names
 from arena.rules import FinishedDeal, Play, Sight, Variant, View, Viewer, cards_of
-from arena.rules.cards import SUIT_LETTERS
+from arena.rules.cards import RANK, SUIT, SUIT_LETTERS
 
 __all__ = ["VIEWER_ASSETS", "frames", "render_html", "viewer_data"]
 
@@ -44,7 +44,7 @@ VIEWER_ASSETS: dict[str, str] = _assets()
 
 def card_data(c: int) -> dict[str, Any]:
     """One card as the page takes it: rank 1..10 and suit letter (d c s b)."""
-    return {"rank": c % 10 + 1, "suit": SUIT_LETTERS[c // 10]}
+    return {"rank": RANK[c], "suit": SUIT_LETTERS[SUIT[c]]}
 
 
 def cards_data(mask: int) -> list[dict[str, Any]]:

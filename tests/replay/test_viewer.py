@@ -13,7 +13,7 @@ import pytest
 from arena.engine import Answer
 from arena.play import run_match_sync
 from arena.replay import replay_log
-from arena.rules import Game, Move, Variant
+from arena.rules import Game, Move, Variant, card_name
 from arena.settings import ClockSettings, EngineSpec, FaultPolicy, MatchSettings, OnFault
 from arena.strategies import greedy_strategy
 from arena.transport.connection import InProcessConnection
@@ -269,7 +269,7 @@ def test_a_seat_view_has_no_card_of_another_hand_anywhere(browser, tmp_path):
     write_log(path, Game.SCOPA, 2)
     replay = replay_log(path)
     deal = replay.deals[0]
-    hidden = {"A234567FCR"[c % 10] + "dcsb"[c // 10] for c in _cards(deal.start.hands[1])}
+    hidden = {card_name(c) for c in _cards(deal.start.hands[1])}
     page_text = render_html(replay, seat=0)
     data = json.loads(
         re.search(r'id="viewer-data" type="application/json">(.*?)</script>', page_text, re.S)

@@ -7,9 +7,10 @@ import random
 import pytest
 
 from arena.rules import Deal, Game, Variant, seeded_deck
+from arena.rules.cards import RANK, SUIT
 from benchmarks import naive_scopa as naive
 
-CARD = {c: naive.Card(c % 10 + 1, naive.SUITS[c // 10]) for c in range(40)}
+CARD = {c: naive.Card(RANK[c], naive.SUITS[SUIT[c]]) for c in range(40)}
 INDEX = {v: k for k, v in CARD.items()}
 
 
