@@ -34,7 +34,7 @@ from arena.settings import EngineSpec, MatchSettings, SandboxSettings
 from arena.strategies import BUILT_IN
 from arena.transport.connection import EngineConnection, GrpcConnection, InProcessConnection
 from arena.transport.process import launch
-from arena.wire.protocol import PROTOCOL_VERSION
+from arena.wire.protocol import PROTOCOL_VERSION, address_spelling, unix_path
 
 
 class CollusionWarning(UserWarning):
@@ -50,16 +50,17 @@ def unwrap(error: Exception) -> Exception:
 
 def endpoint(address: str) -> str:
     """A bot's address reduced to what it reaches, so that two spellings of one
-    bot compare equal: gRPC's scheme dropped, names resolved, every loopback
-    address one host, Unix socket paths made absolute."""
-    if address.startswith("unix:"):
-        path = address[len("unix:") :]
-        return "unix:" + os.path.realpath(path[2:] if path.startswith("//") else path)
-    for scheme in ("ipv4:", "ipv6:", "dns:"):
-        if address.startswith(scheme):
-            address = address[len(scheme) :]
-    address = address.rsplit("/", 1)[-1]  # dns://resolver/host:port
-    host, _, port = address.rpartition(":")
+    bot compare equal: its one spelling (wire.protocol.address_spelling), then
+    names resolved, every loopback address one host, Unix socket paths with
+    their links resolved."""
+    try:
+        spelled = address_spelling(address)
+    except ValueError:  # no address gRPC dials: only the same text is the same bot
+        return address
+    path = unix_path(spelled)
+    if path is not None:
+        return "unix:" + os.path.realpath(path)
+    host, _, port = spelled.rpartition(":")
     host = host.strip("[]")
     try:
         infos = socket.getaddrinfo(host, None)

@@ -6,6 +6,8 @@ Pure: importing this module loads no protobuf, grpc or trio.
 
 from __future__ import annotations
 
+import os
+
 PROTOCOL_VERSION = 1
 
 # What the arena accepts from a bot: an answer is a move, tens of bytes. Announced
@@ -34,3 +36,48 @@ LISTEN_ENV = "SCOPA_BOT_LISTEN"
 # bot that cannot listen on a Unix socket may use instead (the arena bridges it).
 LISTEN_TCP_ENV = "SCOPA_BOT_LISTEN_TCP"
 LISTENING_PREFIX = "LISTENING "
+
+
+# A bot's address: one spelling of what gRPC dials -----------------------------
+
+_SCHEMES = ("ipv4:", "ipv6:", "dns:")
+_LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost"}
+
+
+def unix_path(address: str) -> str | None:
+    """The socket path of a unix:PATH or unix://PATH address, as written; None
+    for any other address."""
+    if not address.startswith("unix:"):
+        return None
+    path = address[len("unix:") :]
+    return path[2:] if path.startswith("//") else path
+
+
+def address_spelling(address: str) -> str:
+    """The one spelling of an address gRPC dials, so that two spellings of it
+    compare equal: HOST:PORT (the schemes ipv4:, ipv6:, dns: and a resolver's
+    dns://AUTHORITY/ dropped, the host lowercased, localhost names as
+    127.0.0.1, an IPv6 host in brackets, the port as a number) or
+    unix:/ABSOLUTE/PATH (normalized, a relative one from the current
+    directory). ValueError saying what was expected when it is neither."""
+    path = unix_path(address)
+    if path is not None:
+        return "unix:" + os.path.abspath(path)
+    text = address
+    for scheme in _SCHEMES:
+        if text.startswith(scheme):
+            text = text[len(scheme) :]
+            break
+    if text.startswith("//"):  # dns://AUTHORITY/HOST:PORT (dns:///HOST:PORT: no authority)
+        text = text[2:].partition("/")[2]
+    host, sep, port = text.rpartition(":")
+    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(
+            "expected HOST:PORT, [IPV6]:PORT or unix:/PATH with a port from 1 to 65535"
+        )
+    host = host.lower()
+    if host in _LOOPBACK_NAMES:
+        host = "127.0.0.1"
+    if ":" in host and not host.startswith("["):
+        host = f"[{host}]"  # ipv6:::1:PORT, as gRPC also reads it
+    return f"{host}:{int(port)}"
