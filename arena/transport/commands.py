@@ -68,6 +68,11 @@ class Command:
                 return Command(self.words[i:])
         return self
 
+    def interpreter(self) -> str | None:
+        """Which interpreter the program is (``python3.11`` is python, ``nodejs``
+        node, ``java`` java), or None for any other program."""
+        return _family(self.program)
+
     def executable(self) -> Path | None:
         """The program's file: found on PATH when the word has no slash."""
         found = shutil.which(self.program) if "/" not in self.program else self.program

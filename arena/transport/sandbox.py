@@ -199,7 +199,7 @@ def program_dirs(command: Sequence[str], workdir: Path | None = None) -> list[Pa
             dirs.append(path if path.is_dir() else path.resolve().parent)
     executable = words.executable() or Path(words.program)
     arenas_python = _same_file(executable, Path(sys.executable))
-    if executable.name.lower().startswith("python") and arenas_python:
+    if words.interpreter() == "python" and arenas_python:
         import arena
 
         dirs += [Path(sys.prefix), Path(sys.base_prefix), Path(arena.__file__).parent]
