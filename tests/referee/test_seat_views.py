@@ -78,3 +78,19 @@ def test_in_process_and_grpc_seats_see_equal_observations():
     assert local == remote.seen
     # Both saw everything a seat may know: their hand, the plays, the captures.
     assert any(observation.plays for observation, _ in local)
+
+
+def test_an_in_process_match_converts_nothing(monkeypatch):
+    """Nothing of an in-process match is encoded or decoded: the referee and
+    the in-process connection pass plain values (without a log to write)."""
+    called: list[str] = []
+    for name in dir(convert):
+        function = getattr(convert, name)
+        if callable(function) and getattr(function, "__module__", "") == convert.__name__:
+            monkeypatch.setattr(convert, name, lambda *a, _name=name, **k: called.append(_name))
+    settings = MatchSettings(Variant(Game.SCOPONE), seed=3, match_id="plain")
+    report = run_match_sync(
+        ["a=builtin:greedy", "b=builtin:random", "c=builtin:random", "d=builtin:greedy"], settings
+    )
+    assert report.result.termination.has_result and len(report.decisions) > 36
+    assert called == []
