@@ -84,6 +84,14 @@ def test_settings_and_the_config_parser_load_neither_trio_nor_grpc(module):
 
 
 @pytest.mark.process
+def test_the_values_a_bot_is_reached_through_are_plain():
+    """arena.engine, below the wire: the referee speaks to every bot in them."""
+    modules = loaded("arena.engine")
+    assert not modules & {"trio", "grpc", "google"}, modules & {"trio", "grpc", "google"}
+    assert not {m for m in modules if m.startswith(("arena.wire", "arena.transport"))}
+
+
+@pytest.mark.process
 def test_the_transport_and_the_arena_side_never_import_the_bot_sdk():
     for module in ("arena.transport.seats", "arena.play", "arena.tournament.runner"):
         assert "arena.sdk" not in loaded(module), module
