@@ -1,11 +1,11 @@
 """How the referee talks to one seat's bot: over gRPC, or in-process.
 
-Both kinds offer the same three async calls (handshake, decide, notify), in
+Both kinds offer the same three async calls (handshake, decide, notify) in
 the plain values of arena.engine (only the gRPC connection turns them into
-messages and back), and raise BotError with a classified FaultKind for every way a bot can fail, so
-the referee has one code path. Timeouts are the referee's business (it wraps
-calls in trio.fail_after); the gRPC deadline passed here is a backstop that
-also tells the bot its deadline.
+messages and back), and raise BotError with a classified FaultKind for every
+way a bot can fail, so the referee has one code path. Timeouts are the
+referee's business (it wraps calls in a cancel scope); the gRPC deadline
+passed here is a backstop that also tells the bot its deadline.
 
 What a fault is depends on what happened, never on how much time was left:
 the process exited or the connection was lost: CRASH; the bot answered with
