@@ -12,10 +12,7 @@ from arena.outcome import MatchResult, Termination
 from arena.ratings import update_elo
 from arena.store import ScheduledMatch, Store
 from arena.tournament.schedule import sides_of
-
-
-def _side(seats: Sequence[str], side: int) -> tuple[str, ...]:
-    return tuple(name for seat, name in enumerate(seats) if seat % 2 == side)
+from arena.tournament.standings import players_of
 
 
 @dataclass
@@ -45,7 +42,7 @@ class ProgressLine:
     def _rate(self, seats: Sequence[str], winner: int | None, termination: Termination) -> None:
         if self.live is not None and termination.has_result:
             score = 0.5 if winner is None else float(winner == 0)
-            update_elo(self.live, _side(seats, 0), _side(seats, 1), score, k=self.k)
+            update_elo(self.live, players_of(seats, 0), players_of(seats, 1), score, k=self.k)
 
     def leader(self) -> str:
         if not self.live:

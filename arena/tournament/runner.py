@@ -25,6 +25,7 @@ from typing import Protocol
 
 import trio
 
+from arena.engine import forfeit_winner
 from arena.outcome import MatchEvent, MatchReport, MatchResult, Termination
 from arena.play import run_match
 from arena.settings import EngineSpec, MatchSettings
@@ -217,8 +218,7 @@ class Runner:
         if not failed:
             return result
         if self.cfg.startup_failure_forfeits:
-            sides = {f.seat % 2 for f in failed.values()}
-            winner = 1 - sides.pop() if len(sides) == 1 else None
+            winner = forfeit_winner(f.seat for f in failed.values())
             return dataclasses.replace(result, winner=winner, termination=Termination.FORFEIT)
         limit = self.cfg.stop_after_startup_failures
         for name, fault in failed.items():
@@ -312,7 +312,6 @@ class Runner:
 def _forfeit(match: ScheduledMatch, why: dict[str, str]) -> MatchResult:
     """A forfeit unplayed against the side of the engines in ``why`` (no winner
     when both sides have one), the reason naming each."""
-    sides = {s & 1 for s, name in enumerate(match.seats) if name in why}
-    winner = None if len(sides) != 1 else 1 - sides.pop()
+    winner = forfeit_winner(seat for seat, name in enumerate(match.seats) if name in why)
     reason = "; ".join(f"{name} {why[name]}" for name in sorted(why))
     return MatchResult((0, 0), winner, Termination.FORFEIT, reason)

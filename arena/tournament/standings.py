@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 from arena.ratings import Estimate, RatedGame, estimate, fit_with_intervals, update_elo
+from arena.rules import side_of
 from arena.store import Store, StoredMatch
 from arena.tournament.schedule import sides_of
 
@@ -98,8 +99,13 @@ class Standings:
         return "\n".join(lines)
 
 
+def players_of(seats: Sequence[str], side: int) -> tuple[str, ...]:
+    """Who plays for ``side`` (one bot, or partners) at these seats."""
+    return tuple(name for seat, name in enumerate(seats) if side_of(seat) == side)
+
+
 def side_players(match: StoredMatch, side: int) -> tuple[str, ...]:
-    return tuple(name for seat, name in enumerate(match.seats) if seat % 2 == side)
+    return players_of(match.seats, side)
 
 
 def match_score(match: StoredMatch, side: int) -> float:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from arena.ratings import update_elo
+from arena.rules import side_of
 from arena.store import MatchEntry, MatchStatus, Store, StoredMatch
 from arena.tournament.standings import match_score, side_players
 
@@ -61,14 +62,14 @@ def passes_filter(
         if not flt.engine:
             return True
         return any(
-            name == flt.engine and seat % 2 == entry.winner_side
+            name == flt.engine and side_of(seat) == entry.winner_side
             for seat, name in enumerate(entry.seats)
         )
     if flt.result == "loss":
         if entry.winner_side is None or not flt.engine:
             return False
         return any(
-            name == flt.engine and seat % 2 != entry.winner_side
+            name == flt.engine and side_of(seat) != entry.winner_side
             for seat, name in enumerate(entry.seats)
         )
     return True
