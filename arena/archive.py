@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import IO, cast
 
 from arena.errors import ConfigError
+from arena.wire.protocol import MAX_SUBMISSION_BYTES
 
 MIB = 1 << 20
 CHUNK = 64 * 1024
@@ -53,7 +54,7 @@ _TAR_KINDS = {
 class Limits:
     """How much one uploaded bot may take from the server."""
 
-    archive_bytes: int = 50 * MIB
+    archive_bytes: int = MAX_SUBMISSION_BYTES  # as the server receives it
     files: int = 10_000
     unpacked_bytes: int = 512 * MIB
     ratio: int = 100

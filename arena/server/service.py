@@ -14,7 +14,6 @@ import threading
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, NoReturn, cast
 
@@ -51,6 +50,7 @@ from arena.server.storage import (
 from arena.server.submissions import Stored, SubmissionFiles, submission_digest
 from arena.settings import EngineSpec, SandboxMode, SandboxSettings
 from arena.store import MatchStatus
+from arena.timestamps import utc_now
 from arena.tournament.standings_cache import StandingsCache
 from arena.transport import sandbox
 from arena.wire import service as wire
@@ -304,7 +304,7 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
             version=manifest.version,
             command=list(manifest.command),
             games=list(manifest.games),
-            submitted_at=datetime.now(UTC).isoformat(timespec="seconds"),
+            submitted_at=utc_now(),
             archive_bytes=stored.archive_bytes,
             files=stored.files,
             unpacked_bytes=stored.unpacked_bytes,

@@ -12,13 +12,13 @@ import sqlite3
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from arena.errors import ConfigError
 from arena.files import FILE_MODE, create_private
 from arena.server.names import name_key
+from arena.timestamps import utc_now
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -170,7 +170,7 @@ class ServerStorage:
         return self._insert_new_name(
             "participants",
             "name, token_hash, created_at",
-            (name, token_hash, _now()),
+            (name, token_hash, utc_now()),
             name,
         )
 
@@ -243,7 +243,7 @@ class ServerStorage:
             "UPDATE bots SET liveness = ?, liveness_detail = ?, "
             "last_seen = CASE WHEN ? THEN ? ELSE last_seen END, "
             "seen_version = CASE WHEN ? THEN ? ELSE seen_version END WHERE name = ?",
-            (liveness, detail, answered, _now(), answered, version, name),
+            (liveness, detail, answered, utc_now(), answered, version, name),
         )
 
     def submitted_bot(
@@ -338,7 +338,7 @@ class ServerStorage:
                 config,
                 json.dumps(list(engines)),
                 CompetitionStatus.CREATED.value,
-                _now(),
+                utc_now(),
                 json.dumps(engines),
             ),
         )
@@ -444,7 +444,3 @@ def _submission(row: tuple[Any, ...]) -> SubmissionRecord:
         [tuple(item) for item in json.loads(items)],
         out,
     )
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
-from datetime import UTC, datetime
 from typing import Any
 
 from arena import __version__
@@ -65,6 +64,7 @@ from arena.settings import (
     SandboxMode,
     SandboxSettings,
 )
+from arena.timestamps import utc_now
 from arena.wire.protocol import MAX_ANSWER_BYTES, PROTOCOL_VERSION
 from arena.wire.v1 import engine_pb2 as epb
 from arena.wire.v1 import log_pb2
@@ -622,10 +622,6 @@ def notification_to_pb(note: Notification) -> tuple[str, Any]:
 # Match logs --------------------------------------------------------------------
 
 
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
-
-
 def _ms(seconds: float | None) -> int:
     return round((seconds or 0) * 1000)
 
@@ -664,7 +660,7 @@ def log_header(
         ),
         seed=settings.seed & (2**64 - 1),
         first_dealer=first_dealer,
-        started_at=_now(),
+        started_at=utc_now(),
         arena_version=__version__,
         schedule_id=settings.schedule_id,
         fault_policy=log_pb2.FaultPolicy(
@@ -855,7 +851,7 @@ def _header_from_pb(h: log_pb2.LogHeader) -> MatchHeader:
 
 
 def match_ended_record(result: MatchResult) -> log_pb2.LogRecord:
-    ended = log_pb2.MatchEnded(result=match_result_to_pb(result), finished_at=_now())
+    ended = log_pb2.MatchEnded(result=match_result_to_pb(result), finished_at=utc_now())
     return log_pb2.LogRecord(match_ended=ended)
 
 
