@@ -32,8 +32,8 @@ from arena.rules import Move, Observation
 from arena.server.auth import Access, settle_organiser_token
 from arena.server.broker import Broker
 from arena.server.competitions import CompetitionManager
+from arena.server.grpc_service import ArenaServicer, WatchLimits
 from arena.server.lifecycle import GrpcServer
-from arena.server.service import ArenaServicer, WatchLimits
 from arena.server.storage import ServerStorage
 from arena.settings import MatchSettings
 from arena.store import ScheduledMatch

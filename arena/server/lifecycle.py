@@ -31,8 +31,8 @@ from arena.files import DIR_MODE, private_dir
 from arena.server.auth import Access, server_key, settle_organiser_token
 from arena.server.broker import Broker
 from arena.server.competitions import CompetitionManager, reveal_finished
+from arena.server.grpc_service import ArenaServicer, WatchLimits
 from arena.server.liveness import Liveness
-from arena.server.service import ArenaServicer, WatchLimits
 from arena.server.site import start_site
 from arena.server.storage import CompetitionStatus, ServerStorage
 from arena.settings import ClusterSettings

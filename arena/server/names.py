@@ -38,3 +38,10 @@ def checked_name(raw: str, what: str = "name") -> str:
 def name_key(name: str) -> str:
     """What two names are compared by: equal keys are the same name."""
     return unicodedata.normalize("NFKC", name).casefold()
+
+
+def taken_reason(kind: str, name: str, taken: str) -> str:
+    """Why ``name`` cannot be a new ``kind`` (participant or bot): the stored
+    name ``taken`` is it, or reads the same."""
+    same = "exists" if taken == name else f"reads the same as the existing {taken!r}"
+    return f"{kind} {name!r} {same}"

@@ -42,7 +42,7 @@ HEADERS = {
 }
 Handler = Callable[[Request], Awaitable[Response]]
 # Open event streams allowed per client address and in all, as the gRPC
-# service limits its WatchMatch streams (arena.server.service.WatchLimits).
+# service limits its WatchMatch streams (arena.server.grpc_service.WatchLimits).
 STREAMS_PER_CLIENT = 32
 STREAMS_TOTAL = 2000
 

@@ -7,7 +7,7 @@ import time
 import grpc
 import pytest
 
-from arena.server.service import WatchLimits
+from arena.server.grpc_service import WatchLimits
 from arena.wire.v1 import server_pb2 as spb
 
 from .conftest import ORGANISER, auth, register, wait_for

@@ -1,18 +1,17 @@
 """The Arena gRPC service (proto/arena/wire/v1/server.proto): thin handlers.
 
-Each handler checks who calls (auth), asks the storage or the competitions,
-and answers with a message built by arena.wire.service. Handlers run on
-grpc's thread pool and reach the trio loop only through its token: bot checks
-and competition control run there. WatchMatch alone is a coroutine, on the
-server's asyncio loop, so an open stream holds no thread.
+Each handler checks who calls (auth), asks the storage, the competitions or
+the uploads (uploads.py), and answers with a message built by
+arena.wire.service. Handlers run on grpc's thread pool and reach the trio loop
+only through its token: bot checks and competition control run there.
+WatchMatch and SubmitBot alone are coroutines, on the server's asyncio loop,
+so an open stream or a slow upload holds no thread.
 """
 
 from __future__ import annotations
 
 import asyncio
-import threading
 from collections.abc import AsyncIterator, Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn, cast
@@ -20,9 +19,8 @@ from typing import Any, NoReturn, cast
 import grpc
 import trio
 
-from arena.check import CheckItem, CheckReport, check_bot, check_launched
+from arena.check import CheckReport, check_bot
 from arena.errors import ArenaError, ConfigError
-from arena.rules import Game
 from arena.server.addresses import normalize_address
 from arena.server.auth import Access, Role, new_token
 from arena.server.broker import Broker
@@ -39,31 +37,26 @@ from arena.server.competitions import (
     registered_address,
     spectator_delay,
 )
-from arena.server.names import checked_name
+from arena.server.names import checked_name, taken_reason
 from arena.server.status import abort
-from arena.server.storage import (
-    Competition,
-    CompetitionStatus,
-    ServerStorage,
-    SubmissionRecord,
-)
-from arena.server.submissions import Stored, SubmissionFiles, submission_digest
-from arena.settings import EngineSpec, SandboxMode, SandboxSettings
+from arena.server.storage import Competition, CompetitionStatus, ServerStorage
+from arena.server.submissions import SubmissionFiles, submission_digest
+from arena.server.uploads import Refusal, UploadRefused, Uploads
 from arena.store import MatchStatus
-from arena.timestamps import utc_now
 from arena.tournament.standings_cache import StandingsCache
-from arena.transport import sandbox
 from arena.wire import service as wire
-from arena.wire.protocol import MAX_SUBMISSION_BYTES
 from arena.wire.v1 import server_pb2 as spb
 from arena.wire.v1 import server_pb2_grpc
 
 MAX_ADDRESS_CHARS = 300
-# An upload holds its archive in memory while it comes in: a few at a time.
-UPLOADS_PER_CLIENT = 2
-UPLOADS_TOTAL = 8
-UPLOAD_SECONDS = 300.0  # to send the whole archive
-CHECK_OUTPUT_BYTES = 4096  # of what a bot printed during its check, shown to its owner
+UPLOAD_STATUS = {
+    Refusal.INVALID: grpc.StatusCode.INVALID_ARGUMENT,
+    Refusal.NOT_OWNER: grpc.StatusCode.PERMISSION_DENIED,
+    Refusal.UNFIT: grpc.StatusCode.FAILED_PRECONDITION,
+    Refusal.TAKEN: grpc.StatusCode.ALREADY_EXISTS,
+    Refusal.BUSY: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    Refusal.TOO_SLOW: grpc.StatusCode.DEADLINE_EXCEEDED,
+}
 
 
 @dataclass(frozen=True)
@@ -101,12 +94,8 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
         self._watch_limits = watch_limits or WatchLimits()
         self._spectator_delay = spectator_delay
         self._watchers: dict[str, int] = {}  # open streams per client, on the asyncio loop
-        self._uploads: dict[str, int] = {}  # uploads in progress per client, likewise
         self._files = SubmissionFiles(data)
-        # Uploads are stored and checked on threads of their own, so that a
-        # few slow checks never hold the threads other coroutines need.
-        self._upload_threads = ThreadPoolExecutor(UPLOADS_TOTAL, thread_name_prefix="arena-upload")
-        self._submit_lock = threading.Lock()  # one submission's bookkeeping at a time
+        self._uploads = Uploads(storage, self._files, trio_token)
 
     # Participants and bots -------------------------------------------------------
 
@@ -154,8 +143,7 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
     def _name_taken(self, table: str, name: str, context: grpc.ServicerContext) -> NoReturn:
         taken = self._storage.name_taken(table, name) or name
         kind = "participant" if table == "participants" else "bot"
-        same = "exists" if taken == name else f"reads the same as the existing {taken!r}"
-        abort(context, grpc.StatusCode.ALREADY_EXISTS, f"{kind} {name!r} {same}")
+        abort(context, grpc.StatusCode.ALREADY_EXISTS, taken_reason(kind, name, taken))
 
     def UpdateBot(
         self, request: spb.UpdateBotRequest, context: grpc.ServicerContext
@@ -245,7 +233,7 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
         self, request_iterator: AsyncIterator[spb.SubmitBotChunk], context: grpc.aio.ServicerContext
     ) -> spb.SubmissionInfo:
         """Receive the archive on the event loop (no thread waits on a slow
-        sender), then store, check and record it on a worker thread."""
+        sender), then store, check and record it on an upload thread."""
         deferred = _DeferredContext(context.invocation_metadata() or ())
         try:
             owner = await asyncio.to_thread(
@@ -253,136 +241,14 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
             )
         except _Refused as refused:
             await context.abort(refused.code, refused.message)
-        client = _client_of(context.peer())
-        if self._uploads.get(client, 0) >= UPLOADS_PER_CLIENT:
-            await context.abort(
-                grpc.StatusCode.RESOURCE_EXHAUSTED,
-                f"at most {UPLOADS_PER_CLIENT} uploads at a time per client",
-            )
-        if sum(self._uploads.values()) >= UPLOADS_TOTAL:
-            await context.abort(
-                grpc.StatusCode.RESOURCE_EXHAUSTED,
-                "the server is receiving as many uploads as it takes at once; try again soon",
-            )
-        self._uploads[client] = self._uploads.get(client, 0) + 1
         try:
-            data = await _receive(request_iterator, context)
-            try:
-                loop = asyncio.get_running_loop()
-                return await loop.run_in_executor(
-                    self._upload_threads, self._submit, owner, data, deferred
-                )
-            except _Refused as refused:
-                await context.abort(refused.code, refused.message)
-        finally:
-            self._uploads[client] -= 1
-            if not self._uploads[client]:
-                del self._uploads[client]
+            with self._uploads.admitted(_client_of(context.peer())):
+                data = await self._uploads.receive(chunk.data async for chunk in request_iterator)
+                record = await self._uploads.submit(owner, data)
+            return wire.submission_info(record, current=True)
+        except UploadRefused as refused:
+            await context.abort(UPLOAD_STATUS[refused.refusal], str(refused))
         raise AssertionError("unreachable")  # abort raised
-
-    def _submit(self, owner: str, data: bytes, deferred: _DeferredContext) -> spb.SubmissionInfo:
-        """Keep the archive, check the bot in its sandbox, record the outcome."""
-        context = _as_context(deferred)
-        why_not = sandbox.unavailable()
-        if why_not is not None:
-            abort(
-                context,
-                grpc.StatusCode.FAILED_PRECONDITION,
-                f"this server cannot run uploaded bots: {why_not}",
-            )
-        try:
-            stored = self._files.store(data)
-        except ArenaError as e:
-            abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(e))
-        manifest = stored.manifest
-        self._may_submit(owner, stored, context)
-        report, output = self._check_submission(stored)
-        record = SubmissionRecord(
-            bot=manifest.name,
-            sha256=stored.sha256,
-            owner=owner,
-            version=manifest.version,
-            command=list(manifest.command),
-            games=list(manifest.games),
-            submitted_at=utc_now(),
-            archive_bytes=stored.archive_bytes,
-            files=stored.files,
-            unpacked_bytes=stored.unpacked_bytes,
-            check_passed=report.passed,
-            check_items=[(i.name, i.passed, i.detail) for i in report.items],
-            check_output=output,
-        )
-        with self._submit_lock:
-            self._may_submit(owner, stored, context)  # again: another upload may have won
-            self._storage.add_submission(record)
-            if not report.passed:
-                abort(context, grpc.StatusCode.FAILED_PRECONDITION, report.text())
-            made = self._storage.submitted_bot(
-                manifest.name,
-                owner,
-                stored.sha256,
-                report.engine_name,
-                report.engine_version,
-                report.games,
-            )
-            if not made:
-                self._name_taken("bots", manifest.name, context)
-        return wire.submission_info(record, current=True)
-
-    def _may_submit(self, owner: str, stored: Stored, context: grpc.ServicerContext) -> None:
-        """End the call unless the manifest's bot is new or the caller's own,
-        not withdrawn, and its version is not taken by other files."""
-        name, version = stored.manifest.name, stored.manifest.version
-        taken = self._storage.name_taken("bots", name)
-        if taken is not None and taken != name:
-            self._name_taken("bots", name, context)
-        bot = self._storage.bot(name)
-        if bot is None:
-            return
-        if bot.owner != owner:
-            abort(
-                context,
-                grpc.StatusCode.PERMISSION_DENIED,
-                f"bot {name!r} belongs to another participant",
-            )
-        if bot.withdrawn:
-            abort(context, grpc.StatusCode.FAILED_PRECONDITION, f"bot {name!r} was withdrawn")
-        for earlier in self._storage.submissions(name):
-            same_version = earlier.version == version and earlier.sha256 != stored.sha256
-            if same_version and earlier.check_passed:
-                abort(
-                    context,
-                    grpc.StatusCode.ALREADY_EXISTS,
-                    f"bot {name!r} already has a version {version!r} with other files "
-                    f"(sha256 {earlier.sha256[:12]}); give this one a new version",
-                )
-
-    def _check_submission(self, stored: Stored) -> tuple[CheckReport, str]:
-        """The conformance check of an upload, launched in its sandbox as its
-        matches will be, in each game its manifest claims (none: each its
-        handshake offers), and the end of what it printed meanwhile."""
-        output = self._files.root / "checks" / f"{stored.manifest.name}.{stored.sha256[:16]}.log"
-        settings = SandboxSettings(mode=SandboxMode.ON)
-        spec = stored.manifest.spec()
-        command = EngineSpec.of("submission", spec).command
-        claimed = [Game(g) for g in stored.manifest.games]
-        try:
-            report = trio.from_thread.run(
-                lambda: check_launched(
-                    command, settings, workdir=stored.workdir, output=output, claimed=claimed
-                ),
-                trio_token=self._trio_token,
-            )
-        except ConfigError as e:  # its program or script is not in the archive
-            report = CheckReport(spec)
-            report.items.append(CheckItem("launch", False, str(e)))
-        try:
-            with output.open("rb") as f:
-                f.seek(max(0, output.stat().st_size - CHECK_OUTPUT_BYTES))
-                tail = f.read().decode(errors="replace")
-        except OSError:
-            tail = ""
-        return report, tail
 
     def ListSubmissions(
         self, request: spb.BotRef, context: grpc.ServicerContext
@@ -641,32 +507,6 @@ class _DeferredContext:
 
 def _as_context(deferred: _DeferredContext) -> grpc.ServicerContext:
     return cast(grpc.ServicerContext, deferred)
-
-
-async def _receive(
-    chunks: AsyncIterator[spb.SubmitBotChunk], context: grpc.aio.ServicerContext
-) -> bytes:
-    """The uploaded archive, refused as soon as it is too large or too slow."""
-    parts: list[bytes] = []
-    size = 0
-    try:
-        async with asyncio.timeout(UPLOAD_SECONDS):
-            async for chunk in chunks:
-                size += len(chunk.data)
-                if size > MAX_SUBMISSION_BYTES:
-                    await context.abort(
-                        grpc.StatusCode.INVALID_ARGUMENT,
-                        f"the archive is larger than {MAX_SUBMISSION_BYTES >> 20} MiB",
-                    )
-                parts.append(chunk.data)
-    except TimeoutError:
-        await context.abort(
-            grpc.StatusCode.DEADLINE_EXCEEDED,
-            f"the archive did not arrive within {UPLOAD_SECONDS:g}s",
-        )
-    if not size:
-        await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "no archive was sent")
-    return b"".join(parts)
 
 
 def _client_of(peer: str) -> str:
