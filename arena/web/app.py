@@ -83,36 +83,64 @@ async def _close(stream: object) -> None:
 def create_app(source: Source, on_loop: Callable[[], None] | None = None) -> Starlette:
     """The site over ``source``; ``on_loop`` runs on the event loop before each
     request reads (the server copies its running matches there)."""
-    static = _static_files()
-    streams: dict[str, int] = {}
+    site = Site(source, on_loop)
+    routes = [
+        Route("/", site.competitions),
+        Route("/api/competitions", site.competitions),
+        Route("/c/{cid}", site.competition),
+        Route("/api/c/{cid}", site.competition),
+        Route("/c/{cid}/matches", site.matches),
+        Route("/api/c/{cid}/matches", site.matches),
+        Route("/api/matches/{cid}/{mid:path}/events", site.events),
+        Route("/api/c/{cid}/results", site.results),
+        Route("/m/{cid}/{mid:path}", site.match),
+        Route("/api/m/{cid}/{mid:path}", site.match),
+        Route("/e/{cid}/{name}", site.engine),
+        Route("/api/e/{cid}/{name}", site.engine),
+        Route("/static/{name}", site.static_file),
+    ]
+    return Starlette(routes=routes, exception_handlers={404: site.not_found})
 
-    def sync() -> None:
-        if on_loop is not None:
-            on_loop()
 
-    async def in_competition(cid: str, read: Callable[[], Any]) -> tuple[Any, Any] | None:
+class Site:
+    """The site's handlers and what they share: the data source, the static
+    files, and the event streams open per client."""
+
+    def __init__(self, source: Source, on_loop: Callable[[], None] | None = None) -> None:
+        self.source = source
+        self._on_loop = on_loop
+        self._static = _static_files()
+        self._streams: dict[str, int] = {}  # open event streams per client address
+
+    def _sync(self) -> None:
+        if self._on_loop is not None:
+            self._on_loop()
+
+    async def _in_competition(self, cid: str, read: Callable[[], Any]) -> tuple[Any, Any] | None:
         """The competition's info and what ``read`` finds in it, read on a
         worker thread; None if either is missing."""
 
         def both() -> tuple[Any, Any] | None:
-            info = source.competition(cid)
+            info = self.source.competition(cid)
             found = None if info is None else read()
             return None if found is None else (info, found)
 
         return await run_in_threadpool(both)
 
-    async def competitions(request: Request) -> Response:
-        sync()
-        infos = await run_in_threadpool(source.competitions)
+    # Pages and their JSON twins -----------------------------------------------------
+
+    async def competitions(self, request: Request) -> Response:
+        self._sync()
+        infos = await run_in_threadpool(self.source.competitions)
         if _wants_json(request):
             return _json({"competitions": [message_dict(c) for c in infos]})
-        return _html(pages.competitions_page(source.title, infos))
+        return _html(pages.competitions_page(self.source.title, infos))
 
-    async def competition(request: Request) -> Response:
-        sync()
+    async def competition(self, request: Request) -> Response:
+        self._sync()
         cid = request.path_params["cid"]
 
-        found = await in_competition(cid, lambda: source.overview(cid))
+        found = await self._in_competition(cid, lambda: self.source.overview(cid))
         if found is None:
             return _missing(request, f"no competition {cid!r}")
         info, overview = found
@@ -130,8 +158,8 @@ def create_app(source: Source, on_loop: Callable[[], None] | None = None) -> Sta
             )
         return _html(pages.competition_page(info, overview))
 
-    async def matches(request: Request) -> Response:
-        sync()
+    async def matches(self, request: Request) -> Response:
+        self._sync()
         cid = request.path_params["cid"]
         q = request.query_params
         try:
@@ -140,7 +168,7 @@ def create_app(source: Source, on_loop: Callable[[], None] | None = None) -> Sta
             number = 1
         flt = MatchFilter(q.get("engine", ""), q.get("result", ""), q.get("fault", ""), number)
 
-        found = await in_competition(cid, lambda: source.matches(cid, flt))
+        found = await self._in_competition(cid, lambda: self.source.matches(cid, flt))
         if found is None:
             return _missing(request, f"no competition {cid!r}")
         info, mp = found
@@ -156,9 +184,10 @@ def create_app(source: Source, on_loop: Callable[[], None] | None = None) -> Sta
             )
         return _html(pages.matches_page(info, flt, mp))
 
-    async def match(request: Request) -> Response:
-        sync()
+    async def match(self, request: Request) -> Response:
+        self._sync()
         cid, mid = request.path_params["cid"], request.path_params["mid"]
+        source = self.source
 
         def read() -> Any:
             found = source.match(cid, mid)
@@ -168,7 +197,7 @@ def create_app(source: Source, on_loop: Callable[[], None] | None = None) -> Sta
             followed = seats is not None and source.watchable(cid, mid) is not None
             return found[0], found[1], seats, followed
 
-        found = await in_competition(cid, read)
+        found = await self._in_competition(cid, read)
         if found is None:
             return _missing(request, f"no match {cid}/{mid!r}")
         info, (m, data, seats, followed) = found
@@ -185,75 +214,10 @@ def create_app(source: Source, on_loop: Callable[[], None] | None = None) -> Sta
             return _json({"match": message_dict(m), "viewer": data, "events": live})
         return _html(pages.match_page(info, m, data, live))
 
-    def _stream(request: Request, body: AsyncIterator[str], closing: object) -> Response:
-        """An event stream, counted against the caps while its body runs."""
-        client = request.client.host if request.client is not None else ""
-
-        async def counted() -> AsyncIterator[str]:
-            streams[client] = streams.get(client, 0) + 1  # here: a body never started holds none
-            try:
-                async for chunk in body:
-                    yield chunk
-            finally:
-                streams[client] -= 1
-                if not streams[client]:
-                    del streams[client]
-                await _close(closing)
-
-        headers = {**HEADERS, "Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-        return StreamingResponse(counted(), media_type="text/event-stream", headers=headers)
-
-    def _full(request: Request) -> bool:
-        client = request.client.host if request.client is not None else ""
-        total = sum(streams.values())
-        return streams.get(client, 0) >= STREAMS_PER_CLIENT or total >= STREAMS_TOTAL
-
-    async def events(request: Request) -> Response:
-        cid, mid = request.path_params["cid"], request.path_params["mid"]
-        key = f"{cid}/{mid}"
-
-        def read() -> Any:
-            return source.watchable(cid, mid), source.spectator_delay(cid)
-
-        seats, delay = await run_in_threadpool(read)
-        if seats is None:
-            return _json({"error": f"no live match {key!r}"}, 404)
-        if _full(request):
-            return _json({"error": "too many open event streams; try again later"}, 503)
-        live = source.live(key, seats, delay)
-
-        async def body() -> AsyncIterator[str]:
-            async for spectator, frames in live:
-                if spectator is not None:
-                    yield f"event: spectator\ndata: {json.dumps(spectator)}\n\n"
-                for frame in frames:
-                    yield f"event: frame\ndata: {json.dumps(frame, ensure_ascii=False)}\n\n"
-            yield "event: end\ndata: {}\n\n"
-
-        return _stream(request, body(), live)
-
-    async def results(request: Request) -> Response:
-        """One event each time a match of the competition ends: the page then
-        reads its standings again."""
-        cid = request.path_params["cid"]
-        info = await run_in_threadpool(source.competition, cid)
-        if info is None:
-            return _json({"error": f"no competition {cid!r}"}, 404)
-        if _full(request):
-            return _json({"error": "too many open event streams; try again later"}, 503)
-        ended = source.results(cid)
-
-        async def body() -> AsyncIterator[str]:
-            yield ": following\n\n"  # sent at once, so the browser knows the stream is open
-            async for count in ended:
-                yield f"event: result\ndata: {json.dumps({'ended': count})}\n\n"
-
-        return _stream(request, body(), ended)
-
-    async def engine(request: Request) -> Response:
+    async def engine(self, request: Request) -> Response:
         cid, name = request.path_params["cid"], request.path_params["name"]
 
-        found = await in_competition(cid, lambda: source.engine(cid, name))
+        found = await self._in_competition(cid, lambda: self.source.engine(cid, name))
         if found is None:
             return _missing(request, f"no bot {name!r} in competition {cid!r}")
         info, ep = found
@@ -270,29 +234,85 @@ def create_app(source: Source, on_loop: Callable[[], None] | None = None) -> Sta
             )
         return _html(pages.engine_page(info, ep))
 
-    async def static_file(request: Request) -> Response:
-        found = static.get(request.path_params["name"])
+    async def static_file(self, request: Request) -> Response:
+        found = self._static.get(request.path_params["name"])
         if found is None:
             return _missing(request, "no such file")
         text, media = found
         return Response(text, media_type=media, headers={**HEADERS, "Cache-Control": "no-cache"})
 
-    async def not_found(request: Request, exc: Exception) -> Response:
+    async def not_found(self, request: Request, exc: Exception) -> Response:
         return _missing(request, "no such page")
 
-    routes = [
-        Route("/", competitions),
-        Route("/api/competitions", competitions),
-        Route("/c/{cid}", competition),
-        Route("/api/c/{cid}", competition),
-        Route("/c/{cid}/matches", matches),
-        Route("/api/c/{cid}/matches", matches),
-        Route("/api/matches/{cid}/{mid:path}/events", events),
-        Route("/api/c/{cid}/results", results),
-        Route("/m/{cid}/{mid:path}", match),
-        Route("/api/m/{cid}/{mid:path}", match),
-        Route("/e/{cid}/{name}", engine),
-        Route("/api/e/{cid}/{name}", engine),
-        Route("/static/{name}", static_file),
-    ]
-    return Starlette(routes=routes, exception_handlers={404: not_found})
+    # Event streams ----------------------------------------------------------------
+
+    async def events(self, request: Request) -> Response:
+        """A running match's spectator events and viewer frames, as they come."""
+        cid, mid = request.path_params["cid"], request.path_params["mid"]
+        key = f"{cid}/{mid}"
+
+        def read() -> Any:
+            return self.source.watchable(cid, mid), self.source.spectator_delay(cid)
+
+        seats, delay = await run_in_threadpool(read)
+        if seats is None:
+            return _json({"error": f"no live match {key!r}"}, 404)
+        if self._full(request):
+            return _json({"error": "too many open event streams; try again later"}, 503)
+        live = self.source.live(key, seats, delay)
+
+        async def body() -> AsyncIterator[str]:
+            async for spectator, frames in live:
+                if spectator is not None:
+                    yield f"event: spectator\ndata: {json.dumps(spectator)}\n\n"
+                for frame in frames:
+                    yield f"event: frame\ndata: {json.dumps(frame, ensure_ascii=False)}\n\n"
+            yield "event: end\ndata: {}\n\n"
+
+        return self._stream(request, body(), live)
+
+    async def results(self, request: Request) -> Response:
+        """One event each time a match of the competition ends: the page then
+        reads its standings again."""
+        cid = request.path_params["cid"]
+        info = await run_in_threadpool(self.source.competition, cid)
+        if info is None:
+            return _json({"error": f"no competition {cid!r}"}, 404)
+        if self._full(request):
+            return _json({"error": "too many open event streams; try again later"}, 503)
+        ended = self.source.results(cid)
+
+        async def body() -> AsyncIterator[str]:
+            yield ": following\n\n"  # sent at once, so the browser knows the stream is open
+            async for count in ended:
+                yield f"event: result\ndata: {json.dumps({'ended': count})}\n\n"
+
+        return self._stream(request, body(), ended)
+
+    def _stream(self, request: Request, body: AsyncIterator[str], closing: object) -> Response:
+        """An event stream, counted against the caps while its body runs."""
+        client = _client(request)
+        streams = self._streams
+
+        async def counted() -> AsyncIterator[str]:
+            streams[client] = streams.get(client, 0) + 1  # here: a body never started holds none
+            try:
+                async for chunk in body:
+                    yield chunk
+            finally:
+                streams[client] -= 1
+                if not streams[client]:
+                    del streams[client]
+                await _close(closing)
+
+        headers = {**HEADERS, "Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+        return StreamingResponse(counted(), media_type="text/event-stream", headers=headers)
+
+    def _full(self, request: Request) -> bool:
+        """Whether the caller, or the site, has as many streams open as allowed."""
+        here = self._streams.get(_client(request), 0)
+        return here >= STREAMS_PER_CLIENT or sum(self._streams.values()) >= STREAMS_TOTAL
+
+
+def _client(request: Request) -> str:
+    return request.client.host if request.client is not None else ""
