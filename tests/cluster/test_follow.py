@@ -96,7 +96,7 @@ def test_workers_play_at_once_and_spectators_follow_their_matches(
                 while sum(isinstance(e.what, Play) for e in replayed) < 5:
                     await trio.sleep(0.05)
                 (followed,) = c._followed.values()
-                c._ray.kill(followed.worker.actor)
+                c._pool.ray.kill(followed.worker.actor)
             assert c.replays == 1
             deals = [e.what.deal_number for e in replayed if isinstance(e.what, DealBegan)]
             assert deals and deals == sorted(set(deals))  # no deal begins twice

@@ -83,7 +83,7 @@ def test_engines_reach_the_workers_by_archive_and_by_working_dir(
             missing = EngineSpec.of("missing", f"python {tmp_path}/no-such-bot.py")
             with pytest.raises(ConfigError, match=r"no-such-bot\.py"):
                 await c.play([missing, under], MatchSettings(seed=8))
-            (archive,) = {a for _, a in c._archives_of([archived, under])}
+            (archive,) = {a for _, a in c._shipping.archives_of([archived, under])}
             assert archive.sha256 == __import__("hashlib").sha256(pack_directory(own)).hexdigest()
 
     trio.run(main)
