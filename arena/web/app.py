@@ -2,7 +2,9 @@
 path with ``?format=json``, or under ``/api``), the live event stream of a
 running match (Server-Sent Events) and the site's static files.
 
-Handlers read their data on a worker thread (SQLite, log replays); only the
+The handlers are the methods of one ``Site``, which holds what they share
+(the source, the static files, the open streams); ``create_app`` routes to
+them. They read their data on a worker thread (SQLite, log replays); only the
 event stream and the list of running matches are read on the loop.
 """
 
