@@ -133,7 +133,7 @@ class SandboxSettings:
 
 @dataclass(frozen=True)
 class ClusterSettings:
-    """Where a tournament's matches run (arena/cluster.py): ``address`` of a Ray
+    """Where a tournament's matches run (arena/cluster/): ``address`` of a Ray
     cluster (``HOST:PORT``) or ``"local"`` (a Ray instance of this machine using
     every core); ``workers``: match workers (default one per CPU of the cluster);
     ``attempts``: how often a match is played from scratch when its worker or

@@ -28,13 +28,13 @@ import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any, ParamSpec, TypeVar
 
 from arena.errors import StoreError
 from arena.files import FILE_MODE, create_private, private_dir
 from arena.outcome import EngineInfo, Fault, MatchResult, Termination
+from arena.timestamps import utc_now
 
 SCHEMA_VERSION = 1
 
@@ -275,7 +275,7 @@ class Store:
         if found is None:
             with self.transaction():
                 self.set_meta("config", text)
-                self.set_meta("created_at", _now())
+                self.set_meta("created_at", utc_now())
                 for key, value in (first or {}).items():
                     self.set_meta(key, value)
             return False
@@ -303,7 +303,7 @@ class Store:
     def reveal_seed(self) -> None:
         """Mark the master seed as revealed: the run ended and it was published."""
         with self.transaction():
-            self.set_meta("seed_revealed_at", _now())
+            self.set_meta("seed_revealed_at", utc_now())
 
     @_guarded
     def revealed_seed(self) -> str | None:
@@ -408,7 +408,7 @@ class Store:
                     result.reason,
                     result.deals_played,
                     log_path,
-                    _now(),
+                    utc_now(),
                     order,
                     log_chain,
                     None if forfeit_cause is None else forfeit_cause.value,
@@ -435,7 +435,7 @@ class Store:
             )
             self.db.executemany(
                 "INSERT OR IGNORE INTO suspensions(engine, reason, at) VALUES (?, ?, ?)",
-                [(name, reason, _now()) for name, reason in suspend],
+                [(name, reason, utc_now()) for name, reason in suspend],
             )
 
     @_guarded
@@ -566,10 +566,6 @@ def _fault_row(match: ScheduledMatch, f: Fault) -> tuple[object, ...]:
     )
 
 
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="seconds")
-
-
 def _show(value: Any) -> str:
     return "(not set)" if value is None else json.dumps(value)
 
@@ -614,7 +610,7 @@ def _take_lock(path: Path) -> IO[str]:
     lock.truncate(0)
     command = " ".join(Path(sys.argv[0]).name if i == 0 else a for i, a in enumerate(sys.argv))
     lock.write(
-        f"arena process {os.getpid()} on {socket.gethostname()} (`{command}`, since {_now()})\n"
+        f"arena process {os.getpid()} on {socket.gethostname()} (`{command}`, since {utc_now()})\n"
     )
     lock.flush()
     return lock

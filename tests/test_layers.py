@@ -117,6 +117,7 @@ def test_the_package_ships_its_types():
 ABOVE = {
     "wire": ("store", "tournament", "server", "web", "referee", "transport", "play", "cli"),
     "transport": ("store", "tournament", "server", "web", "referee", "play", "cli", "cluster"),
+    "cluster": ("tournament", "server", "web", "cli"),
     "tournament": ("server", "web", "cli"),
     "web": ("server", "cli"),
     "server": ("cli",),

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from arena.archive import Limits
 from arena.cli import exits
 from arena.cli.common import Subparsers
 from arena.errors import ConfigError
@@ -298,7 +299,8 @@ def add_parsers(sub: Subparsers) -> None:
         help="upload a bot the server runs itself (a directory or a tar.gz/zip with bot.toml)",
         description="Upload a bot for the server to run in its sandbox, a fresh one per "
         "match. PATH is a directory (packed here into a tar.gz, without .git and "
-        "__pycache__) or a tar.gz or zip archive, at most 50 MiB and 10,000 entries, with "
+        f"__pycache__) or a tar.gz or zip archive, at most {Limits().archive_bytes >> 20} MiB and "
+        f"{Limits().files:,} entries, with "
         "a bot.toml at its top: name, version, command and optionally games (see "
         "docs/submissions.md). The server checks it in the sandbox before it accepts it; "
         "a new version of a bot of yours replaces it in competitions created from then on.",

@@ -171,11 +171,6 @@ def prepare_store(cfg: TournamentConfig) -> None:
         run.schedule()
 
 
-def competition_dir(data: Path, comp_id: str) -> Path:
-    """Where a competition's results store, logs and bot output live."""
-    return competition_layout(data, comp_id).directory
-
-
 def competition_results(
     data: Path, comp_id: str
 ) -> contextlib.AbstractContextManager[Store | None]:
@@ -300,7 +295,7 @@ class CompetitionManager:
         cfg, _ = competition_config(
             competition.config,
             snapshot_address(competition, self._storage),
-            competition_dir(self._data, comp_id),
+            competition_layout(self._data, comp_id).directory,
             SubmissionFiles(self._data),
         )
         if cfg.cluster is None and self._cluster is not None:

@@ -21,13 +21,13 @@ import trio
 
 from arena.check import CheckReport, check_bot
 from arena.errors import ArenaError, ConfigError
+from arena.layout import competition_layout
 from arena.server.addresses import normalize_address
 from arena.server.auth import Access, Role, new_token
 from arena.server.broker import Broker
 from arena.server.competitions import (
     CompetitionManager,
     competition_config,
-    competition_dir,
     competition_info,
     competition_results,
     new_competition_id,
@@ -300,7 +300,7 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
             cfg, engines = competition_config(
                 request.config,
                 registered_address(self._storage),
-                competition_dir(self._data, comp_id),
+                competition_layout(self._data, comp_id).directory,
                 self._files,
             )
             checked_name(cfg.name, "competition name")

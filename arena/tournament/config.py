@@ -81,7 +81,7 @@ class TournamentConfig:
     # Plays a live spectator is shown behind (the competition server's watch
     # streams and web site); None: the server's --spectator-delay.
     spectator_delay: int | None = None
-    # None: every match in this process; else on a Ray cluster (arena/cluster.py).
+    # None: every match in this process; else on a Ray cluster (arena/cluster/).
     # Not part of the fingerprint: where matches run changes no result.
     cluster: ClusterSettings | None = None
 

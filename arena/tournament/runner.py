@@ -8,10 +8,10 @@ matches at once; partner seats use different slots, so partners never share
 a process). A warm bot that dies is launched again for the next match.
 
 With a cluster (``[cluster]`` in the file, ``--cluster`` on the command line)
-the matches are played by the cluster's workers (arena/cluster.py); this
+the matches are played by the cluster's workers (arena/cluster/); this
 process still schedules them and is the one writer of the store and the logs.
 Live spectators see a match played on a cluster as they see one played here,
-its events fetched from its worker a little later (arena/cluster.py).
+its events fetched from its worker a little later (arena/cluster/).
 """
 
 from __future__ import annotations
