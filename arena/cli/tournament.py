@@ -64,6 +64,8 @@ def _play_with_progress(run: Run, k: float | None) -> bool:
     progress.done, progress.total = store.counts()
     complete = trio.run(run.play, Runner(run.cfg, store, progress=progress))
     progress.finish()
+    if run.stopped is not None:
+        raise ConfigError(run.stopped)
     return complete
 
 
@@ -219,6 +221,8 @@ def cmd_sprt(args: argparse.Namespace) -> int:
             print(status.line(), flush=True)
 
         complete = trio.run(lambda: run.play(report=report))
+        if run.stopped is not None:
+            raise ConfigError(run.stopped)
         status = run.sprt_status()
         standings = compute_standings(store, resamples=0)
         for h in standings.head_to_head:

@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from types import TracebackType
 
 from arena.cluster import WarmSpec, open_cluster
-from arena.errors import ConfigError
 from arena.layout import Layout
 from arena.rules.seeding import commitment, new_seed
 from arena.store import Store, open_store
@@ -41,6 +40,9 @@ class Run:
     store: Store
     cfg: TournamentConfig
     resuming: bool
+    # Why the last play stopped before the end, for its caller to say (an
+    # engine that never starts: the organiser's to fix, then run again).
+    stopped: str | None = None
 
     @classmethod
     def open(cls, cfg: TournamentConfig) -> Run:
@@ -102,17 +104,22 @@ class Run:
         a plain one) on this process or the configuration's cluster; True when
         the run is complete. An SPRT goes on set by set until a bound is
         crossed, ``report`` told the status after each batch. A run that cannot
-        go on (an engine that never starts) is a ConfigError saying why."""
+        go on (an engine that never starts) stops, and ``stopped`` says why."""
         runner = runner or Runner(self.cfg, self.store)
         self.schedule()
         async with open_player(self.cfg, runner.notice) as player:
             runner.player = player
             await runner.run(self.store.pending())
-            _check_stopped(runner)
+            if self._stopped_by(runner):
+                return False
             if self.cfg.sprt is not None:
                 return await self._sprt_sets(runner, report or (lambda status: None))
         done, total = self.store.counts()
         return done == total
+
+    def _stopped_by(self, runner: Runner) -> bool:
+        self.stopped = runner.stopped
+        return runner.stopped is not None
 
     async def _sprt_sets(self, runner: Runner, report: Callable[[sprt.SprtStatus], None]) -> bool:
         settings = self.cfg.sprt
@@ -132,7 +139,8 @@ class Run:
             if runner.progress is not None:
                 runner.progress.grow(len(batch))
             await runner.run(batch)
-            _check_stopped(runner)
+            if self._stopped_by(runner):
+                return False
             status = sprt.store_status(settings, self.store)
             report(status)
         return not self.store.pending()
@@ -179,6 +187,3 @@ async def open_player(
         yield LocalPlayer(pool)
 
 
-def _check_stopped(runner: Runner) -> None:
-    if runner.stopped is not None:
-        raise ConfigError(runner.stopped)
