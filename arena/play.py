@@ -28,7 +28,15 @@ from arena.errors import ConfigError
 from arena.outcome import MatchReport, SeatLaunch
 from arena.record import LogWriter
 from arena.referee import Referee, Spectator
-from arena.settings import EngineSpec, MatchSettings, SandboxSettings
+from arena.settings import (
+    AddressEngine,
+    BuiltinEngine,
+    CommandEngine,
+    EngineSpec,
+    MatchSettings,
+    SandboxSettings,
+    parse_engine,
+)
 from arena.transport.connection import EngineConnection, GrpcConnection
 from arena.transport.seats import WarmPool, greet, open_seats
 
@@ -42,7 +50,7 @@ def seat_engines(
 ) -> list[EngineSpec | tuple[str, EngineConnection]]:
     """One engine per seat, parsed. For a 4-seat game, two engines each play
     both seats of their side (one instance per seat)."""
-    parsed = [EngineSpec.parse(e) if isinstance(e, str) else e for e in engines]
+    parsed = [parse_engine(e) if isinstance(e, str) else e for e in engines]
     if seats == 4 and len(parsed) == 2:
         parsed = [parsed[0], parsed[1], parsed[0], parsed[1]]
     if len(parsed) != seats:
@@ -126,17 +134,19 @@ def launch_of(
         return SeatLaunch(
             "connection", address=conn.address if isinstance(conn, GrpcConnection) else ""
         )
-    if engine.kind == "command":
-        words = b"".join(os.fsencode(word) + b"\0" for word in engine.command)
-        return SeatLaunch(
-            "command",
-            program=Path(engine.command[0]).name,
-            command_sha256=hashlib.sha256(words).hexdigest(),
-            sandbox=engine.sandbox or sandbox,
-        )
-    if engine.kind == "address":
-        return SeatLaunch("address", address=engine.address)
-    return SeatLaunch("builtin", builtin=engine.builtin)
+    match engine:
+        case CommandEngine():
+            words = b"".join(os.fsencode(word) + b"\0" for word in engine.command)
+            return SeatLaunch(
+                "command",
+                program=Path(engine.command[0]).name,
+                command_sha256=hashlib.sha256(words).hexdigest(),
+                sandbox=engine.sandbox or sandbox,
+            )
+        case AddressEngine():
+            return SeatLaunch("address", address=engine.address)
+        case BuiltinEngine():
+            return SeatLaunch("builtin", builtin=engine.strategy)
 
 
 def run_match_sync(

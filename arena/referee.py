@@ -49,7 +49,7 @@ from arena.outcome import (
 from arena.record import LogWriter
 from arena.rules import Match, Move, Play, Sight, view
 from arena.rules.cards import card_name
-from arena.settings import MatchSettings
+from arena.settings import MatchSettings, Substitute
 from arena.transport.connection import EngineConnection
 from arena.transport.seats import Greeting
 from arena.wire.protocol import MAX_COMMENT_CHARS
@@ -239,7 +239,7 @@ class Referee:
         return None, (FaultKind.ILLEGAL, f"{move} is not a legal move")
 
     def _substitute(self, legal: Sequence[Move], deal_number: int, index: int) -> Move:
-        if self.settings.policy.substitute == "first":
+        if self.settings.policy.substitute is Substitute.FIRST:
             return legal[0]
         rng = random.Random(f"{self.settings.seed}/substitute/{deal_number}/{index}")
         return legal[int(rng.random() * len(legal))]

@@ -13,8 +13,11 @@ import math
 import re
 import shlex
 import sys
+import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeAlias
 
 from arena.errors import ConfigError
 from arena.rules import Game, Variant
@@ -26,8 +29,32 @@ from arena.strategies import BUILT_IN
 _ADDRESS = re.compile(
     r"^(unix:.+|(ipv4:|ipv6:|dns:(//[^/]*/)?)?([A-Za-z0-9_.\-]+|\[[0-9a-fA-F:]+\]):\d{1,5})$"
 )
-# \Z, not $: $ also matches before a final newline, which let "bob\n" in.
-_NAME = re.compile(r"\A[A-Za-z0-9_.+\-]{1,64}\Z")
+
+# The one rule of names: engines in a tournament file or on the command line,
+# and what the competition server keeps (participants, bots, competitions).
+# Every character may come first: tournament files have always allowed it.
+MAX_NAME_CHARS = 64
+NAME_RULE = f"1-{MAX_NAME_CHARS} letters (a-z), digits or . _ + -"
+_NAME = re.compile(r"[A-Za-z0-9_.+\-]{1,64}")
+
+
+def checked_name(raw: str, what: str = "name", rule: str = NAME_RULE) -> str:
+    """The name as kept, after Unicode NFKC normalization (a full-width "ａｌｉｃｅ"
+    is "alice"); ConfigError with the reason when it breaks the rule. ``rule``
+    is how the rule is told in the error (the server adds to it)."""
+    name = unicodedata.normalize("NFKC", raw)
+    article = "an" if what[:1] in "aeiou" else "a"
+    if not name:
+        raise ConfigError(f"give {article} {what}: {rule}")
+    if name != name.strip():
+        raise ConfigError(f"{article} {what} has no leading or trailing whitespace: {raw!r}")
+    if any(unicodedata.category(c) in ("Cc", "Cf") for c in name):
+        raise ConfigError(f"{article} {what} has no control characters: {raw!r}")
+    if len(name) > MAX_NAME_CHARS:
+        raise ConfigError(f"{article} {what} is at most {MAX_NAME_CHARS} characters")
+    if _NAME.fullmatch(name) is None:
+        raise ConfigError(f"{article} {what} is {rule}, not {raw!r}")
+    return name
 
 
 def parse_duration(value: object) -> float:
@@ -85,17 +112,32 @@ class OnFault(enum.Enum):
     SUBSTITUTE = "substitute"  # a legal move is played for it; forfeit after N strikes
 
 
+class Substitute(enum.StrEnum):
+    """Which legal move is played for a faulting seat under ``OnFault.SUBSTITUTE``
+    (its value is what logs and stores keep)."""
+
+    RANDOM = "random"  # drawn from the match's seed, so that replays are exact
+    FIRST = "first"  # the first legal move in the rules' order
+
+    @classmethod
+    def parse(cls, text: str) -> Substitute:
+        try:
+            return cls(text)
+        except ValueError:
+            raise ConfigError(f"substitute must be random or first, not {text!r}") from None
+
+
 @dataclass(frozen=True)
 class FaultPolicy:
     on_fault: OnFault = OnFault.LOSE
     strikes: int = 3  # with SUBSTITUTE: the N-th fault of a seat forfeits the match
-    substitute: str = "random"  # or "first": which legal move is played instead
+    substitute: Substitute = Substitute.RANDOM  # which legal move is played instead
 
     def __post_init__(self) -> None:
         if self.strikes < 1:
             raise ConfigError("strikes must be at least 1")
-        if self.substitute not in ("random", "first"):
-            raise ConfigError(f"substitute must be random or first, not {self.substitute!r}")
+        # A script may write substitute="first": kept as the enum it names.
+        object.__setattr__(self, "substitute", Substitute.parse(self.substitute))
 
 
 class SandboxMode(enum.Enum):
@@ -167,59 +209,83 @@ class MatchSettings:
 
 
 @dataclass(frozen=True)
-class EngineSpec:
-    """How one engine is reached, parsed from ``NAME=SPEC``.
-
-    SPEC is an address of a bot someone runs (``HOST:PORT`` or ``unix:/PATH``),
-    ``builtin:random`` / ``builtin:greedy`` (in-process strategies), or else a
-    command line the arena launches (``python bot.py``).
-    """
+class BuiltinEngine:
+    """A strategy of arena.strategies played in-process (``builtin:greedy``)."""
 
     name: str
-    kind: str  # "address", "command" or "builtin"
-    address: str = ""
-    command: tuple[str, ...] = ()
-    builtin: str = ""
+    strategy: str  # its key in arena.strategies.BUILT_IN
+
+    def describe(self) -> str:
+        return f"builtin:{self.strategy}"
+
+
+@dataclass(frozen=True)
+class AddressEngine:
+    """A bot someone else runs, reached at ``HOST:PORT``, ``[IPV6]:PORT`` or
+    ``unix:/PATH``: the arena neither launches nor sandboxes it."""
+
+    name: str
+    address: str
+
+    def describe(self) -> str:
+        return self.address
+
+
+@dataclass(frozen=True)
+class CommandEngine:
+    """A bot the arena launches from a command line (``python bot.py``)."""
+
+    name: str
+    command: tuple[str, ...]
     sandbox: SandboxSettings | None = None  # this engine's own; None: the match's
     # A launched engine's own directory (an uploaded bot's files): its current
     # directory, which relative paths in its command refer to; in a sandbox it
     # is shown read-only at /bot and nothing else of the arena's directory is.
     workdir: Path | None = None
 
-    @classmethod
-    def parse(cls, text: str) -> EngineSpec:
-        """Parse ``NAME=SPEC``; ConfigError saying what is wrong otherwise."""
-        name, sep, spec = text.partition("=")
-        name, spec = name.strip(), spec.strip()
-        if not sep or not spec:
-            raise ConfigError(f"engine {text!r}: expected NAME=SPEC, e.g. greedy=builtin:greedy")
-        return cls.of(name, spec)
-
-    @classmethod
-    def of(cls, name: str, spec: str) -> EngineSpec:
-        if not _NAME.match(name):
-            raise ConfigError(f"engine name {name!r}: use letters, digits and . _ + - only")
-        if spec.startswith("builtin:"):
-            which = spec.split(":", 1)[1]
-            if which not in BUILT_IN:
-                known = ", ".join(f"builtin:{k}" for k in BUILT_IN)
-                raise ConfigError(f"engine {name}: unknown {spec!r}; known: {known}")
-            return cls(name, "builtin", builtin=which)
-        if _ADDRESS.match(spec):
-            return cls(name, "address", address=spec)
-        try:
-            command = tuple(shlex.split(spec))
-        except ValueError as e:
-            raise ConfigError(f"engine {name}: cannot read command {spec!r}: {e}") from None
-        if not command:
-            raise ConfigError(f"engine {name}: empty command")
-        if command[0] in ("python", "python3"):
-            command = (sys.executable, *command[1:])  # the arena's own interpreter
-        return cls(name, "command", command=command)
-
     def describe(self) -> str:
-        if self.kind == "address":
-            return self.address
-        if self.kind == "builtin":
-            return f"builtin:{self.builtin}"
         return " ".join(self.command) + (f" (in {self.workdir})" if self.workdir else "")
+
+
+# How one engine is reached: match on the type to tell the kinds apart.
+EngineSpec: TypeAlias = BuiltinEngine | AddressEngine | CommandEngine
+
+
+def parse_engine(text: str) -> EngineSpec:
+    """``NAME=SPEC``, the one parser of an engine: SPEC is ``builtin:NAME`` (an
+    in-process strategy), an address of a bot someone runs, or else a command
+    line the arena launches. ConfigError saying what is wrong otherwise."""
+    name, sep, spec = text.partition("=")
+    name, spec = name.strip(), spec.strip()
+    if not sep or not spec:
+        raise ConfigError(f"engine {text!r}: expected NAME=SPEC, e.g. greedy=builtin:greedy")
+    return engine_spec(name, spec)
+
+
+def engine_spec(name: str, spec: str) -> EngineSpec:
+    """The engine ``name`` reached by ``spec`` (the SPEC of ``NAME=SPEC``)."""
+    name = checked_name(name, "engine name")
+    if spec.startswith("builtin:"):
+        which = spec.split(":", 1)[1]
+        if which not in BUILT_IN:
+            known = ", ".join(f"builtin:{k}" for k in BUILT_IN)
+            raise ConfigError(f"engine {name}: unknown {spec!r}; known: {known}")
+        return BuiltinEngine(name, which)
+    if _ADDRESS.match(spec):
+        return AddressEngine(name, spec)
+    try:
+        words = shlex.split(spec)
+    except ValueError as e:
+        raise ConfigError(f"engine {name}: cannot read command {spec!r}: {e}") from None
+    return command_engine(name, words)
+
+
+def command_engine(name: str, words: Sequence[str], workdir: Path | None = None) -> CommandEngine:
+    """A launched engine from its command's words, ``python`` being the arena's
+    own interpreter (``name`` as checked by ``engine_spec``)."""
+    if not words:
+        raise ConfigError(f"engine {name}: empty command")
+    command = tuple(words)
+    if command[0] in ("python", "python3"):
+        command = (sys.executable, *command[1:])
+    return CommandEngine(name, command, workdir=workdir)

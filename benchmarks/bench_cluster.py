@@ -37,7 +37,7 @@ from arena.cluster import Cluster, open_cluster
 from arena.outcome import FaultKind, MatchReport
 from arena.play import run_match
 from arena.rules import Game, Variant
-from arena.settings import ClockSettings, ClusterSettings, EngineSpec, MatchSettings
+from arena.settings import ClockSettings, ClusterSettings, EngineSpec, MatchSettings, engine_spec
 from arena.tournament.config import config_from_dict
 from arena.tournament.lifecycle import Run
 from arena.tournament.runner import Runner
@@ -95,7 +95,7 @@ async def cutoff(
     at_once: int,
 ) -> list[float]:
     """How far past deadline + grace (ms) a bot that never answers is cut off."""
-    hang = [EngineSpec.of("hang", address), EngineSpec.of("hang2", address)]
+    hang = [engine_spec("hang", address), engine_spec("hang2", address)]
     clock = ClockSettings(move_time=0.2, grace=0.05)
     late: list[float] = []
 

@@ -12,7 +12,13 @@ from typing import TypeAlias
 
 from arena.errors import ConfigError
 from arena.rules import Game, Variant
-from arena.settings import EngineSpec, SandboxMode, SandboxSettings, parse_duration
+from arena.settings import (
+    EngineSpec,
+    SandboxMode,
+    SandboxSettings,
+    parse_duration,
+    parse_engine,
+)
 
 Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 
@@ -39,7 +45,7 @@ def duration(text: str) -> float:
 
 def parse_engines(texts: Sequence[str] | None) -> list[EngineSpec]:
     """Every ``--engine NAME=SPEC`` through the one engine-spec parser."""
-    return [EngineSpec.parse(text) for text in texts or []]
+    return [parse_engine(text) for text in texts or []]
 
 
 def add_variant_options(p: argparse.ArgumentParser) -> None:

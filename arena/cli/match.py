@@ -33,6 +33,7 @@ from arena.settings import (
     MatchSettings,
     OnFault,
     SandboxSettings,
+    Substitute,
 )
 
 if TYPE_CHECKING:
@@ -140,7 +141,9 @@ def cmd_match(args: argparse.Namespace) -> int:
     clock = ClockSettings(
         move_time=args.move_time or None, bank=args.bank, increment=args.increment, grace=args.grace
     )
-    policy = FaultPolicy(OnFault(args.on_fault), strikes=args.strikes, substitute=args.substitute)
+    policy = FaultPolicy(
+        OnFault(args.on_fault), strikes=args.strikes, substitute=Substitute(args.substitute)
+    )
     seed = secrets.randbits(63) if args.seed is None else args.seed
     print(f"seed {seed}", flush=True)
     settings = match_settings(

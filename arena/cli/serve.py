@@ -11,7 +11,7 @@ from pathlib import Path
 from arena.cli import exits, signals
 from arena.cli.common import Subparsers, add_sandbox_options, sandbox_from_args
 from arena.errors import ConfigError
-from arena.settings import EngineSpec
+from arena.settings import CommandEngine, parse_engine
 
 
 def organiser_token(token_file: str | None) -> str | None:
@@ -81,7 +81,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         if not root.is_dir():
             raise ConfigError(f"{args.submission}: not a directory (unpack the archive first)")
         manifest = read_manifest(root)
-        command = EngineSpec.of("bot", manifest.spec()).command
+        command = manifest.engine.command
         claimed = [Game(g) for g in manifest.games]
         report = trio.run(
             partial(
@@ -94,8 +94,8 @@ def cmd_check(args: argparse.Namespace) -> int:
             )
         )
     elif args.launch is not None:
-        spec = EngineSpec.parse(f"bot={args.launch}")
-        if spec.kind != "command":
+        spec = parse_engine(f"bot={args.launch}")
+        if not isinstance(spec, CommandEngine):
             raise ConfigError(f"--launch takes a command line, not {spec.describe()!r}")
         report = trio.run(
             partial(check_launched, spec.command, sandbox_from_args(args), output=output)

@@ -15,7 +15,7 @@ from arena.cli.common import (
     sandbox_overrides,
 )
 from arena.errors import ConfigError
-from arena.settings import EngineSpec
+from arena.settings import parse_engine
 
 if TYPE_CHECKING:
     from arena.tournament.config import TournamentConfig
@@ -143,7 +143,7 @@ def _engine_entry(text: str) -> dict[str, str]:
     """An ``--engine NAME=SPEC`` as a tournament file's [[engine]] entry. It is
     checked by the one engine-spec parser; SPEC stays as typed, so that the
     configuration resolves script paths as it does for a file."""
-    spec = EngineSpec.parse(text)
+    spec = parse_engine(text)
     return {"name": spec.name, "spec": text.partition("=")[2].strip()}
 
 

@@ -27,7 +27,7 @@ from arena.cluster.shipping import Shipping
 from arena.cluster.worker import IN_PROCESS, MATCHES
 from arena.errors import ArenaError, ConfigError
 from arena.outcome import MatchEvent, MatchReport
-from arena.settings import ClusterSettings, EngineSpec, MatchSettings
+from arena.settings import BuiltinEngine, ClusterSettings, EngineSpec, MatchSettings
 
 # How often the head fetches the new events of the matches spectators follow.
 FOLLOW_INTERVAL = 0.1
@@ -102,7 +102,7 @@ class Cluster:
         )
         if log is not None:
             _check_writable(log.parent, "the match log")
-        group = IN_PROCESS if all(e.kind == "builtin" for e in engines) else MATCHES
+        group = IN_PROCESS if all(isinstance(e, BuiltinEngine) for e in engines) else MATCHES
         attempts = max(1, self.settings.attempts)
         for attempt in range(1, attempts + 1):
             worker = await self._pool.pick()

@@ -22,7 +22,7 @@ from typing import Any
 
 from arena.archive import ArchiveError, Limits, pack, unpack
 from arena.errors import ConfigError
-from arena.settings import EngineSpec
+from arena.settings import CommandEngine, EngineSpec
 
 # What is shipped to the nodes: at most this much, without these directories.
 MAX_ARCHIVE_BYTES = 256 << 20
@@ -71,7 +71,7 @@ class Shipping:
         shipped = self._working_dir
         out = []
         for e in engines:
-            if e.kind != "command" or e.workdir is None:
+            if not isinstance(e, CommandEngine) or e.workdir is None:
                 continue
             if shipped is not None and e.workdir.is_relative_to(shipped):
                 continue
@@ -103,10 +103,12 @@ def localize(
 ) -> EngineSpec:
     """The engine as this node reaches it: the shipped working directory in
     place of the head's, an archived directory unpacked here."""
+    if not isinstance(engine, CommandEngine):
+        return engine
     own = dict(archives)
     if engine.name in own:
         return dataclasses.replace(engine, workdir=unpacked(own[engine.name]))
-    if working_dir is None or engine.kind != "command":
+    if working_dir is None:
         return engine
     shipped, archive = working_dir
     here = str(unpacked(archive))

@@ -7,7 +7,7 @@ dropped here, at registration, so a competition never meets them."""
 from __future__ import annotations
 
 from arena.errors import ConfigError
-from arena.settings import EngineSpec
+from arena.settings import AddressEngine, engine_spec
 from arena.wire.protocol import address_spelling, unix_path
 
 
@@ -24,6 +24,6 @@ def normalize_address(address: str) -> str:
         normalized = address_spelling(text)
     except ValueError as e:
         raise ConfigError(f"address {address!r}: {e}") from None
-    if EngineSpec.of("bot", normalized).kind != "address":
+    if not isinstance(engine_spec("bot", normalized), AddressEngine):
         raise ConfigError(f"address {address!r} is not one the arena can dial")
     return normalized

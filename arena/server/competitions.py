@@ -25,7 +25,7 @@ from arena.server.broker import Broker
 from arena.server.liveness import Liveness
 from arena.server.storage import Competition, CompetitionStatus, ServerStorage
 from arena.server.submissions import SubmissionFiles, submission_digest
-from arena.settings import ClusterSettings
+from arena.settings import AddressEngine, ClusterSettings, CommandEngine
 from arena.store import Store, open_store, reading_store
 from arena.tournament.config import TournamentConfig, config_from_dict
 from arena.tournament.lifecycle import Run
@@ -142,9 +142,9 @@ def refuse_unworkable(cfg: TournamentConfig) -> None:
     create rather than when its first match starts: a bot the arena cannot
     dial, or one remote bot in two partner seats without the organiser's consent."""
     for engine in cfg.engines:
-        if engine.kind == "command" and engine.workdir is not None:
+        if isinstance(engine, CommandEngine) and engine.workdir is not None:
             continue  # an uploaded bot, launched by the arena
-        if engine.kind != "address":
+        if not isinstance(engine, AddressEngine):
             raise ConfigError(
                 f"bot {engine.name!r} is registered at {engine.describe()!r}, which is not an "
                 "address the arena can dial (HOST:PORT, [IPV6]:PORT or unix:/PATH)"
@@ -342,7 +342,7 @@ class CompetitionManager:
         """The competition's remote bots that do not answer within the grace, with why."""
         if self._liveness is None:
             return {}
-        remote = {e.name: e.address for e in cfg.engines if e.kind == "address"}
+        remote = {e.name: e.address for e in cfg.engines if isinstance(e, AddressEngine)}
         absent = await self._liveness.absent(remote)
         for name, why in absent.items():
             print(f"competition {comp_id}: {name} absent, its matches forfeit: {why}", flush=True)

@@ -25,6 +25,7 @@ from arena.errors import ConfigError
 from arena.files import private_dir
 from arena.rules import Game
 from arena.server.names import checked_name
+from arena.settings import CommandEngine, command_engine
 
 MANIFEST = "bot.toml"
 MAX_MANIFEST_BYTES = 64 << 10
@@ -38,16 +39,14 @@ _KEYS = {"name", "version", "command", "games"}
 @dataclass(frozen=True)
 class Manifest:
     """What ``bot.toml`` says: the bot's name, its version, how to start it
-    (relative paths are in the bot's directory) and the games it plays."""
+    (relative paths are in the bot's directory) and the games it plays, and
+    the engine that runs it, launched in its directory."""
 
     name: str
     version: str
-    command: tuple[str, ...]
+    command: tuple[str, ...]  # as the manifest writes it (kept with the submission)
+    engine: CommandEngine  # ``python`` in the command is the arena's own Python
     games: tuple[str, ...] = ()  # empty: every game
-
-    def spec(self) -> str:
-        """The command as an engine spec (``python`` is the arena's own Python)."""
-        return shlex.join(self.command)
 
 
 def read_manifest(root: Path) -> Manifest:
@@ -75,7 +74,9 @@ def read_manifest(root: Path) -> Manifest:
     if not isinstance(raw["name"], str):
         raise ConfigError(f"{MANIFEST}: name must be a string")
     name = checked_name(raw["name"], "bot name")
-    return Manifest(name, _version(raw["version"]), _command(raw["command"]), _games(raw))
+    command = _command(raw["command"])
+    engine = command_engine(name, command, workdir=root)
+    return Manifest(name, _version(raw["version"]), command, engine, _games(raw))
 
 
 def _version(value: Any) -> str:
@@ -189,7 +190,7 @@ class SubmissionFiles:
         stored = self.stored(sha256)
         return {
             "name": name,
-            "spec": stored.manifest.spec(),
+            "spec": shlex.join(stored.manifest.command),
             "workdir": str(stored.workdir),
             "sandbox": {"mode": "on"},
         }

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import enum
+import shlex
 import threading
 from collections.abc import AsyncIterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -24,7 +25,7 @@ from arena.rules import Game
 from arena.server.names import taken_reason
 from arena.server.storage import ServerStorage, SubmissionRecord
 from arena.server.submissions import Stored, SubmissionFiles
-from arena.settings import EngineSpec, SandboxMode, SandboxSettings
+from arena.settings import SandboxMode, SandboxSettings
 from arena.timestamps import utc_now
 from arena.transport import sandbox
 from arena.wire.protocol import MAX_SUBMISSION_BYTES
@@ -195,8 +196,8 @@ class Uploads:
         handshake offers), and the end of what it printed meanwhile."""
         output = self._files.root / "checks" / f"{stored.manifest.name}.{stored.sha256[:16]}.log"
         settings = SandboxSettings(mode=SandboxMode.ON)
-        spec = stored.manifest.spec()
-        command = EngineSpec.of("submission", spec).command
+        spec = shlex.join(stored.manifest.command)
+        command = stored.manifest.engine.command
         claimed = [Game(g) for g in stored.manifest.games]
         try:
             report = trio.from_thread.run(

@@ -19,13 +19,17 @@ from arena.errors import ConfigError, RulesError
 from arena.layout import Layout
 from arena.rules import Game, Variant
 from arena.settings import (
+    AddressEngine,
     ClockSettings,
     ClusterSettings,
+    CommandEngine,
     EngineSpec,
     FaultPolicy,
     OnFault,
     SandboxMode,
     SandboxSettings,
+    Substitute,
+    parse_engine,
 )
 from arena.settings import parse_duration as settings_duration
 
@@ -96,7 +100,11 @@ class TournamentConfig:
 
     def cautions(self) -> list[str]:
         """What the organiser should know before this runs (printed, not refused)."""
-        if self.duplicate and self.keep_warm and any(e.kind == "command" for e in self.engines):
+        if (
+            self.duplicate
+            and self.keep_warm
+            and any(isinstance(e, CommandEngine) for e in self.engines)
+        ):
             return [
                 "keep_warm with duplicate deals: a warm bot process plays both matches of a "
                 "duplicate set (never at once) and can remember the first deal's cards when its "
@@ -143,7 +151,7 @@ class TournamentConfig:
         }
         for e in self.engines:
             data[f"engine.{e.name}.spec"] = e.describe()  # with its workdir, if any
-            if e.kind == "command":
+            if isinstance(e, CommandEngine):
                 data.update(_sandbox_keys(f"engine.{e.name}.sandbox", e.sandbox or self.sandbox))
         if self.allow_shared_partners:  # absent when false: older stores still resume
             data["allow_shared_partners"] = True
@@ -297,15 +305,16 @@ def config_from_dict(
         if "name" not in entry or "spec" not in entry:
             raise ConfigError(f"{here}: needs both name and spec")
         if "workdir" in entry:
-            engine = EngineSpec.parse(f"{entry['name']}={entry['spec']}")
-            if engine.kind != "command":
+            engine = parse_engine(f"{entry['name']}={entry['spec']}")
+            if not isinstance(engine, CommandEngine):
                 raise ConfigError(f"{here}: only a launched engine (a command) has a workdir")
             engine = dataclasses.replace(engine, workdir=_workdir(entry["workdir"], base, here))
         else:
-            engine = EngineSpec.parse(f"{entry['name']}={_resolve(str(entry['spec']), base)}")
+            engine = parse_engine(f"{entry['name']}={_resolve(str(entry['spec']), base)}")
         if "sandbox" in entry:
             own = sandbox_settings(entry["sandbox"], f"{here}: sandbox", sandbox)
-            engine = dataclasses.replace(engine, sandbox=own)
+            if isinstance(engine, CommandEngine):  # only what the arena launches is sandboxed
+                engine = dataclasses.replace(engine, sandbox=own)
         engines.append(engine)
     names = [e.name for e in engines]
     if len(set(names)) != len(names):
@@ -331,7 +340,7 @@ def config_from_dict(
     strikes = _get(policy_raw, "strikes", int, here, 3)
     substitute = _get(policy_raw, "substitute", str, here, "random")
     try:
-        policy = FaultPolicy(on_fault, strikes=strikes, substitute=substitute)
+        policy = FaultPolicy(on_fault, strikes=strikes, substitute=Substitute.parse(substitute))
     except ConfigError as e:
         raise ConfigError(f"{here}: {e}") from None
     sprt = None
@@ -390,7 +399,7 @@ def config_from_dict(
     )
     duplicate = _get(raw, "duplicate", bool, where, True)
     acknowledged = _get(raw, "acknowledge_remote_twins", bool, where, False)
-    remote = [e.name for e in engines if e.kind == "address"]
+    remote = [e.name for e in engines if isinstance(e, AddressEngine)]
     if duplicate and remote and not acknowledged:
         what = "is a remote bot" if len(remote) == 1 else "are remote bots"
         raise ConfigError(

@@ -30,7 +30,14 @@ import trio
 from arena.engine import Hello
 from arena.errors import BotError, ConfigError
 from arena.outcome import EngineInfo, Fault, FaultKind
-from arena.settings import EngineSpec, MatchSettings, SandboxSettings
+from arena.settings import (
+    AddressEngine,
+    BuiltinEngine,
+    CommandEngine,
+    EngineSpec,
+    MatchSettings,
+    SandboxSettings,
+)
 from arena.strategies import BUILT_IN
 from arena.transport.connection import EngineConnection, GrpcConnection, InProcessConnection
 from arena.transport.process import launch
@@ -86,14 +93,14 @@ def check_partners(engines: Sequence[EngineSpec | EngineConnection], allow_share
         return
     for a, b in ((0, 2), (1, 3)):
         first, second = engines[a], engines[b]
-        if isinstance(first, EngineSpec) and isinstance(second, EngineSpec):
-            shared = first.kind == second.kind == "address" and _same_endpoint(
-                first.address, second.address
-            )
+        if isinstance(first, AddressEngine) and isinstance(second, AddressEngine):
+            shared = _same_endpoint(first.address, second.address)
             same_text = first.address == second.address
             where = first.address if same_text else f"{first.address} and {second.address}"
-        else:
+        elif isinstance(first, EngineConnection):
             shared, where = first is second, getattr(first, "label", "")
+        else:
+            shared, where = False, ""  # a spec other than two addresses: never shared
         if shared:
             message = (
                 f"seats {a} and {b} are partners served by the same remote bot "
@@ -107,10 +114,10 @@ def check_partners(engines: Sequence[EngineSpec | EngineConnection], allow_share
             warnings.warn(message, CollusionWarning, stacklevel=2)
 
 
-def builtin_connection(spec: EngineSpec, seed: str, label: str) -> InProcessConnection:
+def builtin_connection(spec: BuiltinEngine, seed: str, label: str) -> InProcessConnection:
     """A built-in strategy, seeded per match and seat so that replays are exact."""
-    strategy = BUILT_IN[spec.builtin](random.Random(seed))
-    return InProcessConnection(strategy, name=spec.builtin, author="Scopa Arena", label=label)
+    strategy = BUILT_IN[spec.strategy](random.Random(seed))
+    return InProcessConnection(strategy, name=spec.strategy, author="Scopa Arena", label=label)
 
 
 class WarmPool:
@@ -131,7 +138,7 @@ class WarmPool:
         self.locks: dict[tuple[str, int], trio.Lock] = {}
         self.launches = 0
 
-    async def connection(self, spec: EngineSpec, slot: int) -> GrpcConnection:
+    async def connection(self, spec: CommandEngine, slot: int) -> GrpcConnection:
         key = (spec.name, slot)
         async with self.locks.setdefault(key, trio.Lock()):
             conn = self.connections.get(key)
@@ -141,7 +148,7 @@ class WarmPool:
             return conn
 
     async def _hold(
-        self, spec: EngineSpec, slot: int, *, task_status: trio.TaskStatus[GrpcConnection]
+        self, spec: CommandEngine, slot: int, *, task_status: trio.TaskStatus[GrpcConnection]
     ) -> None:
         self.launches += 1
         output = (
@@ -206,7 +213,7 @@ async def open_seats(
     remote: dict[str, GrpcConnection] = {}
 
     async def hold_process(
-        seat: int, spec: EngineSpec, *, task_status: trio.TaskStatus[GrpcConnection]
+        seat: int, spec: CommandEngine, *, task_status: trio.TaskStatus[GrpcConnection]
     ) -> None:
         # Each launched bot lives in a task of its own: its nursery opens and
         # closes in that task, and cancelling it tears the process down.
@@ -227,23 +234,25 @@ async def open_seats(
         seat: int, spec: EngineSpec | EngineConnection, holders: trio.Nursery
     ) -> None:
         try:
-            if isinstance(spec, EngineConnection):
-                seats[seat] = spec
-            elif spec.kind == "builtin":
-                label = f"{spec.name} (seat {seat}, in-process)"
-                seats[seat] = builtin_connection(spec, f"{safe_id}/{seat}", label)
-            elif spec.kind == "address":
-                if spec.address not in remote:
-                    remote[spec.address] = GrpcConnection(
-                        spec.address, label=f"{spec.name} at {spec.address}"
-                    )
-                    await remote[spec.address].wait_ready(startup_timeout)
-                    remote[spec.address].watch_health()
-                seats[seat] = remote[spec.address]
-            elif warm is not None:
-                seats[seat] = await warm.connection(spec, seat // 2 if len(engines) == 4 else 0)
-            else:
-                seats[seat] = await holders.start(hold_process, seat, spec)
+            match spec:
+                case EngineConnection():
+                    seats[seat] = spec
+                case BuiltinEngine():
+                    label = f"{spec.name} (seat {seat}, in-process)"
+                    seats[seat] = builtin_connection(spec, f"{safe_id}/{seat}", label)
+                case AddressEngine():
+                    if spec.address not in remote:
+                        remote[spec.address] = GrpcConnection(
+                            spec.address, label=f"{spec.name} at {spec.address}"
+                        )
+                        await remote[spec.address].wait_ready(startup_timeout)
+                        remote[spec.address].watch_health()
+                    seats[seat] = remote[spec.address]
+                case CommandEngine() if warm is not None:
+                    slot = seat // 2 if len(engines) == 4 else 0
+                    seats[seat] = await warm.connection(spec, slot)
+                case CommandEngine():
+                    seats[seat] = await holders.start(hold_process, seat, spec)
         except Exception as e:  # launchers' nurseries wrap what they raise in groups
             error = unwrap(e)
             if isinstance(error, BotError):

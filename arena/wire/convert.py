@@ -63,6 +63,7 @@ from arena.settings import (
     OnFault,
     SandboxMode,
     SandboxSettings,
+    Substitute,
 )
 from arena.timestamps import utc_now
 from arena.wire.protocol import MAX_ANSWER_BYTES, PROTOCOL_VERSION
@@ -819,7 +820,8 @@ def _header_from_pb(h: log_pb2.LogHeader) -> MatchHeader:
         if on_fault is None:
             raise WireError(f"fault policy: unknown kind {h.fault_policy.on_fault}")
         try:
-            policy = FaultPolicy(on_fault, h.fault_policy.strikes, h.fault_policy.substitute)
+            substitute = Substitute.parse(h.fault_policy.substitute)
+            policy = FaultPolicy(on_fault, h.fault_policy.strikes, substitute)
         except ConfigError as e:
             raise WireError(f"fault policy: {e}") from None
     sandbox = _sandbox_from_pb(h.sandbox) if h.HasField("sandbox") else None

@@ -13,13 +13,13 @@ import trio
 from arena.cluster import open_cluster
 from arena.outcome import DealBegan, MatchEvent, MatchResult, Termination
 from arena.rules import Play
-from arena.settings import ClockSettings, ClusterSettings, EngineSpec, MatchSettings
+from arena.settings import ClockSettings, ClusterSettings, MatchSettings, engine_spec
 from tests.cluster.conftest import ROOT
 
 pytestmark = [pytest.mark.process, pytest.mark.timeout(300)]
 
-SLOW = EngineSpec.of("slow", f"python {ROOT}/tests/cluster/slow_greedy.py")
-RANDOM = EngineSpec.of("random", "builtin:random")
+SLOW = engine_spec("slow", f"python {ROOT}/tests/cluster/slow_greedy.py")
+RANDOM = engine_spec("random", "builtin:random")
 
 
 def worker_niceness() -> list[int]:

@@ -18,7 +18,7 @@ from arena.cluster import WORKER_DIR_PREFIX, open_cluster, pack_directory
 from arena.errors import ConfigError
 from arena.files import remove_dirs_of_the_dead
 from arena.outcome import Termination
-from arena.settings import ClusterSettings, EngineSpec, MatchSettings
+from arena.settings import ClusterSettings, MatchSettings, command_engine, engine_spec
 from tests.cluster.conftest import ROOT
 
 # Ray starts in seconds, but slower on a loaded machine than the suite's default limit allows.
@@ -62,11 +62,8 @@ def test_engines_reach_the_workers_by_archive_and_by_working_dir(
     shutil.copytree(ROOT / "engines" / "greedy", own)
     shipped = tmp_path / "shipped"
     shutil.copytree(ROOT / "engines" / "random", shipped)
-    archived = EngineSpec.of("own", "python bot.py")
-    archived = EngineSpec(
-        archived.name, archived.kind, command=archived.command, workdir=own.resolve()
-    )
-    under = EngineSpec.of("shipped", f"python {shipped.resolve()}/bot.py")
+    archived = command_engine("own", ["python", "bot.py"], workdir=own.resolve())
+    under = engine_spec("shipped", f"python {shipped.resolve()}/bot.py")
     settings = ClusterSettings("local", workers=1, working_dir=shipped.resolve())
 
     async def main() -> None:
@@ -80,7 +77,7 @@ def test_engines_reach_the_workers_by_archive_and_by_working_dir(
             assert [e.engine_name for e in report.engines] == ["greedy", "random"]
             assert log.read_bytes().startswith(b"") and log.stat().st_size > 1000
             # A match that cannot be set up fails as it does in one process.
-            missing = EngineSpec.of("missing", f"python {tmp_path}/no-such-bot.py")
+            missing = engine_spec("missing", f"python {tmp_path}/no-such-bot.py")
             with pytest.raises(ConfigError, match=r"no-such-bot\.py"):
                 await c.play([missing, under], MatchSettings(seed=8))
             (archive,) = {a for _, a in c._shipping.archives_of([archived, under])}

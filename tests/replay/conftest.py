@@ -7,7 +7,7 @@ from pathlib import Path
 from arena.outcome import MatchReport
 from arena.play import run_match_sync
 from arena.rules import Game, Variant
-from arena.settings import ClockSettings, EngineSpec, FaultPolicy, MatchSettings, OnFault
+from arena.settings import ClockSettings, FaultPolicy, MatchSettings, OnFault, parse_engine
 
 
 def write_log(
@@ -17,7 +17,7 @@ def write_log(
     engines: tuple[str, ...] = ("builtin:greedy", "builtin:random"),
     policy: FaultPolicy | None = None,
 ) -> MatchReport:
-    specs = [EngineSpec.parse(f"e{i}={spec}") for i, spec in enumerate(engines)]
+    specs = [parse_engine(f"e{i}={spec}") for i, spec in enumerate(engines)]
     if game.seats == 4 and len(specs) == 2:
         specs = specs * 2
 

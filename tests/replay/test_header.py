@@ -16,12 +16,13 @@ from arena.replay import replay_log
 from arena.rules import Game, Variant
 from arena.settings import (
     ClockSettings,
-    EngineSpec,
+    CommandEngine,
     FaultPolicy,
     MatchSettings,
     OnFault,
     SandboxMode,
     SandboxSettings,
+    parse_engine,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -75,7 +76,7 @@ def test_without_a_bank_a_decision_keeps_its_deadline_and_no_bank(tmp_path):
 
 
 def test_a_command_is_kept_as_its_digest_and_program_name():
-    spec = EngineSpec.parse("bot=/opt/bots/my-bot --token s3cret")
+    spec = parse_engine("bot=/opt/bots/my-bot --token s3cret")
     launch = launch_of(spec, SandboxSettings())
     words = b"/opt/bots/my-bot\0--token\0s3cret\0"
     assert launch == SeatLaunch(
@@ -85,9 +86,9 @@ def test_a_command_is_kept_as_its_digest_and_program_name():
         sandbox=SandboxSettings(),
     )
     own = SandboxSettings(memory_mib=256)
-    with_own = EngineSpec("x", "command", command=("a",), sandbox=own)
+    with_own = CommandEngine("x", ("a",), sandbox=own)
     assert launch_of(with_own, SandboxSettings()).sandbox == own
-    assert launch_of(EngineSpec.parse("r=127.0.0.1:5000"), SandboxSettings()) == SeatLaunch(
+    assert launch_of(parse_engine("r=127.0.0.1:5000"), SandboxSettings()) == SeatLaunch(
         "address", address="127.0.0.1:5000"
     )
 

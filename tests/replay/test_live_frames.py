@@ -12,7 +12,7 @@ from arena.outcome import MatchEvent
 from arena.play import run_match_sync
 from arena.replay import replay_log
 from arena.rules import Game, Variant
-from arena.settings import ClockSettings, EngineSpec, MatchSettings
+from arena.settings import ClockSettings, MatchSettings, parse_engine
 from arena.viewer import frames, viewer_data
 from arena.web.live import LiveFrames
 
@@ -23,7 +23,7 @@ LOG_ONLY = {"think_ms", "comment", "fault"}
 def play(tmp_path, game: Game, seed: int) -> tuple[Any, list[MatchEvent]]:
     events: list[MatchEvent] = []
     engines = ("builtin:greedy", "builtin:random")
-    specs = [EngineSpec.parse(f"e{i}={spec}") for i, spec in enumerate(engines)]
+    specs = [parse_engine(f"e{i}={spec}") for i, spec in enumerate(engines)]
     if game.seats == 4:
         specs = specs * 2
     settings = MatchSettings(

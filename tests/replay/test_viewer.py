@@ -14,7 +14,7 @@ from arena.engine import Answer
 from arena.play import run_match_sync
 from arena.replay import replay_log
 from arena.rules import Game, Move, Variant, card_name
-from arena.settings import ClockSettings, EngineSpec, FaultPolicy, MatchSettings, OnFault
+from arena.settings import ClockSettings, FaultPolicy, MatchSettings, OnFault, parse_engine
 from arena.strategies import greedy_strategy
 from arena.transport.connection import InProcessConnection
 from arena.viewer import VIEWER_ASSETS, frames, render_html, viewer_data
@@ -327,7 +327,7 @@ def test_a_live_page_appends_frames_and_follows_the_newest(browser, tmp_path):
     from arena.web.live import LiveFrames
 
     events: list[Any] = []
-    specs = [EngineSpec.parse("a=builtin:greedy"), EngineSpec.parse("b=builtin:random")]
+    specs = [parse_engine("a=builtin:greedy"), parse_engine("b=builtin:random")]
     settings = MatchSettings(
         Variant(Game.SCOPA), seed=5, match_id="live", clock=ClockSettings(move_time=5)
     )

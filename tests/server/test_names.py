@@ -67,8 +67,8 @@ def test_an_older_database_gets_name_keys_for_the_names_it_holds(tmp_path):
 
 
 def test_an_engine_name_with_a_final_newline_is_refused_too():
-    from arena.settings import EngineSpec
+    from arena.settings import engine_spec
 
     with pytest.raises(ConfigError, match="engine name"):
-        EngineSpec.of("bob\n", "builtin:random")
-    assert EngineSpec.of("bob", "builtin:random").name == "bob"
+        engine_spec("bob\n", "builtin:random")
+    assert engine_spec("bob", "builtin:random").name == "bob"

@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 
 from arena.errors import ConfigError
+from arena.settings import CommandEngine
 from arena.tournament.config import config_from_dict, load_config
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -16,7 +17,8 @@ BASE = {
 def test_the_shipped_examples_load():
     cfg = load_config(ROOT / "examples/tournament.toml")
     assert cfg.format == "round-robin" and len(cfg.engines) == 3 and cfg.clock.move_time == 1.0
-    assert cfg.engines[0].kind == "command" and Path(cfg.engines[0].command[1]).is_absolute()
+    first = cfg.engines[0]
+    assert isinstance(first, CommandEngine) and Path(first.command[1]).is_absolute()
     for path in (ROOT / "examples").glob("*.toml"):
         load_config(path)
 

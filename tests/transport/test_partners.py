@@ -4,17 +4,17 @@ address is spelled, unless the organiser allows it."""
 import pytest
 
 from arena.errors import ConfigError
-from arena.settings import EngineSpec
+from arena.settings import EngineSpec, parse_engine
 from arena.transport.seats import CollusionWarning, check_partners
 
 
 def seats(first: str, second: str) -> list[EngineSpec]:
     """Scopone: ``first`` on seat 0, ``second`` on its partner's seat 2."""
     return [
-        EngineSpec.parse(f"a={first}"),
-        EngineSpec.parse("r=builtin:random"),
-        EngineSpec.parse(f"b={second}"),
-        EngineSpec.parse("r2=builtin:random"),
+        parse_engine(f"a={first}"),
+        parse_engine("r=builtin:random"),
+        parse_engine(f"b={second}"),
+        parse_engine("r2=builtin:random"),
     ]
 
 
