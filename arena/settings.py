@@ -14,10 +14,10 @@ import re
 import shlex
 import sys
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 from arena.errors import ConfigError
 from arena.rules import Game, Variant
@@ -79,6 +79,36 @@ def parse_duration(value: object) -> float:
     return seconds
 
 
+def read_duration(value: object, key: str) -> float:
+    """A duration from a settings file, the error naming its key."""
+    try:
+        return parse_duration(value)
+    except ConfigError as e:
+        raise ConfigError(f"{key}: {e}") from None
+
+
+def read_limit(value: object, key: str) -> float | None:
+    """A duration from a settings file where 0 means no limit (None)."""
+    return read_duration(value, key) or None
+
+
+@dataclass(frozen=True)
+class Key:
+    """How a settings file's key is read into the field of the same name where
+    the field's type does not say it all: tournament/config.py reads every
+    other key by its field's type, and a key not given is the field's default."""
+
+    read: Callable[[Any, str], Any] | None = None  # (the file's value, key) -> the field's
+    least: int | None = None  # the smallest number allowed
+    positive: bool = False  # a number above zero
+    directory: bool = False  # a directory that exists, relative to the file's folder
+    missing: str = ""  # the error when a key whose field has no default is not given
+    name: str = ""  # the file's key, when it is not the field's name
+
+
+KEY = "key"  # the entry of a field's metadata holding its Key
+
+
 @dataclass(frozen=True)
 class ClockSettings:
     """Time control, in seconds. ``move_time``: the limit per decision (None:
@@ -86,10 +116,10 @@ class ClockSettings:
     with each decision's measured time and topped up by the increment (None:
     no bank). ``grace``: network allowance added to every deadline."""
 
-    move_time: float | None = 1.0
-    bank: float | None = None
-    increment: float = 0.0
-    grace: float = 0.05
+    move_time: float | None = field(default=1.0, metadata={KEY: Key(read=read_limit)})
+    bank: float | None = field(default=None, metadata={KEY: Key(read=read_duration)})
+    increment: float = field(default=0.0, metadata={KEY: Key(read=read_duration)})
+    grace: float = field(default=0.05, metadata={KEY: Key(read=read_duration)})
 
     def __post_init__(self) -> None:
         if self.move_time is None and self.bank is None:
@@ -173,6 +203,9 @@ class SandboxSettings:
         )
 
 
+RAY_ADDRESS = 'address must be HOST:PORT of a Ray cluster, or "local"'
+
+
 @dataclass(frozen=True)
 class ClusterSettings:
     """Where a tournament's matches run (arena/cluster/): ``address`` of a Ray
@@ -182,10 +215,15 @@ class ClusterSettings:
     node is lost; ``working_dir``: a directory shipped to every node, where
     launched engines' paths under it are found."""
 
-    address: str
-    workers: int | None = None
-    attempts: int = 3
-    working_dir: Path | None = None
+    address: str = field(metadata={KEY: Key(missing=RAY_ADDRESS)})
+    workers: int | None = field(default=None, metadata={KEY: Key(least=1)})
+    attempts: int = field(default=3, metadata={KEY: Key(least=1)})
+    working_dir: Path | None = field(default=None, metadata={KEY: Key(directory=True)})
+
+    def __post_init__(self) -> None:
+        if not self.address.strip():
+            raise ConfigError(RAY_ADDRESS)
+        object.__setattr__(self, "address", self.address.strip())
 
 
 @dataclass(frozen=True)

@@ -26,10 +26,11 @@ DEFAULT_RESAMPLES = 200
 
 def play_tournament(cfg: TournamentConfig, resamples: int = DEFAULT_RESAMPLES) -> None:
     """Run (or resume) a tournament, printing progress and then the leaderboard."""
+    from arena.tournament.config import TournamentFormat
     from arena.tournament.lifecycle import Run
     from arena.tournament.standings import compute_standings
 
-    if cfg.format == "sprt":
+    if cfg.format is TournamentFormat.SPRT:
         raise ConfigError("this configuration is an SPRT: run it with `arena sprt --config FILE`")
     for caution in cfg.cautions():
         print(f"arena: warning: {caution}", file=sys.stderr)
@@ -149,7 +150,7 @@ def _engine_entry(text: str) -> dict[str, str]:
 
 def sprt_config(args: argparse.Namespace) -> TournamentConfig:
     """The SPRT from --config FILE, or from two --engine options and the bounds."""
-    from arena.tournament.config import config_from_dict, load_config
+    from arena.tournament.config import TournamentFormat, config_from_dict, load_config
 
     if args.config:
         cfg = load_config(
@@ -161,7 +162,7 @@ def sprt_config(args: argparse.Namespace) -> TournamentConfig:
                 "cluster": cluster_override(args),
             },
         )
-        if cfg.format != "sprt":
+        if cfg.format is not TournamentFormat.SPRT:
             raise ConfigError(f"{args.config}: format must be sprt for `arena sprt`")
         return cfg
     engines = [_engine_entry(text) for text in args.engine or []]

@@ -1,39 +1,103 @@
 """Tournament configuration: a TOML file, checked key by key.
 
-A typo is an error that names the key and suggests the nearest known one;
-nothing is silently ignored. Durations are written like "1s" or "250ms".
-See examples/tournament.toml for a commented example.
+Each key is read into the dataclass field of its name, by the field's type or
+as the field's Key says (arena.settings.Key), and a key not given is the
+field's default: keys and defaults are written once, on the fields. A typo is
+an error that names the key and suggests the nearest known one; nothing is
+silently ignored. Durations are written like "1s" or "250ms". See
+examples/tournament.toml for a commented example.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import difflib
+import enum
+import functools
 import math
 import tomllib
+import types
+import typing
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from arena.errors import ConfigError, RulesError
 from arena.layout import Layout
 from arena.rules import Game, Variant
 from arena.settings import (
+    KEY,
     AddressEngine,
     ClockSettings,
     ClusterSettings,
     CommandEngine,
     EngineSpec,
     FaultPolicy,
-    OnFault,
-    SandboxMode,
+    Key,
     SandboxSettings,
-    Substitute,
     parse_engine,
+    read_duration,
 )
-from arena.settings import parse_duration as settings_duration
 
-FORMATS = ("round-robin", "gauntlet", "teams", "partnership", "sprt")
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+    Table = TypeVar("Table", bound=DataclassInstance)
+
+
+class TournamentFormat(enum.StrEnum):
+    """How the engines of a tournament are paired (its value is what files,
+    stores and outputs say)."""
+
+    ROUND_ROBIN = "round-robin"
+    GAUNTLET = "gauntlet"  # the challenger against each of the others
+    TEAMS = "teams"
+    PARTNERSHIP = "partnership"
+    SPRT = "sprt"  # the engine under test against the base until the test decides
+
+
+# How a type is named in an error, with its article: "rounds must be an integer".
+_KIND_NAMES = {
+    int: "an integer",
+    float: "a number",
+    str: "a string",
+    bool: "true or false",
+    dict: "a table",
+    list: "a list",
+}
+
+
+def _typed(value: Any, kind: type | tuple[type, ...], key: str) -> Any:
+    """``value`` when it is of ``kind`` (a boolean is never a number); the
+    same one-line error otherwise."""
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+        number = set(kinds) == {int, float}
+        name = "a number" if number else " or ".join(_KIND_NAMES.get(k, k.__name__) for k in kinds)
+        raise ConfigError(f"{key} must be {name}, not {value!r}")
+    return value
+
+
+def _format(value: Any, key: str) -> TournamentFormat:
+    try:
+        return TournamentFormat(_typed(value, str, key))
+    except ValueError:
+        known = ", ".join(TournamentFormat)
+        raise ConfigError(f"{key} {value!r} is not one of {known}") from None
+
+
+def _seed(value: Any, key: str) -> str:
+    """The master seed as text (an integer is its decimal text)."""
+    text = str(_typed(value, (int, str), key))
+    if not text or len(text) > 200 or not text.isprintable():
+        raise ConfigError(f"{key} must be 1 to 200 printable characters")
+    return text
+
+
+def _store(value: Any, key: str) -> Path | None:
+    text = _typed(value, str, key)
+    return Path(text) if text else None
 
 
 @dataclass(frozen=True)
@@ -50,33 +114,44 @@ class SprtSettings:
     count_faults: bool = False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class TournamentConfig:
-    name: str
-    variant: Variant
-    format: str
-    engines: tuple[EngineSpec, ...]
-    rounds: int = 1  # duplicate sets (or single matches) per pairing
+    """A tournament file, checked. Besides the keys named after fields:
+    ``[[engine]]`` tables are the engines, and ``variant`` (its game),
+    ``target``, ``deal_limit``, ``fewest_cards`` and ``leftovers_to_last_player``
+    at the top of the file are the variant."""
+
+    name: str = "tournament"
+    variant: Variant = field(default_factory=Variant)
+    format: TournamentFormat = field(
+        default=TournamentFormat.ROUND_ROBIN, metadata={KEY: Key(read=_format)}
+    )
+    engines: tuple[EngineSpec, ...] = field(metadata={KEY: Key(name="engine")})
+    # Duplicate sets (or single matches) per pairing.
+    rounds: int = field(default=1, metadata={KEY: Key(least=1)})
     duplicate: bool = True
-    seed: str | None = None  # the master seed; None: a fresh random one, kept in the store
-    concurrency: int = 1
+    # The master seed; None: a fresh random one, kept in the store.
+    seed: str | None = field(default=None, metadata={KEY: Key(read=_seed)})
+    concurrency: int = field(default=1, metadata={KEY: Key(least=1)})
     output: Path = Path("out/tournament")
-    store: Path | None = None  # default: output / results.sqlite
+    # Default: output / results.sqlite.
+    store: Path | None = field(default=None, metadata={KEY: Key(read=_store)})
     keep_warm: bool = False  # True: one process per engine and slot serves every match
     challenger: str | None = None
     clock: ClockSettings = field(default_factory=ClockSettings)
     policy: FaultPolicy = field(default_factory=FaultPolicy)
-    suspend_after: int | None = None
-    startup_timeout: float = 10.0
+    suspend_after: int | None = field(default=None, metadata={KEY: Key(least=1)})
+    startup_timeout: float = field(default=10.0, metadata={KEY: Key(read=read_duration)})
     sprt: SprtSettings | None = None
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
     # Duplicate deals with remote bots: a remote bot can remember a deal and
     # recognise its twin later; the organiser must say that this is accepted.
     acknowledge_remote_twins: bool = False
-    elo_k: float = 16.0  # K of the live Elo: small, since a bot version never changes
+    # K of the live Elo: small, since a bot version never changes.
+    elo_k: float = field(default=16.0, metadata={KEY: Key(positive=True)})
     # An engine that fails to start in this many matches in a row stops the run
     # (0: never); a match whose seat never started is a no contest.
-    stop_after_startup_failures: int = 3
+    stop_after_startup_failures: int = field(default=3, metadata={KEY: Key(least=0)})
     # True: a seat that never started forfeits its match instead, and the run goes on.
     startup_failure_forfeits: bool = False
     # One remote bot may serve two partner seats (it sees both hands): only when
@@ -84,7 +159,7 @@ class TournamentConfig:
     allow_shared_partners: bool = False
     # Plays a live spectator is shown behind (the competition server's watch
     # streams and web site); None: the server's --spectator-delay.
-    spectator_delay: int | None = None
+    spectator_delay: int | None = field(default=None, metadata={KEY: Key(least=0)})
     # None: every match in this process; else on a Ray cluster (arena/cluster/).
     # Not part of the fingerprint: where matches run changes no result.
     cluster: ClusterSettings | None = None
@@ -170,93 +245,36 @@ def _sandbox_keys(prefix: str, sandbox: SandboxSettings) -> dict[str, Any]:
     }
 
 
-def parse_duration(value: Any, where: str) -> float:
-    try:
-        return settings_duration(value)
-    except ConfigError as e:
-        raise ConfigError(f"{where}: {e}") from None
+def _game(value: Any, key: str) -> Game:
+    return Game.parse(_typed(value, str, key))
 
 
-def _check_keys(table: dict[str, Any], known: set[str], where: str) -> None:
-    for key in table:
-        if key not in known:
-            near = difflib.get_close_matches(key, sorted(known), n=1)
-            hint = (
-                f"; did you mean {near[0]!r}?" if near else f"; known: {', '.join(sorted(known))}"
-            )
-            raise ConfigError(f"{where}: unknown key {key!r}{hint}")
+def _target(value: Any, key: str) -> int | None:
+    return _typed(value, int, key) or None  # 0: no target score
 
 
-def _get(
-    table: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str, default: Any
-) -> Any:
-    if key not in table:
-        return default
-    value = table[key]
-    kinds = kind if isinstance(kind, tuple) else (kind,)
-    if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
-        number = set(kinds) == {int, float}
-        name = "a number" if number else " or ".join(_KIND_NAMES.get(k, k.__name__) for k in kinds)
-        raise ConfigError(f"{where}: {key} must be {name}, not {value!r}")
-    return value
+# Variant (in arena.rules) is read from the top of the file, its game as `variant`.
+_VARIANT_KEYS = {"game": Key(name="variant", read=_game), "target": Key(read=_target)}
+_SPRT_KEYS = {"max_sets": Key(least=1)}
+# An [[engine]] table: NAME=SPEC in two keys, and what only a launched engine has.
+_ENGINE_KEYS = {"name", "spec", "sandbox", "workdir"}
+# Fields of TournamentConfig read apart: the variant from keys at the top, the
+# engines with the file's sandbox and folder, the sandbox as a mode or a table,
+# and the [sprt] table only for format sprt, checked against the engines.
+_READ_APART = {"variant", "engines", "sandbox", "sprt"}
 
 
-# How a type is named in an error, with its article: "rounds must be an integer".
-_KIND_NAMES = {
-    int: "an integer",
-    float: "a number",
-    str: "a string",
-    bool: "true or false",
-    dict: "a table",
-    list: "a list",
-}
+def _key(f: dataclasses.Field[Any], keys: Mapping[str, Key]) -> Key:
+    how = keys.get(f.name) or f.metadata.get(KEY)
+    return how if isinstance(how, Key) else Key()
 
 
-def _number(table: dict[str, Any], key: str, where: str, default: float) -> float:
-    """A float or an integer from the file (never a string or a boolean)."""
-    return float(_get(table, key, (int, float), where, default))
+def _file_keys(cls: type[DataclassInstance], keys: Mapping[str, Key] = {}) -> set[str]:
+    """The keys of a table read into ``cls``: its fields' names, or their Keys' own."""
+    return {_key(f, keys).name or f.name for f in dataclasses.fields(cls)}
 
 
-def _at_least(value: int | None, key: str, where: str, least: int) -> int | None:
-    """``value`` unchanged when it is at least ``least``; the same one-line error otherwise."""
-    if value is not None and value < least:
-        raise ConfigError(f"{where}: {key} must be at least {least}, not {value}")
-    return value
-
-
-TOP_KEYS = {
-    "elo_k",
-    "name",
-    "variant",
-    "target",
-    "deal_limit",
-    "fewest_cards",
-    "leftovers_to_last_player",
-    "format",
-    "rounds",
-    "duplicate",
-    "seed",
-    "concurrency",
-    "output",
-    "store",
-    "keep_warm",
-    "challenger",
-    "suspend_after",
-    "startup_timeout",
-    "clock",
-    "policy",
-    "engine",
-    "sprt",
-    "sandbox",
-    "acknowledge_remote_twins",
-    "stop_after_startup_failures",
-    "startup_failure_forfeits",
-    "allow_shared_partners",
-    "spectator_delay",
-    "cluster",
-}
-CLUSTER_KEYS = {"address", "workers", "attempts", "working_dir"}
-SANDBOX_KEYS = {"mode", "memory_mib", "processes", "disk_mib"}
+TOP_KEYS = (_file_keys(TournamentConfig) - {"variant"}) | _file_keys(Variant, _VARIANT_KEYS)
 
 
 def load_config(path: Path, overrides: dict[str, Any] | None = None) -> TournamentConfig:
@@ -278,37 +296,176 @@ def load_config(path: Path, overrides: dict[str, Any] | None = None) -> Tourname
 def config_from_dict(
     raw: dict[str, Any], where: str = "config", base: Path = Path(".")
 ) -> TournamentConfig:
+    """The tournament a file's table describes; ConfigError naming ``where``
+    and the key at fault. Relative directories are in ``base``."""
     _check_keys(raw, TOP_KEYS, where)
     sandbox = sandbox_settings(raw.get("sandbox", {}), f"{where}: [sandbox]", SandboxSettings())
+    variant = _construct(Variant, _read_fields(Variant, raw, where, base, _VARIANT_KEYS), where)
+    given = _read_fields(TournamentConfig, raw, where, base, skip=_READ_APART)
+    engines = _engines(raw.get("engine", []), where, base, sandbox)
+    cfg = TournamentConfig(variant=variant, engines=engines, sandbox=sandbox, **given)
+    if cfg.format is TournamentFormat.SPRT:
+        cfg = dataclasses.replace(cfg, sprt=_sprt(raw, where, [e.name for e in engines]))
+    _refuse_unplayable(cfg, where)
+    return cfg
+
+
+def _check_keys(table: dict[str, Any], known: set[str], where: str) -> None:
+    for key in table:
+        if key not in known:
+            near = difflib.get_close_matches(key, sorted(known), n=1)
+            hint = (
+                f"; did you mean {near[0]!r}?" if near else f"; known: {', '.join(sorted(known))}"
+            )
+            raise ConfigError(f"{where}: unknown key {key!r}{hint}")
+
+
+def _read_fields(
+    cls: type[DataclassInstance],
+    table: dict[str, Any],
+    where: str,
+    base: Path,
+    keys: Mapping[str, Key] = {},
+    skip: set[str] = set(),  # noqa: B006 (never changed)
+) -> dict[str, Any]:
+    """The fields of ``cls`` that ``table`` gives, by name, each read by its
+    type or as its Key (from ``keys``, else the field's metadata) says."""
+    hints = _hints(cls)
+    given: dict[str, Any] = {}
+    for f in dataclasses.fields(cls):
+        how = _key(f, keys)
+        key = how.name or f.name
+        if f.name in skip:
+            continue
+        if key not in table:
+            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                raise ConfigError(f"{where}: {how.missing or f'{key} is missing'}")
+            continue
+        given[f.name] = _value(table[key], key, hints[f.name], how, where, base)
+    return given
+
+
+@functools.cache
+def _hints(cls: type[DataclassInstance]) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+def _value(value: Any, key: str, hint: Any, how: Key, where: str, base: Path) -> Any:
+    """One key's value as its field holds it; ConfigError naming ``where`` and the key."""
+    kind = _without_none(hint)
+    if isinstance(kind, type) and dataclasses.is_dataclass(kind) and how.read is None:
+        try:
+            table = _typed(value, dict, key)
+        except ConfigError as e:
+            raise ConfigError(f"{where}: {e}") from None
+        return _read_table(kind, table, f"{where}: [{key}]", base)
     try:
-        variant = Variant(
-            game=Game.parse(_get(raw, "variant", str, where, "scopa")),
-            target=_get(raw, "target", int, where, 11) or None,
-            deal_limit=_get(raw, "deal_limit", int, where, None),
-            fewest_cards=_get(raw, "fewest_cards", bool, where, False),
-            leftovers_to_last_player=_get(raw, "leftovers_to_last_player", bool, where, False),
-        )
-    except RulesError as e:
+        if how.read is not None:
+            read = how.read(value, key)
+        elif how.directory:
+            read = _directory(value, key, base)
+        else:
+            read = _by_type(value, kind, key)
+        if how.least is not None and read is not None and read < how.least:
+            raise ConfigError(f"{key} must be at least {how.least}, not {read}")
+        if how.positive and read <= 0:
+            raise ConfigError(f"{key} must be a positive number")
+    except (ConfigError, RulesError) as e:
         raise ConfigError(f"{where}: {e}") from None
-    fmt = _get(raw, "format", str, where, "round-robin")
-    if fmt not in FORMATS:
-        raise ConfigError(f"{where}: format {fmt!r} is not one of {', '.join(FORMATS)}")
-    entries = raw.get("engine", [])
+    return read
+
+
+def _without_none(hint: Any) -> Any:
+    """X of an optional ``X | None`` (a file gives a value or leaves the key out)."""
+    if isinstance(hint, types.UnionType):
+        (kind,) = [arg for arg in typing.get_args(hint) if arg is not type(None)]
+        return kind
+    return hint
+
+
+def _by_type(value: Any, kind: Any, key: str) -> Any:
+    if isinstance(kind, type) and issubclass(kind, enum.Enum):
+        text = _typed(value, str, key)
+        try:
+            return kind(text)
+        except ValueError:
+            *others, last = (str(member.value) for member in kind)
+            choices = f"{', '.join(others)} or {last}"
+            raise ConfigError(f"{key} must be {choices}, not {text!r}") from None
+    if kind is Path:
+        return Path(_typed(value, str, key))
+    if kind is float:
+        return float(_typed(value, (int, float), key))
+    if kind in (bool, int, str):
+        return _typed(value, kind, key)
+    raise TypeError(f"a file's {key} cannot be read as {kind}")  # a field without its Key
+
+
+def _read_table(
+    cls: type[Table], table: dict[str, Any], where: str, base: Path, keys: Mapping[str, Key] = {}
+) -> Table:
+    """A table of the file read into ``cls``, every key of it known."""
+    _check_keys(table, _file_keys(cls, keys), where)
+    return _construct(cls, _read_fields(cls, table, where, base, keys), where)
+
+
+def _construct(cls: type[Table], given: dict[str, Any], where: str) -> Table:
+    """``cls(**given)``, its own checks' errors naming ``where``."""
+    try:
+        return cls(**given)
+    except (ConfigError, RulesError) as e:
+        raise ConfigError(f"{where}: {e}") from None
+
+
+def _directory(value: Any, key: str, base: Path) -> Path:
+    """A directory given relative to the config file's folder: it must exist."""
+    if not isinstance(value, str) or not value:
+        raise ConfigError(f"{key} must be a directory's path")
+    path = (base / value).resolve()
+    if not path.is_dir():
+        raise ConfigError(f"{key} {value!r} is not a directory")
+    return path
+
+
+def sandbox_settings(value: Any, where: str, base: SandboxSettings) -> SandboxSettings:
+    """Sandbox settings from a mode ("auto", "on", "off") or a table of mode and
+    limits; what is not given comes from ``base`` (the file's [sandbox])."""
+    if isinstance(value, str):
+        value = {"mode": value}
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}: must be a mode (auto, on, off) or a table")
+    _check_keys(value, _file_keys(SandboxSettings), where)
+    given = _read_fields(SandboxSettings, value, where, Path("."))
+    try:
+        return dataclasses.replace(base, **given)
+    except ConfigError as e:
+        raise ConfigError(f"{where}: {e}") from None
+
+
+def _engines(
+    entries: Any, where: str, base: Path, sandbox: SandboxSettings
+) -> tuple[EngineSpec, ...]:
+    """The [[engine]] tables: each NAME=SPEC through the one engine parser, a
+    launched engine with its own directory and sandbox if it says so."""
     if not isinstance(entries, list) or not entries:
         raise ConfigError(f"{where}: no engines; add [[engine]] tables with name and spec")
-    engines = []
+    engines: list[EngineSpec] = []
     for i, entry in enumerate(entries):
         here = f"{where}: engine {i + 1}"
         if not isinstance(entry, dict):
             raise ConfigError(f"{here}: must be a table with name and spec")
-        _check_keys(entry, {"name", "spec", "sandbox", "workdir"}, here)
+        _check_keys(entry, _ENGINE_KEYS, here)
         if "name" not in entry or "spec" not in entry:
             raise ConfigError(f"{here}: needs both name and spec")
         if "workdir" in entry:
             engine = parse_engine(f"{entry['name']}={entry['spec']}")
             if not isinstance(engine, CommandEngine):
                 raise ConfigError(f"{here}: only a launched engine (a command) has a workdir")
-            engine = dataclasses.replace(engine, workdir=_workdir(entry["workdir"], base, here))
+            try:
+                workdir = _directory(entry["workdir"], "workdir", base)
+            except ConfigError as e:
+                raise ConfigError(f"{here}: {e}") from None
+            engine = dataclasses.replace(engine, workdir=workdir)
         else:
             engine = parse_engine(f"{entry['name']}={_resolve(str(entry['spec']), base)}")
         if "sandbox" in entry:
@@ -319,88 +476,48 @@ def config_from_dict(
     names = [e.name for e in engines]
     if len(set(names)) != len(names):
         raise ConfigError(f"{where}: engine names must be unique ({', '.join(names)})")
-    clock_raw = _get(raw, "clock", dict, where, {})
-    _check_keys(clock_raw, {"move_time", "bank", "increment", "grace"}, f"{where}: [clock]")
-    clock = ClockSettings(
-        move_time=parse_duration(clock_raw.get("move_time", "1s"), f"{where}: clock.move_time")
-        or None,
-        bank=parse_duration(clock_raw["bank"], f"{where}: clock.bank")
-        if "bank" in clock_raw
-        else None,
-        increment=parse_duration(clock_raw.get("increment", 0), f"{where}: clock.increment"),
-        grace=parse_duration(clock_raw.get("grace", "50ms"), f"{where}: clock.grace"),
-    )
-    policy_raw = _get(raw, "policy", dict, where, {})
-    _check_keys(policy_raw, {"on_fault", "strikes", "substitute"}, f"{where}: [policy]")
-    here = f"{where}: [policy]"
+    return tuple(engines)
+
+
+def _sprt(raw: dict[str, Any], where: str, names: list[str]) -> SprtSettings:
+    if "sprt" not in raw:
+        raise ConfigError(f"{where}: format sprt needs an [sprt] table (test, base, elo0, elo1)")
     try:
-        on_fault = OnFault(_get(policy_raw, "on_fault", str, here, "lose"))
-    except ValueError:
-        raise ConfigError(f"{where}: policy.on_fault must be lose or substitute") from None
-    strikes = _get(policy_raw, "strikes", int, here, 3)
-    substitute = _get(policy_raw, "substitute", str, here, "random")
-    try:
-        policy = FaultPolicy(on_fault, strikes=strikes, substitute=Substitute.parse(substitute))
+        table = _typed(raw["sprt"], dict, "sprt")
     except ConfigError as e:
-        raise ConfigError(f"{here}: {e}") from None
-    sprt = None
-    if fmt == "sprt":
-        s = _get(raw, "sprt", dict, where, None)
-        if s is None:
-            raise ConfigError(
-                f"{where}: format sprt needs an [sprt] table (test, base, elo0, elo1)"
-            )
-        _check_keys(
-            s,
-            {"test", "base", "elo0", "elo1", "alpha", "beta", "max_sets", "count_faults"},
-            f"{where}: [sprt]",
-        )
-        here = f"{where}: [sprt]"
-        sprt = SprtSettings(
-            test=_get(s, "test", str, here, ""),
-            base=_get(s, "base", str, here, ""),
-            elo0=_number(s, "elo0", here, 0.0),
-            elo1=_number(s, "elo1", here, 20.0),
-            alpha=_number(s, "alpha", here, 0.05),
-            beta=_number(s, "beta", here, 0.05),
-            max_sets=_get(s, "max_sets", int, here, 5000),
-            count_faults=_get(s, "count_faults", bool, here, False),
-        )
-        for key in ("alpha", "beta"):
-            if not 0 < getattr(sprt, key) < 0.5:
-                raise ConfigError(f"{here}: {key} must be between 0 and 0.5")
-        if not all(map(math.isfinite, (sprt.elo0, sprt.elo1))):
-            raise ConfigError(f"{here}: elo0 and elo1 must be finite numbers")
-        _at_least(sprt.max_sets, "max_sets", here, 1)
-        for role in (sprt.test, sprt.base):
-            if role not in names:
-                raise ConfigError(f"{where}: sprt engine {role!r} is not among the engines")
-        if sprt.elo0 >= sprt.elo1:
-            raise ConfigError(f"{where}: sprt needs elo0 < elo1")
-    challenger = _get(raw, "challenger", str, where, None)
-    if fmt == "gauntlet" and challenger not in names:
+        raise ConfigError(f"{where}: {e}") from None
+    here = f"{where}: [sprt]"
+    sprt = _read_table(SprtSettings, table, here, Path("."), _SPRT_KEYS)
+    for key in ("alpha", "beta"):
+        if not 0 < getattr(sprt, key) < 0.5:
+            raise ConfigError(f"{here}: {key} must be between 0 and 0.5")
+    if not all(map(math.isfinite, (sprt.elo0, sprt.elo1))):
+        raise ConfigError(f"{here}: elo0 and elo1 must be finite numbers")
+    for role in (sprt.test, sprt.base):
+        if role not in names:
+            raise ConfigError(f"{where}: sprt engine {role!r} is not among the engines")
+    if sprt.elo0 >= sprt.elo1:
+        raise ConfigError(f"{where}: sprt needs elo0 < elo1")
+    return sprt
+
+
+def _refuse_unplayable(cfg: TournamentConfig, where: str) -> None:
+    """What no key alone says is wrong: a format the engines or the game cannot
+    play, and remote bots in duplicate deals nobody accepted."""
+    names = [e.name for e in cfg.engines]
+    if cfg.format is TournamentFormat.GAUNTLET and cfg.challenger not in names:
         raise ConfigError(f"{where}: a gauntlet needs challenger = one of {', '.join(names)}")
-    if fmt in ("teams", "partnership") and variant.seats != 4:
+    teams = (TournamentFormat.TEAMS, TournamentFormat.PARTNERSHIP)
+    if cfg.format in teams and cfg.variant.seats != 4:
         raise ConfigError(
-            f"{where}: format {fmt} needs a 4-seat game (scopa4, scopone, scientifico)"
+            f"{where}: format {cfg.format} needs a 4-seat game (scopa4, scopone, scientifico)"
         )
-    if fmt == "partnership" and len(engines) < 4:
+    if cfg.format is TournamentFormat.PARTNERSHIP and len(names) < 4:
         raise ConfigError(f"{where}: partnership needs at least 4 engines")
-    if len(engines) < 2:
+    if len(names) < 2:
         raise ConfigError(f"{where}: a tournament needs at least 2 engines")
-    output = Path(_get(raw, "output", str, where, "out/tournament"))
-    store = _get(raw, "store", str, where, None)
-    rounds = _get(raw, "rounds", int, where, 1)
-    concurrency = _get(raw, "concurrency", int, where, 1)
-    if rounds < 1 or concurrency < 1:
-        raise ConfigError(f"{where}: rounds and concurrency must be at least 1")
-    suspend_after = _at_least(
-        _get(raw, "suspend_after", int, where, None), "suspend_after", where, 1
-    )
-    duplicate = _get(raw, "duplicate", bool, where, True)
-    acknowledged = _get(raw, "acknowledge_remote_twins", bool, where, False)
-    remote = [e.name for e in engines if isinstance(e, AddressEngine)]
-    if duplicate and remote and not acknowledged:
+    remote = [e.name for e in cfg.engines if isinstance(e, AddressEngine)]
+    if cfg.duplicate and remote and not cfg.acknowledge_remote_twins:
         what = "is a remote bot" if len(remote) == 1 else "are remote bots"
         raise ConfigError(
             f"{where}: {', '.join(remote)} {what}: with duplicate deals a remote bot can "
@@ -408,122 +525,6 @@ def config_from_dict(
             "give it away), which no schedule prevents; "
             "set duplicate = false, or acknowledge_remote_twins = true to accept it"
         )
-    return TournamentConfig(
-        name=_get(raw, "name", str, where, "tournament"),
-        variant=variant,
-        format=fmt,
-        engines=tuple(engines),
-        rounds=rounds,
-        duplicate=duplicate,
-        acknowledge_remote_twins=acknowledged,
-        seed=_seed(raw, where),
-        concurrency=concurrency,
-        output=output,
-        store=Path(store) if store else None,
-        keep_warm=_get(raw, "keep_warm", bool, where, False),
-        challenger=challenger,
-        clock=clock,
-        policy=policy,
-        suspend_after=suspend_after,
-        startup_timeout=parse_duration(
-            raw.get("startup_timeout", "10s"), f"{where}: startup_timeout"
-        ),
-        sprt=sprt,
-        sandbox=sandbox,
-        elo_k=_elo_k(raw, where),
-        stop_after_startup_failures=_count(raw, "stop_after_startup_failures", where, 3),
-        startup_failure_forfeits=_get(raw, "startup_failure_forfeits", bool, where, False),
-        spectator_delay=_at_least(
-            _get(raw, "spectator_delay", int, where, None), "spectator_delay", where, 0
-        ),
-        allow_shared_partners=_get(raw, "allow_shared_partners", bool, where, False),
-        cluster=_cluster(raw, where, base),
-    )
-
-
-def _cluster(raw: dict[str, Any], where: str, base: Path) -> ClusterSettings | None:
-    """The [cluster] table: ``address`` (HOST:PORT of a Ray cluster, or "local"),
-    ``workers``, ``attempts``, ``working_dir`` (relative to the file's folder)."""
-    table = _get(raw, "cluster", dict, where, None)
-    if table is None:
-        return None
-    here = f"{where}: [cluster]"
-    _check_keys(table, CLUSTER_KEYS, here)
-    address = _get(table, "address", str, here, "")
-    if not address.strip():
-        raise ConfigError(f'{here}: address must be HOST:PORT of a Ray cluster, or "local"')
-    workers = _at_least(_get(table, "workers", int, here, None), "workers", here, 1)
-    attempts = _at_least(_get(table, "attempts", int, here, 3), "attempts", here, 1)
-    working_dir = None
-    if "working_dir" in table:
-        value = table["working_dir"]
-        if not isinstance(value, str) or not value:
-            raise ConfigError(f"{here}: working_dir must be a directory's path")
-        working_dir = (base / value).resolve()
-        if not working_dir.is_dir():
-            raise ConfigError(f"{here}: working_dir {value!r} is not a directory")
-    return ClusterSettings(
-        address.strip(), workers=workers, attempts=attempts or 3, working_dir=working_dir
-    )
-
-
-def sandbox_settings(value: Any, where: str, base: SandboxSettings) -> SandboxSettings:
-    """Sandbox settings from a mode ("auto", "on", "off") or a table of mode and
-    limits; what is not given comes from ``base`` (the file's [sandbox])."""
-    if isinstance(value, str):
-        value = {"mode": value}
-    if not isinstance(value, dict):
-        raise ConfigError(f"{where}: must be a mode (auto, on, off) or a table")
-    _check_keys(value, SANDBOX_KEYS, where)
-    fields: dict[str, Any] = {}
-    if "mode" in value:
-        try:
-            fields["mode"] = SandboxMode(value["mode"])
-        except ValueError:
-            raise ConfigError(f"{where}: mode must be auto, on or off") from None
-    for key in SANDBOX_KEYS - {"mode"}:
-        if key in value:
-            fields[key] = _get(value, key, int, where, None)
-    try:
-        return dataclasses.replace(base, **fields)
-    except ConfigError as e:
-        raise ConfigError(f"{where}: {e}") from None
-
-
-def _seed(raw: dict[str, Any], where: str) -> str | None:
-    """The master seed as text (an integer is its decimal text); None: not given."""
-    value = _get(raw, "seed", (int, str), where, None)
-    if value is None:
-        return None
-    text = str(value)
-    if not text or len(text) > 200 or not text.isprintable():
-        raise ConfigError(f"{where}: seed must be 1 to 200 printable characters")
-    return text
-
-
-def _count(raw: dict[str, Any], key: str, where: str, default: int) -> int:
-    value = int(_get(raw, key, int, where, default))
-    if value < 0:
-        raise ConfigError(f"{where}: {key} must be 0 or more")
-    return value
-
-
-def _elo_k(raw: dict[str, Any], where: str) -> float:
-    k = _get(raw, "elo_k", (int, float), where, 16.0)
-    if isinstance(k, bool) or k <= 0:
-        raise ConfigError(f"{where}: elo_k must be a positive number")
-    return float(k)
-
-
-def _workdir(value: Any, base: Path, where: str) -> Path:
-    """An engine's own directory (relative to the config file's folder): it
-    must exist, and only a launched engine can have one."""
-    if not isinstance(value, str) or not value:
-        raise ConfigError(f"{where}: workdir must be a directory's path")
-    path = (base / value).resolve()
-    if not path.is_dir():
-        raise ConfigError(f"{where}: workdir {value!r} is not a directory")
-    return path
 
 
 def _resolve(spec: str, base: Path) -> str:

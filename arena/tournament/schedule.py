@@ -24,7 +24,7 @@ from dataclasses import replace
 from arena.errors import ConfigError
 from arena.rules import seeded_first_dealer, set_seed
 from arena.store import ScheduledMatch
-from arena.tournament.config import TournamentConfig
+from arena.tournament.config import TournamentConfig, TournamentFormat
 
 
 def bot_match_id(tournament_seed: str, match_id: str) -> str:
@@ -56,7 +56,7 @@ def make_set(
 
 def pairings(cfg: TournamentConfig) -> list[tuple[str, str]]:
     names = [e.name for e in cfg.engines]
-    if cfg.format == "gauntlet":
+    if cfg.format is TournamentFormat.GAUNTLET:
         assert cfg.challenger is not None
         return [(cfg.challenger, n) for n in names if n != cfg.challenger]
     return list(itertools.combinations(names, 2))
@@ -66,7 +66,7 @@ def build_schedule(cfg: TournamentConfig) -> list[ScheduledMatch]:
     """Every match of a round robin, gauntlet, teams or partnership tournament."""
     out: list[ScheduledMatch] = []
     four = cfg.variant.seats == 4
-    if cfg.format == "partnership":
+    if cfg.format is TournamentFormat.PARTNERSHIP:
         names = [e.name for e in cfg.engines]
         for group in itertools.combinations(names, 4):
             a, b, c, d = group

@@ -1,5 +1,6 @@
 """Tournament files: the example loads, typos and bad values are clear errors."""
 
+import json
 from pathlib import Path
 
 import pytest
@@ -151,3 +152,102 @@ def test_the_cluster_option_overrides_the_file(tmp_path):
     assert load_config(path, {"cluster": None}).cluster == cfg.cluster.__class__(
         "10.0.0.1:6379", workers=3
     )
+
+
+def test_a_file_s_keys_are_the_fields_of_the_config():
+    """Keys and defaults are written once, on the dataclass fields: the keys a
+    file may hold are these, and a file that gives none is every default."""
+    from arena.tournament.config import TOP_KEYS, TournamentConfig
+
+    assert {
+        "elo_k", "name", "variant", "target", "deal_limit", "fewest_cards",
+        "leftovers_to_last_player", "format", "rounds", "duplicate", "seed", "concurrency",
+        "output", "store", "keep_warm", "challenger", "suspend_after", "startup_timeout",
+        "clock", "policy", "engine", "sprt", "sandbox", "acknowledge_remote_twins",
+        "stop_after_startup_failures", "startup_failure_forfeits", "allow_shared_partners",
+        "spectator_delay", "cluster",
+    } == TOP_KEYS  # fmt: skip
+    cfg = config_from_dict(BASE)
+    assert cfg == TournamentConfig(engines=cfg.engines)
+
+
+def test_enums_keep_the_stored_fingerprint_as_it_was():
+    """The format and the substitute move are enums whose values are what old
+    stores hold, so a run started before resumes."""
+    cfg = config_from_dict({**BASE, "policy": {"on_fault": "substitute", "substitute": "first"}})
+    text = json.dumps(cfg.fingerprint(), sort_keys=True)
+    assert '"format": "round-robin"' in text and '"policy.substitute": "first"' in text
+    assert '"policy.on_fault": "substitute"' in text
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ({"clock": {"move_time": "fast"}}, "config: [clock]: move_time: 'fast' is not a duration"),
+        ({"clock": {"move_time": 0}}, "config: [clock]: a clock needs a move time, a bank"),
+        ({"clock": {"bank": 0}}, "config: [clock]: bank must be positive, not 0.0"),
+        ({"clock": {"grace": -1}}, "config: [clock]: grace: -1 cannot be negative"),
+        ({"clock": 3}, "config: clock must be a table, not 3"),
+        ({"rounds": 0}, "config: rounds must be at least 1, not 0"),
+        ({"concurrency": 0}, "config: concurrency must be at least 1, not 0"),
+        ({"stop_after_startup_failures": -1}, "stop_after_startup_failures must be at least 0"),
+        ({"spectator_delay": -1}, "spectator_delay must be at least 0, not -1"),
+        ({"startup_timeout": "soon"}, "config: startup_timeout: 'soon' is not a duration"),
+        ({"policy": {"on_fault": "shrug"}}, "[policy]: on_fault must be lose or substitute, not"),
+        ({"policy": {"substitute": "best"}}, "[policy]: substitute must be random or first, not"),
+        ({"policy": {"strik": 1}}, "[policy]: unknown key 'strik'; did you mean 'strikes'"),
+        ({"sandbox": {"mode": "maybe"}}, "[sandbox]: mode must be auto, on or off, not 'maybe'"),
+        ({"sandbox": {"mode": 3}}, "[sandbox]: mode must be a string, not 3"),
+        ({"seed": 1.5}, "config: seed must be an integer or a string, not 1.5"),
+        ({"seed": ""}, "config: seed must be 1 to 200 printable characters"),
+        ({"store": 3}, "config: store must be a string, not 3"),
+        ({"format": 3}, "config: format must be a string, not 3"),
+        ({"fewest_cards": 1}, "config: fewest_cards must be true or false, not 1"),
+        ({"variant": 3}, "config: variant must be a string, not 3"),
+        ({"zzzzzz": 1}, "config: unknown key 'zzzzzz'; known: acknowledge_remote_twins, allow"),
+        ({**SPRT, "sprt": {"base": "b"}}, "config: [sprt]: test is missing"),
+        ({**SPRT, "sprt": {"tst": "a", "base": "b"}}, "[sprt]: unknown key 'tst'; did you mean"),
+        ({**SPRT, "sprt": 3}, "config: sprt must be a table, not 3"),
+        ({"cluster": 3}, "config: cluster must be a table, not 3"),
+        ({"cluster": {"address": "  "}}, "[cluster]: address must be HOST:PORT of a Ray cluster"),
+        ({"cluster": {"address": "local", "working_dir": 3}}, "working_dir must be a directory's"),
+    ],
+)
+def test_each_key_s_error_names_the_key_and_its_table(extra, message):
+    with pytest.raises(ConfigError) as e:
+        config_from_dict({**BASE, **extra})
+    assert message in str(e.value)
+    assert str(e.value).count("config:") == 1 and "\n" not in str(e.value)
+
+
+def test_an_engine_table_is_checked_key_by_key(tmp_path):
+    def engine_error(entry: dict[str, object]) -> str:
+        with pytest.raises(ConfigError) as e:
+            config_from_dict({"engine": [entry, {"name": "b", "spec": "builtin:random"}]})
+        return str(e.value)
+
+    assert "engine 1: unknown key 'wordir'; did you mean 'workdir'" in engine_error(
+        {"name": "a", "spec": "python x.py", "wordir": "."}
+    )
+    assert "only a launched engine (a command) has a workdir" in engine_error(
+        {"name": "a", "spec": "builtin:random", "workdir": "."}
+    )
+    assert "engine 1: workdir 'nowhere' is not a directory" in engine_error(
+        {"name": "a", "spec": "python x.py", "workdir": "nowhere"}
+    )
+    assert "engine 1: sandbox: mode must be auto, on or off" in engine_error(
+        {"name": "a", "spec": "python x.py", "sandbox": "maybe"}
+    )
+    assert "an engine name is 1-64 letters" in engine_error({"name": "a b", "spec": "builtin:x"})
+    cfg = config_from_dict(
+        {"engine": [{"name": "a", "spec": "./bot", "workdir": "."}, BASE["engine"][1]]},
+        base=tmp_path,
+    )
+    assert cfg.engines[0] == CommandEngine("a", ("./bot",), workdir=tmp_path.resolve())
+
+
+def test_the_format_is_an_enum_read_from_its_text():
+    from arena.tournament.config import TournamentFormat
+
+    cfg = config_from_dict({**BASE, "format": "gauntlet", "challenger": "a"})
+    assert cfg.format is TournamentFormat.GAUNTLET and f"{cfg.format}" == "gauntlet"
