@@ -18,7 +18,7 @@ import math
 import tomllib
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -253,6 +253,7 @@ def _target(value: Any, key: str) -> int | None:
     return _typed(value, int, key) or None  # 0: no target score
 
 
+_NO_KEYS: Mapping[str, Key] = types.MappingProxyType({})
 # Variant (in arena.rules) is read from the top of the file, its game as `variant`.
 _VARIANT_KEYS = {"game": Key(name="variant", read=_game), "target": Key(read=_target)}
 _SPRT_KEYS = {"max_sets": Key(least=1)}
@@ -269,7 +270,7 @@ def _key(f: dataclasses.Field[Any], keys: Mapping[str, Key]) -> Key:
     return how if isinstance(how, Key) else Key()
 
 
-def _file_keys(cls: type[DataclassInstance], keys: Mapping[str, Key] = {}) -> set[str]:
+def _file_keys(cls: type[DataclassInstance], keys: Mapping[str, Key] = _NO_KEYS) -> set[str]:
     """The keys of a table read into ``cls``: its fields' names, or their Keys' own."""
     return {_key(f, keys).name or f.name for f in dataclasses.fields(cls)}
 
@@ -325,18 +326,18 @@ def _read_fields(
     table: dict[str, Any],
     where: str,
     base: Path,
-    keys: Mapping[str, Key] = {},
-    skip: set[str] = set(),  # noqa: B006 (never changed)
+    keys: Mapping[str, Key] = _NO_KEYS,
+    skip: Collection[str] = (),
 ) -> dict[str, Any]:
     """The fields of ``cls`` that ``table`` gives, by name, each read by its
     type or as its Key (from ``keys``, else the field's metadata) says."""
     hints = _hints(cls)
     given: dict[str, Any] = {}
     for f in dataclasses.fields(cls):
-        how = _key(f, keys)
-        key = how.name or f.name
         if f.name in skip:
             continue
+        how = _key(f, keys)
+        key = how.name or f.name
         if key not in table:
             if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
                 raise ConfigError(f"{where}: {how.missing or f'{key} is missing'}")
@@ -402,7 +403,11 @@ def _by_type(value: Any, kind: Any, key: str) -> Any:
 
 
 def _read_table(
-    cls: type[Table], table: dict[str, Any], where: str, base: Path, keys: Mapping[str, Key] = {}
+    cls: type[Table],
+    table: dict[str, Any],
+    where: str,
+    base: Path,
+    keys: Mapping[str, Key] = _NO_KEYS,
 ) -> Table:
     """A table of the file read into ``cls``, every key of it known."""
     _check_keys(table, _file_keys(cls, keys), where)
