@@ -18,14 +18,13 @@ from dataclasses import dataclass
 import trio
 
 from arena.errors import BotError
-from arena.server.storage import ServerStorage
+from arena.server.storage import BotLiveness, ServerStorage
 from arena.server.submissions import submission_digest
 from arena.transport.connection import GrpcConnection
 from arena.transport.seats import handshake, protocol_mismatch
 
 PROBE_TIMEOUT = 3.0
 PROBES_AT_ONCE = 16
-ALIVE, DEAD = "alive", "dead"
 
 
 @dataclass(frozen=True)
@@ -73,7 +72,8 @@ class Liveness:
     async def check(self, name: str, address: str) -> Probe:
         async with self._limit:
             seen = await probe(address, self.timeout)
-        self._storage.set_liveness(name, ALIVE if seen.alive else DEAD, seen.detail, seen.version)
+        status = BotLiveness.ALIVE if seen.alive else BotLiveness.DEAD
+        self._storage.set_liveness(name, status, seen.detail, seen.version)
         return seen
 
     async def check_all(self, bots: Mapping[str, str]) -> dict[str, Probe]:

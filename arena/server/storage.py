@@ -47,6 +47,15 @@ class CompetitionStatus(enum.Enum):
     FAILED = "failed"  # cannot start or go on; the reason is kept, never resumed
 
 
+class BotLiveness(enum.StrEnum):
+    """What the last liveness probe of a bot saw (liveness.py); the values are
+    the strings stored and sent."""
+
+    UNKNOWN = ""  # no probe yet
+    ALIVE = "alive"
+    DEAD = "dead"
+
+
 @dataclass(frozen=True)
 class Bot:
     name: str
@@ -55,8 +64,7 @@ class Bot:
     engine_name: str  # from its handshake at the last check
     engine_version: str
     withdrawn: bool
-    # What the last liveness probe saw (liveness.py): alive, dead, or "" before any.
-    liveness: str = ""
+    liveness: BotLiveness = BotLiveness.UNKNOWN
     liveness_detail: str = ""
     last_seen: str = ""  # when it last answered, UTC ISO 8601
     seen_version: str = ""  # the version it gave then
@@ -236,9 +244,9 @@ class ServerStorage:
             (address, engine_name, engine_version, json.dumps(list(games)), name),
         )
 
-    def set_liveness(self, name: str, liveness: str, detail: str, version: str) -> None:
+    def set_liveness(self, name: str, liveness: BotLiveness, detail: str, version: str) -> None:
         """What a probe of the bot saw, now; an answer also moves its last-seen time."""
-        answered = liveness == "alive"
+        answered = liveness == BotLiveness.ALIVE
         self._execute(
             "UPDATE bots SET liveness = ?, liveness_detail = ?, "
             "last_seen = CASE WHEN ? THEN ? ELSE last_seen END, "
@@ -419,7 +427,7 @@ def _bot(row: tuple[Any, ...]) -> Bot:
         engine_name,
         engine_version,
         bool(withdrawn),
-        liveness,
+        BotLiveness(liveness),
         detail,
         last_seen,
         seen_version,
