@@ -14,6 +14,7 @@ Re K) or "italian" ("7 di denari", "Re di bastoni").
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable
 
 from arena.errors import ConfigError
@@ -28,20 +29,35 @@ ITALIAN_RANKS = ["Asso", "2", "3", "4", "5", "6", "7", "Fante", "Cavallo", "Re"]
 ITALIAN_SUITS = ["denari", "coppe", "spade", "bastoni"]
 
 
-def face_namer(faces: str) -> Callable[[int], str]:
-    if faces == "french":
-        return lambda c: FRENCH_RANKS[RANK[c] - 1] + FRENCH_SUITS[SUIT[c]]
-    if faces == "italian":
-        return lambda c: f"{ITALIAN_RANKS[RANK[c] - 1]} di {ITALIAN_SUITS[SUIT[c]]}"
-    if faces == "short":
-        return card_name
-    raise ConfigError(f"faces must be french, italian or short, not {faces!r}")
+class Faces(enum.StrEnum):
+    """How cards are named (the values are what --faces and the viewer's page say)."""
+
+    SHORT = "short"
+    FRENCH = "french"
+    ITALIAN = "italian"
+
+    @classmethod
+    def parse(cls, text: str) -> Faces:
+        try:
+            return cls(text)
+        except ValueError:
+            raise ConfigError(f"faces must be french, italian or short, not {text!r}") from None
 
 
-def card_lister(faces: str) -> Callable[[int], str]:
+def face_namer(faces: Faces | str) -> Callable[[int], str]:
+    match Faces.parse(faces):
+        case Faces.FRENCH:
+            return lambda c: FRENCH_RANKS[RANK[c] - 1] + FRENCH_SUITS[SUIT[c]]
+        case Faces.ITALIAN:
+            return lambda c: f"{ITALIAN_RANKS[RANK[c] - 1]} di {ITALIAN_SUITS[SUIT[c]]}"
+        case Faces.SHORT:
+            return card_name
+
+
+def card_lister(faces: Faces | str) -> Callable[[int], str]:
     """Cards of a mask as text in the given faces ("-" for none)."""
     name = face_namer(faces)
-    sep = ", " if faces == "italian" else " "
+    sep = ", " if Faces.parse(faces) is Faces.ITALIAN else " "
     return lambda mask: sep.join(name(c) for c in cards_of(mask)) or "-"
 
 
@@ -49,7 +65,7 @@ def render_text(
     replay: Replay,
     *,
     seat: int | None = None,
-    faces: str = "short",
+    faces: Faces | str = Faces.SHORT,
     first_deal: int = 1,
     last_deal: int | None = None,
 ) -> str:
@@ -146,7 +162,7 @@ def _step_line(step: Step, names: list[str], cards: Callable[[int], str]) -> str
     return text + f"   [{step.think_us / 1000:.1f} ms]"
 
 
-def event_text(event: MatchEvent, faces: str = "short") -> str:
+def event_text(event: MatchEvent, faces: Faces | str = Faces.SHORT) -> str:
     """One public event of a live match, as `arena remote watch` prints it."""
     cards = card_lister(faces)
     what, public = event.what, event.view

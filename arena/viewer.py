@@ -19,16 +19,14 @@ from collections.abc import Sequence
 from importlib import resources
 from typing import Any
 
-from arena.errors import ConfigError
 from arena.outcome import DealScored, MatchResult, Termination
+from arena.render import Faces
 from arena.replay import Replay
 from arena.report import side_names
 from arena.rules import FinishedDeal, Play, Sight, Variant, View, Viewer, cards_of
 from arena.rules.cards import RANK, SUIT, SUIT_LETTERS
 
 __all__ = ["VIEWER_ASSETS", "frames", "render_html", "viewer_data"]
-
-FACES = ("italian", "french", "short")
 
 
 def _assets() -> dict[str, str]:
@@ -313,13 +311,11 @@ body {{ margin: 0; background: #073f14; }}
 """
 
 
-def render_html(replay: Replay, seat: int | None = None, faces: str = "italian") -> str:
+def render_html(replay: Replay, seat: int | None = None, faces: Faces | str = Faces.ITALIAN) -> str:
     """The viewer as one offline file: its style, script and data inlined.
     ``faces``: the suits it opens with: italian, french, or short (French
     suits, cards named in the arena's notation, 7d); the page can switch."""
-    if faces not in FACES:
-        raise ConfigError(f"faces must be italian, french or short, not {faces!r}")
-    style = faces
+    style = Faces.parse(faces)
     js = VIEWER_ASSETS["viewer.js"].replace("</script", "<\\/script")
     css = VIEWER_ASSETS["viewer.css"].replace("</style", "<\\/style")
     return PAGE.format(
