@@ -167,6 +167,15 @@ class MatchEvent:
     scores: tuple[int, ...]
 
 
+class LaunchKind(enum.StrEnum):
+    """How a seat's engine was reached, as its log records it."""
+
+    COMMAND = "command"  # launched by the arena
+    ADDRESS = "address"  # a bot someone else runs
+    BUILTIN = "builtin"  # an in-process strategy
+    CONNECTION = "connection"  # a connection the caller opened itself
+
+
 @dataclass(frozen=True)
 class SeatLaunch:
     """How the organiser had a seat's engine reached, as its log records it.
@@ -174,7 +183,7 @@ class SeatLaunch:
     A command line is kept as a digest and its program's name only: logs are
     published, and a command may name private paths or carry a token."""
 
-    kind: str  # "command", "address", "builtin" or "connection" (a caller's own)
+    kind: LaunchKind
     program: str = ""  # command: the file name of its program
     command_sha256: str = ""  # command: hex digest of its words (see log.proto)
     address: str = ""  # address; connection, when it has one

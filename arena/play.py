@@ -25,7 +25,7 @@ import sniffio
 import trio
 
 from arena.errors import ConfigError
-from arena.outcome import MatchReport, SeatLaunch
+from arena.outcome import LaunchKind, MatchReport, SeatLaunch
 from arena.record import LogWriter
 from arena.referee import Referee, Spectator
 from arena.settings import (
@@ -131,22 +131,21 @@ def launch_of(
     with the sandbox it is launched under (its own, or the match's)."""
     if isinstance(engine, tuple):
         conn = engine[1]
-        return SeatLaunch(
-            "connection", address=conn.address if isinstance(conn, GrpcConnection) else ""
-        )
+        address = conn.address if isinstance(conn, GrpcConnection) else ""
+        return SeatLaunch(LaunchKind.CONNECTION, address=address)
     match engine:
         case CommandEngine():
             words = b"".join(os.fsencode(word) + b"\0" for word in engine.command)
             return SeatLaunch(
-                "command",
+                LaunchKind.COMMAND,
                 program=Path(engine.command[0]).name,
                 command_sha256=hashlib.sha256(words).hexdigest(),
                 sandbox=engine.sandbox or sandbox,
             )
         case AddressEngine():
-            return SeatLaunch("address", address=engine.address)
+            return SeatLaunch(LaunchKind.ADDRESS, address=engine.address)
         case BuiltinEngine():
-            return SeatLaunch("builtin", builtin=engine.strategy)
+            return SeatLaunch(LaunchKind.BUILTIN, builtin=engine.strategy)
 
 
 def run_match_sync(

@@ -34,6 +34,7 @@ from arena.outcome import (
     EngineInfo,
     Fault,
     FaultKind,
+    LaunchKind,
     MatchEvent,
     MatchHeader,
     MatchResult,
@@ -107,10 +108,10 @@ _SANDBOX_MODE_TO_PB = {
 }
 _SANDBOX_MODE_FROM_PB = {v: k for k, v in _SANDBOX_MODE_TO_PB.items()}
 _LAUNCH_TO_PB = {
-    "command": log_pb2.LAUNCH_KIND_COMMAND,
-    "address": log_pb2.LAUNCH_KIND_ADDRESS,
-    "builtin": log_pb2.LAUNCH_KIND_BUILTIN,
-    "connection": log_pb2.LAUNCH_KIND_CONNECTION,
+    LaunchKind.COMMAND: log_pb2.LAUNCH_KIND_COMMAND,
+    LaunchKind.ADDRESS: log_pb2.LAUNCH_KIND_ADDRESS,
+    LaunchKind.BUILTIN: log_pb2.LAUNCH_KIND_BUILTIN,
+    LaunchKind.CONNECTION: log_pb2.LAUNCH_KIND_CONNECTION,
 }
 _LAUNCH_FROM_PB = {v: k for k, v in _LAUNCH_TO_PB.items()}
 
@@ -716,7 +717,7 @@ def _launch_from_pb(msg: log_pb2.Launch, seat: int) -> SeatLaunch:
     kind = _LAUNCH_FROM_PB.get(msg.kind)
     if kind is None:
         raise WireError(f"engine of seat {seat}: unknown launch kind {msg.kind}")
-    if kind == "command" and len(msg.command_sha256) != 32:
+    if kind is LaunchKind.COMMAND and len(msg.command_sha256) != 32:
         raise WireError(f"engine of seat {seat}: a command digest is 32 bytes")
     try:
         sandbox = _sandbox_from_pb(msg.sandbox) if msg.HasField("sandbox") else None

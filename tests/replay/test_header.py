@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.outcome import SeatLaunch
+from arena.outcome import LaunchKind, SeatLaunch
 from arena.play import launch_of, run_match_sync
 from arena.record import _git_head, read_log, source_revision
 from arena.replay import replay_log
@@ -52,8 +52,8 @@ def test_the_header_keeps_policy_timeouts_sandbox_and_launches(tmp_path):
         0.5,
     )
     assert header.launches == (
-        SeatLaunch("builtin", builtin="greedy"),
-        SeatLaunch("builtin", builtin="random"),
+        SeatLaunch(LaunchKind.BUILTIN, builtin="greedy"),
+        SeatLaunch(LaunchKind.BUILTIN, builtin="random"),
     )
     assert header.source_revision == source_revision()
     banks = [30.0, 30.0]
@@ -80,7 +80,7 @@ def test_a_command_is_kept_as_its_digest_and_program_name():
     launch = launch_of(spec, SandboxSettings())
     words = b"/opt/bots/my-bot\0--token\0s3cret\0"
     assert launch == SeatLaunch(
-        "command",
+        LaunchKind.COMMAND,
         program="my-bot",
         command_sha256=hashlib.sha256(words).hexdigest(),
         sandbox=SandboxSettings(),
@@ -89,7 +89,7 @@ def test_a_command_is_kept_as_its_digest_and_program_name():
     with_own = CommandEngine("x", ("a",), sandbox=own)
     assert launch_of(with_own, SandboxSettings()).sandbox == own
     assert launch_of(parse_engine("r=127.0.0.1:5000"), SandboxSettings()) == SeatLaunch(
-        "address", address="127.0.0.1:5000"
+        LaunchKind.ADDRESS, address="127.0.0.1:5000"
     )
 
 
