@@ -203,7 +203,7 @@ class SandboxSettings:
         )
 
 
-RAY_ADDRESS = 'address must be HOST:PORT of a Ray cluster, or "local"'
+_RAY_ADDRESS = 'address must be HOST:PORT of a Ray cluster, or "local"'
 
 
 @dataclass(frozen=True)
@@ -215,14 +215,14 @@ class ClusterSettings:
     node is lost; ``working_dir``: a directory shipped to every node, where
     launched engines' paths under it are found."""
 
-    address: str = field(metadata={KEY: Key(missing=RAY_ADDRESS)})
+    address: str = field(metadata={KEY: Key(missing=_RAY_ADDRESS)})
     workers: int | None = field(default=None, metadata={KEY: Key(least=1)})
     attempts: int = field(default=3, metadata={KEY: Key(least=1)})
     working_dir: Path | None = field(default=None, metadata={KEY: Key(directory=True)})
 
     def __post_init__(self) -> None:
         if not self.address.strip():
-            raise ConfigError(RAY_ADDRESS)
+            raise ConfigError(_RAY_ADDRESS)
         object.__setattr__(self, "address", self.address.strip())
 
 
