@@ -26,7 +26,7 @@ from arena.layout import Layout
 from arena.rules.seeding import commitment, new_seed
 from arena.store import Store, open_store
 from arena.tournament import sprt
-from arena.tournament.config import TournamentConfig
+from arena.tournament.config import TournamentConfig, TournamentFormat
 from arena.tournament.runner import LocalPlayer, Player, Runner
 from arena.tournament.schedule import build_schedule, spread_twins, sprt_set
 from arena.transport.seats import open_warm_pool
@@ -89,7 +89,7 @@ class Run:
     def schedule(self) -> None:
         """Write the whole schedule (an SPRT's grows set by set as it plays), and
         put matches without a result back in it, to be played again."""
-        if self.cfg.format != "sprt":
+        if self.cfg.format is not TournamentFormat.SPRT:
             self.store.schedule(build_schedule(self.cfg))
         again = [m.id for m in self.store.finished() if not m.termination.has_result]
         self.store.reopen(again)
