@@ -185,5 +185,3 @@ async def open_player(
         return
     async with open_warm_pool(cfg.layout.bot_output, cfg.startup_timeout, cfg.sandbox) as pool:
         yield LocalPlayer(pool)
-
-
