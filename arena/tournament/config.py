@@ -39,6 +39,7 @@ from arena.settings import (
     parse_engine,
     read_duration,
 )
+from arena.transport.commands import Command
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -533,15 +534,12 @@ def _refuse_unplayable(cfg: TournamentConfig, where: str) -> None:
 
 
 def _resolve(spec: str, base: Path) -> str:
-    """Engine commands name scripts relative to the config file's folder when they exist there."""
+    """Engine commands name scripts relative to the config file's folder when
+    they exist there: the script any interpreter runs, as the sandbox reads
+    the command (``python -u bot.py``, ``ruby bot.rb``, ``java -jar bot.jar``)."""
     parts = spec.split()
-    if (
-        len(parts) >= 2
-        and parts[0] in ("python", "python3", "node")
-        and not Path(parts[1]).is_absolute()
-    ):
-        candidate = base / parts[1]
-        if candidate.exists():
-            parts[1] = str(candidate.resolve())
-            return " ".join(parts)
-    return spec
+    script = Command(tuple(parts)).effective().script() if parts else None
+    if script is None or Path(script).is_absolute() or not (base / script).exists():
+        return spec
+    parts[parts.index(script, 1)] = str((base / script).resolve())
+    return " ".join(parts)

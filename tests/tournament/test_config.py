@@ -251,3 +251,21 @@ def test_the_format_is_an_enum_read_from_its_text():
 
     cfg = config_from_dict({**BASE, "format": "gauntlet", "challenger": "a"})
     assert cfg.format is TournamentFormat.GAUNTLET and f"{cfg.format}" == "gauntlet"
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["python bot.py", "python3 -u bot.py", "node bot.js", "ruby bot.rb", "java -jar bot.jar"],
+)
+def test_a_script_beside_the_file_is_found_whichever_interpreter_runs_it(tmp_path, command):
+    script = command.split()[-1]
+    (tmp_path / script).write_text("")
+    path = tmp_path / "t.toml"
+    engines = [("a", command), ("b", "builtin:random")]
+    path.write_text("".join(f'[[engine]]\nname = "{n}"\nspec = "{s}"\n' for n, s in engines))
+    words = load_config(path).engines[0].command
+    assert words[-1] == str((tmp_path / script).resolve())
+    elsewhere = tmp_path / "other"
+    elsewhere.mkdir()
+    (elsewhere / "t.toml").write_text(path.read_text())  # no such script beside it: as written
+    assert load_config(elsewhere / "t.toml").engines[0].command[-1] == script
