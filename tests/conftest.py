@@ -1,10 +1,16 @@
-"""Suite-wide rules: no timing assertion outside `make bench`, and a test that
-starts a process says so."""
+"""Suite-wide rules (no timing assertion outside `make bench`, and a test that
+starts a process says so) and the fixtures several test packages use. Shared
+helpers that are not fixtures are in tests/support."""
 
 import subprocess
+import sys
+import uuid
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+from tests.support.paths import ROOT
 
 # The `browser` fixture (headless Chromium) of the viewer's and the site's tests.
 pytest_plugins = ["tests.browser"]
@@ -29,3 +35,28 @@ def _a_process_needs_the_marker(request: pytest.FixtureRequest, monkeypatch) -> 
         )
 
     monkeypatch.setattr(subprocess.Popen, "_execute_child", refuse)
+
+
+@pytest.fixture
+def tag() -> str:
+    """A unique marker to put on the command lines of the bots a test launches,
+    to find and count them (tests.support.processes)."""
+    return f"--tag=t{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture
+def bots(tag) -> Iterator[dict[str, str]]:
+    """A greedy and a random bot process, run by their 'participants'."""
+    procs, addresses = [], {}
+    for name in ("greedy", "random"):
+        proc = subprocess.Popen(
+            [sys.executable, str(ROOT / f"engines/{name}/bot.py"), tag],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        procs.append(proc)
+        addresses[name] = proc.stdout.readline().split()[1]
+    yield addresses
+    for proc in procs:
+        proc.terminate()
+        proc.wait(10)

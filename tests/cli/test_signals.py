@@ -20,7 +20,8 @@ import pytest
 from arena.errors import RecordError
 from arena.record import read_log
 from arena.wire.v1 import scopa_pb2
-from tests.referee.conftest import bot, live_pids
+from tests.support.bots import bot
+from tests.support.processes import live_pids
 
 pytestmark = pytest.mark.process
 
@@ -252,7 +253,7 @@ def test_a_stopped_server_ends_its_workers_and_replays_its_matches_on_restart(
     signal ends them ABORTED, every process the server started (the
     standings worker) is gone when it exits, and the next start plays them."""
     from arena.wire.v1 import server_pb2 as spb
-    from tests.server.conftest import ORGANISER, Server, auth, register, wait_for
+    from tests.support.server import ORGANISER, Server, auth, register, wait_for
 
     flag = tmp_path / "hang"  # made once registered: the check's decisions do not count
     bots = [

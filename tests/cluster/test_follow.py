@@ -14,7 +14,7 @@ from arena.cluster import open_cluster
 from arena.outcome import DealBegan, MatchEvent, MatchResult, Termination
 from arena.rules import Play
 from arena.settings import ClockSettings, ClusterSettings, MatchSettings, engine_spec
-from tests.cluster.conftest import ROOT
+from tests.support.paths import ROOT
 
 pytestmark = [pytest.mark.process, pytest.mark.timeout(300)]
 

@@ -18,16 +18,11 @@ from arena.archive import pack
 from arena.replay import replay_log
 from arena.transport import sandbox
 from arena.wire.v1 import server_pb2 as spb
-from tests.cluster.conftest import ROOT, faults, ray_env, results
-from tests.server.conftest import (
-    ORGANISER,
-    Server,
-    assert_public_play,
-    auth,
-    register,
-    wait_for,
-)
 from tests.server.test_submissions import bot_dir, participant, submit
+from tests.support.clusters import ray_env
+from tests.support.paths import ROOT
+from tests.support.server import ORGANISER, Server, assert_public_play, auth, register, wait_for
+from tests.support.stores import faults, results
 
 pytestmark = [
     pytest.mark.process,

@@ -19,7 +19,7 @@ from arena.errors import ConfigError
 from arena.files import remove_dirs_of_the_dead
 from arena.outcome import Termination
 from arena.settings import ClusterSettings, MatchSettings, command_engine, engine_spec
-from tests.cluster.conftest import ROOT
+from tests.support.paths import ROOT
 
 # Ray starts in seconds, but slower on a loaded machine than the suite's default limit allows.
 pytestmark = [pytest.mark.process, pytest.mark.timeout(300)]

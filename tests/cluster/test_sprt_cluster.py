@@ -8,7 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.cluster.conftest import ARENA, ROOT, faults, logs, ray_env, results
+from tests.support.clusters import ray_env
+from tests.support.logs import logs
+from tests.support.paths import ARENA, ROOT
+from tests.support.stores import faults, results
 
 pytestmark = [pytest.mark.process, pytest.mark.timeout(300)]
 

@@ -10,18 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.cluster.conftest import (
-    ARENA,
-    RAY,
-    ROOT,
-    Sessions,
-    faults,
-    free_port,
-    logs,
-    ray_env,
-    results,
-)
-from tests.waiting import until
+from tests.support.clusters import free_port, ray_env
+from tests.support.logs import logs
+from tests.support.paths import ARENA, RAY, ROOT
+from tests.support.processes import Sessions
+from tests.support.stores import faults, results
+from tests.support.waiting import until
 
 # Ray starts in seconds, but slower on a loaded machine than the suite's default limit allows.
 pytestmark = [pytest.mark.process, pytest.mark.timeout(300)]

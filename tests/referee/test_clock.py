@@ -26,8 +26,8 @@ from arena.settings import ClockSettings, FaultPolicy, MatchSettings, OnFault
 from arena.transport.connection import EngineConnection
 from arena.wire.protocol import PROTOCOL_VERSION
 from arena.wire.v1 import engine_pb2
-
-from .conftest import UNCONFINED, bot, play, recorded
+from tests.support.bots import UNCONFINED, bot, recorded
+from tests.support.matches import play
 
 # One deal of Scopa: 36 decisions, 18 a seat.
 ONE_DEAL = Variant(Game.SCOPA, deal_limit=1, target=None)

@@ -16,8 +16,10 @@ from arena.play import run_match_sync
 from arena.record import read_log
 from arena.rules import Game, Variant
 from arena.settings import ClockSettings, FaultPolicy, MatchSettings, OnFault
-
-from .conftest import PY, bot, live_pids, play
+from tests.support.bots import bot
+from tests.support.matches import play
+from tests.support.paths import PY
+from tests.support.processes import live_pids
 
 pytestmark = pytest.mark.process
 

@@ -12,8 +12,8 @@ from arena.settings import ClockSettings, MatchSettings
 from arena.wire.convert import decision_to_pb
 from tests.rules.helpers import random_position
 from tests.rules.test_information import shuffle_hidden
-
-from .conftest import UNCONFINED, bot, play, recorded
+from tests.support.bots import UNCONFINED, bot, recorded
+from tests.support.matches import play
 
 
 @settings(max_examples=80, deadline=None)

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from arena.record import read_log
-
-from .conftest import bot, live_pids
+from tests.support.bots import bot
+from tests.support.processes import live_pids
 
 pytestmark = pytest.mark.process
 

@@ -9,8 +9,9 @@ import pytest
 from arena.outcome import Termination
 from arena.rules import Game, Variant
 from arena.settings import MatchSettings
-
-from .conftest import ROOT, live_pids, play
+from tests.support.matches import play
+from tests.support.paths import ROOT
+from tests.support.processes import live_pids
 
 pytestmark = pytest.mark.process
 

@@ -9,8 +9,9 @@ from arena.outcome import Termination
 from arena.record import read_log
 from arena.rules import Game, Variant
 from arena.settings import MatchSettings
-
-from .conftest import bot, live_pids, play
+from tests.support.bots import bot
+from tests.support.matches import play
+from tests.support.processes import live_pids
 
 pytestmark = pytest.mark.process
 

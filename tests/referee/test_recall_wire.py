@@ -11,8 +11,8 @@ from arena.rules.deal import Deal
 from arena.settings import MatchSettings
 from arena.wire import convert as cv
 from arena.wire.v1 import engine_pb2 as epb
-
-from .conftest import UNCONFINED, bot, play, recorded
+from tests.support.bots import UNCONFINED, bot, recorded
+from tests.support.matches import play
 
 pytestmark = pytest.mark.process
 

@@ -17,8 +17,7 @@ from arena.replay import replay_log
 from arena.rules import Game
 from arena.viewer import frames, render_html
 from tests.browser import ARGS, chromium
-
-from .conftest import write_log
+from tests.support.logs import write_log
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 

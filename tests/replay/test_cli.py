@@ -9,8 +9,7 @@ import pytest
 
 from arena.record import LogWriter, read_log
 from arena.rules import Game
-
-from .conftest import write_log
+from tests.support.logs import write_log
 
 pytestmark = pytest.mark.process
 

@@ -14,8 +14,7 @@ from arena.replay import VerifyError, replay_log
 from arena.rules import Game, Move
 from arena.wire import convert
 from arena.wire.v1 import log_pb2
-
-from .conftest import write_log
+from tests.support.logs import write_log
 
 
 def records_of(path: Path) -> list[log_pb2.LogRecord]:

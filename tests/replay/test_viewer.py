@@ -18,8 +18,7 @@ from arena.settings import ClockSettings, FaultPolicy, MatchSettings, OnFault, p
 from arena.strategies import greedy_strategy
 from arena.transport.connection import InProcessConnection
 from arena.viewer import VIEWER_ASSETS, frames, render_html, viewer_data
-
-from .conftest import write_log
+from tests.support.logs import write_log
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"

@@ -1,91 +1,12 @@
-"""A real `arena serve` process and real bot processes, on loopback."""
+"""A real `arena serve` process on loopback (tests.support.server)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
 
-import grpc
 import pytest
 
-from arena.replay import Step
-from arena.rules import View, cards_of
-from arena.wire import convert
-from arena.wire.v1 import server_pb2 as spb
-from arena.wire.v1 import server_pb2_grpc
-from tests.referee.conftest import tag  # noqa: F401 - shared fixture
-
-ROOT = Path(__file__).resolve().parents[2]
-ARENA = str(Path(sys.executable).parent / "arena")
-ORGANISER = "organiser-token-for-tests-0123456789"
-
-
-@dataclass
-class Server:
-    data: Path
-    token_file: Path
-    proc: subprocess.Popen | None = None
-    address: str = ""
-    options: tuple[str, ...] = ()  # more `arena serve` options
-
-    def start(self) -> None:
-        self.proc = subprocess.Popen(
-            [
-                ARENA,
-                "serve",
-                "--data",
-                str(self.data),
-                "--listen",
-                "127.0.0.1:0",
-                "--organiser-token-file",
-                str(self.token_file),
-                *self.options,
-            ],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            if line.startswith("LISTENING "):
-                self.address = line.split()[1]
-                return
-        raise AssertionError("server did not start")
-
-    def stub(self) -> server_pb2_grpc.ArenaStub:
-        return server_pb2_grpc.ArenaStub(grpc.insecure_channel(self.address))
-
-    def stop(self, sig: int | None = None) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            if sig is None:
-                self.proc.terminate()
-            else:
-                self.proc.send_signal(sig)
-            self.proc.wait(20)
-
-
-def assert_public_play(event: spb.SpectatorEvent, step: Step) -> View:
-    """A spectator's play event shows the move the log has, and no card a hand
-    still held (the table, the captures and the view are all it carries); its
-    public view, which has no hand."""
-    assert convert.move_from_pb(event.play.move) == step.move
-    assert step.move is not None
-    hidden = 0
-    for hand in step.hands:
-        hidden |= hand & ~(1 << step.move.card)
-    shown = convert.mask_from_pb(event.table) | convert.mask_from_pb(event.play.move.captures)
-    assert not shown & hidden, cards_of(shown & hidden)
-    view = convert.public_view_from_pb(event.view)
-    assert view.hands == (None,) * len(step.hands)
-    return view
-
-
-def auth(token: str) -> list[tuple[str, str]]:
-    return [("authorization", f"Bearer {token}")]
+from tests.support.server import ORGANISER, Server
 
 
 @pytest.fixture
@@ -96,41 +17,3 @@ def server(tmp_path) -> Iterator[Server]:
     s.start()
     yield s
     s.stop()
-
-
-@pytest.fixture
-def bots(tag) -> Iterator[dict[str, str]]:  # noqa: F811
-    """A greedy and a random bot process, run by their 'participants'."""
-    procs, addresses = [], {}
-    for name in ("greedy", "random"):
-        proc = subprocess.Popen(
-            [sys.executable, str(ROOT / f"engines/{name}/bot.py"), tag],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        procs.append(proc)
-        addresses[name] = proc.stdout.readline().split()[1]
-    yield addresses
-    for proc in procs:
-        proc.terminate()
-        proc.wait(10)
-
-
-def register(stub, participant: str, bot: str, address: str) -> str:
-    token = stub.RegisterParticipant(
-        spb.RegisterParticipantRequest(name=participant), timeout=10
-    ).token
-    stub.RegisterBot(
-        spb.RegisterBotRequest(name=bot, address=address), metadata=auth(token), timeout=60
-    )
-    return token
-
-
-def wait_for(stub, comp_id: str, status: str, seconds: float = 120) -> spb.CompetitionInfo:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        info = stub.GetCompetition(spb.CompetitionRef(id=comp_id), timeout=10)
-        if info.status == status:
-            return info
-        time.sleep(0.2)
-    raise AssertionError(f"competition {comp_id} never became {status}: {info}")

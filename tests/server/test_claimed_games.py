@@ -17,8 +17,9 @@ import pytest
 from arena.archive import pack
 from arena.transport import sandbox
 from arena.wire.v1 import server_pb2 as spb
-from tests.server.conftest import ORGANISER, ROOT, auth, register
 from tests.server.test_submissions import participant, refusal, submit
+from tests.support.paths import ROOT
+from tests.support.server import ORGANISER, auth, register
 
 pytestmark = pytest.mark.process
 needs_sandbox = pytest.mark.skipif(

@@ -5,7 +5,8 @@ import subprocess
 
 import pytest
 
-from .conftest import ARENA, ORGANISER
+from tests.support.paths import ARENA
+from tests.support.server import ORGANISER
 
 pytestmark = [pytest.mark.process, pytest.mark.slow]
 

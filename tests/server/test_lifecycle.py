@@ -16,8 +16,8 @@ import grpc
 import pytest
 
 from arena.wire.v1 import server_pb2 as spb
-
-from .conftest import ORGANISER, ROOT, auth, register, wait_for
+from tests.support.paths import ROOT
+from tests.support.server import ORGANISER, auth, register, wait_for
 
 pytestmark = pytest.mark.process
 

@@ -9,9 +9,10 @@ import time
 import pytest
 
 from arena.wire.v1 import server_pb2 as spb
-from tests.waiting import until
+from tests.support.paths import ARENA, ROOT
+from tests.support.server import ORGANISER, Server, auth, register, wait_for
+from tests.support.waiting import until
 
-from .conftest import ARENA, ORGANISER, ROOT, Server, auth, register, wait_for
 from .test_server import create
 
 pytestmark = pytest.mark.process

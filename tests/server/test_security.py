@@ -11,8 +11,9 @@ import grpc
 import pytest
 
 from arena.wire.v1 import server_pb2 as spb
+from tests.support.paths import ARENA
+from tests.support.server import ORGANISER, Server, auth, register
 
-from .conftest import ARENA, ORGANISER, Server, auth, register
 from .test_server import expect
 
 pytestmark = pytest.mark.process

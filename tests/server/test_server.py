@@ -13,8 +13,7 @@ from arena.replay import replay_log
 from arena.rules.seeding import commitment
 from arena.wire import convert
 from arena.wire.v1 import server_pb2 as spb
-
-from .conftest import ORGANISER, assert_public_play, auth, register, wait_for
+from tests.support.server import ORGANISER, assert_public_play, auth, register, wait_for
 
 pytestmark = pytest.mark.process
 

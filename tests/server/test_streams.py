@@ -9,8 +9,8 @@ import pytest
 
 from arena.server.grpc_service import WatchLimits
 from arena.wire.v1 import server_pb2 as spb
+from tests.support.server import ORGANISER, auth, register, wait_for
 
-from .conftest import ORGANISER, auth, register, wait_for
 from .test_server import create
 
 pytestmark = pytest.mark.process

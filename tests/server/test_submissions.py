@@ -19,7 +19,8 @@ import pytest
 from arena.archive import pack
 from arena.transport import sandbox
 from arena.wire.v1 import server_pb2 as spb
-from tests.server.conftest import ARENA, ORGANISER, ROOT, auth, wait_for
+from tests.support.paths import ARENA, ROOT
+from tests.support.server import ORGANISER, auth, wait_for
 
 pytestmark = [
     pytest.mark.process,

@@ -11,7 +11,7 @@ from arena.outcome import Termination
 from arena.tournament.config import config_from_dict
 from arena.tournament.lifecycle import Run
 from arena.tournament.standings import compute_standings
-from tests.referee.conftest import live_pids
+from tests.support.processes import live_pids
 
 ROOT = Path(__file__).resolve().parents[2]
 

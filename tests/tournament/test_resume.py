@@ -64,7 +64,7 @@ def write(tmp_path: Path, name: str, tag: str) -> Path:
 
 
 def test_kill_9_then_resume_equals_an_uninterrupted_run(tmp_path, tag):
-    from tests.referee.conftest import live_pids
+    from tests.support.processes import live_pids
 
     reference = write(tmp_path, "reference", tag)
     out = subprocess.run(

@@ -13,7 +13,7 @@ from arena.record import read_log
 from arena.tournament.config import config_from_dict
 from arena.tournament.lifecycle import Run
 from arena.tournament.standings import compute_standings
-from tests.referee.conftest import live_pids
+from tests.support.processes import live_pids
 
 ROOT = Path(__file__).resolve().parents[2]
 ARENA = str(Path(sys.executable).parent / "arena")

@@ -22,30 +22,13 @@ import subprocess
 import sys
 import time
 import uuid
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.support.paths import ROOT
+from tests.support.processes import live
+
 # A bot that never says it is listening: each launch ends in a STALL after its
 # (short, random) start-up timeout, then the next one starts.
 SLEEPER = "import time; time.sleep(60)"
-
-
-def live(tag: str) -> dict[int, str]:
-    """Live (not zombie) processes whose command line holds ``tag``."""
-    found = {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                cmdline = f.read()
-            with open(f"/proc/{entry}/stat") as f:
-                state = f.read().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if tag.encode() in cmdline and state != "Z":
-            found[int(entry)] = cmdline.replace(b"\0", b" ").decode(errors="replace")[:160]
-    return found
 
 
 def launcher(tag: str, sandbox: str, parallel: int) -> None:

@@ -21,7 +21,7 @@ from arena.transport import limits
 from arena.transport.process import launch
 from arena.transport.sandbox import unavailable
 from arena.transport.seats import unwrap
-from tests.referee.conftest import live_pids
+from tests.support.processes import live_pids
 
 ROOT = Path(__file__).resolve().parents[2]
 HOG = ROOT / "tests/bots/hog.py"

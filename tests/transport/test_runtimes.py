@@ -21,7 +21,7 @@ from arena.rules import Game, Variant
 from arena.settings import MatchSettings, SandboxMode, SandboxSettings
 from arena.transport.commands import Command, unrunnable
 from arena.transport.sandbox import etc_dirs, program_dirs, unavailable
-from tests.referee.conftest import live_pids
+from tests.support.processes import live_pids
 
 ROOT = Path(__file__).resolve().parents[2]
 ARENA = str(Path(sys.executable).parent / "arena")

@@ -21,7 +21,8 @@ from arena.record import read_log
 from arena.rules import Game, Variant
 from arena.settings import ClockSettings, MatchSettings, SandboxMode, SandboxSettings
 from arena.transport.sandbox import unavailable
-from tests.referee.conftest import bot, live_pids
+from tests.support.bots import bot
+from tests.support.processes import live_pids
 
 ROOT = Path(__file__).resolve().parents[2]
 ARENA = str(Path(sys.executable).parent / "arena")

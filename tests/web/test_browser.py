@@ -10,8 +10,8 @@ import pytest
 
 from arena.web.pages import engine_url, match_url
 from arena.wire.v1 import server_pb2 as spb
-from tests.server.conftest import ORGANISER, auth, wait_for
-from tests.waiting import until
+from tests.support.server import ORGANISER, auth, wait_for
+from tests.support.waiting import until
 
 from .test_server_site import open_cup
 

@@ -8,8 +8,8 @@ import subprocess
 import pytest
 
 from arena.cli import main
-
-from .conftest import ARENA, start_web
+from tests.support.paths import ARENA
+from tests.support.sites import start_web
 
 
 def test_arena_web_refuses_what_is_no_tournament_output(tmp_path, capsys):

@@ -15,9 +15,10 @@ from arena.replay import replay_log
 from arena.viewer import frames
 from arena.web.local import LOG_ONLY
 from arena.web.pages import match_url
-from tests.waiting import until
+from tests.support.paths import ARENA
+from tests.support.sites import HOSTILE, start_web
+from tests.support.waiting import until
 
-from .conftest import ARENA, HOSTILE, start_web
 from .test_server_site import read_sse
 
 pytestmark = pytest.mark.process

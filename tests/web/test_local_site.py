@@ -9,8 +9,8 @@ from urllib.parse import quote
 import pytest
 
 from arena.web.pages import match_url
+from tests.support.sites import start_web
 
-from .conftest import start_web
 from .hostile_bot import FAULT, NAME
 
 pytestmark = pytest.mark.process

@@ -13,9 +13,9 @@ import pytest
 from arena.ratings import sprt_bounds
 from arena.rules.seeding import commitment
 from arena.wire.v1 import server_pb2 as spb
-from tests.server.conftest import ORGANISER, auth, register, wait_for
-
-from .conftest import ARENA, play_tournament, start_web
+from tests.support.paths import ARENA
+from tests.support.server import ORGANISER, auth, register, wait_for
+from tests.support.sites import play_tournament, start_web
 
 pytestmark = pytest.mark.process
 

@@ -16,7 +16,7 @@ from google.protobuf.json_format import ParseDict
 from arena.replay import replay_log
 from arena.web.pages import match_url
 from arena.wire.v1 import server_pb2 as spb
-from tests.server.conftest import ORGANISER, assert_public_play, auth, register, wait_for
+from tests.support.server import ORGANISER, assert_public_play, auth, register, wait_for
 
 from .hostile_bot import FAULT, NAME
 

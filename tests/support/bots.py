@@ -1,0 +1,36 @@
+"""The example and test bots: their command lines, and what the spy bot recorded."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from arena.settings import SandboxMode, SandboxSettings
+from tests.support.paths import PY, ROOT
+
+
+def bot(name: str, *extra: str) -> str:
+    """The command line of an example or test bot."""
+    paths = {
+        "random": ROOT / "engines/random/bot.py",
+        "greedy": ROOT / "engines/greedy/bot.py",
+        "misbehave": ROOT / "tests/bots/misbehave.py",
+        "spy": ROOT / "tests/bots/spy.py",
+        "chatty": ROOT / "tests/bots/chatty.py",
+    }
+    return " ".join([PY, str(paths[name]), *extra])
+
+
+# The spy bot writes what it receives to a file of the test's, which a sandboxed
+# bot cannot reach: it runs unconfined.
+UNCONFINED = SandboxSettings(SandboxMode.OFF)
+
+
+def recorded(path: Path | str) -> list[bytes]:
+    """The requests a spy bot (tests/bots/spy.py) recorded, as raw bytes."""
+    data = Path(path).read_bytes()
+    out, pos = [], 0
+    while pos < len(data):
+        n = int.from_bytes(data[pos : pos + 4], "big")
+        out.append(data[pos + 4 : pos + 4 + n])
+        pos += 4 + n
+    return out

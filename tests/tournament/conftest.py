@@ -1,1 +1,0 @@
-from tests.referee.conftest import tag  # noqa: F401 - the same fixture for bot processes
