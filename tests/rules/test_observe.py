@@ -3,7 +3,7 @@
 import random
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from arena.errors import RulesError
@@ -28,8 +28,7 @@ def cards_in(v) -> int:
 @given(st.sampled_from(list(Game)), st.integers(0, 2**32), st.integers(0, 40))
 def test_the_public_view_holds_no_card_of_any_hand_or_of_the_stock(game, seed, steps):
     match = random_position(game, seed, steps)
-    if match is None:
-        return
+    assume(match is not None)
     deal = match.deal
     hidden = sum(BIT[c] for c in deal.deck[deal.stock_pos :])
     for hand in deal.hands:
@@ -47,8 +46,7 @@ def test_the_public_view_holds_no_card_of_any_hand_or_of_the_stock(game, seed, s
 @given(st.sampled_from(list(Game)), st.integers(0, 2**32), st.integers(0, 40), st.data())
 def test_every_viewer_is_the_full_view_narrowed(game, seed, steps, data):
     match = random_position(game, seed, steps)
-    if match is None:
-        return
+    assume(match is not None)
     seat = data.draw(st.integers(0, game.seats - 1))
     full = view(match, Sight.ALL)
     assert full.seen_by(seat) == view(match, seat)
