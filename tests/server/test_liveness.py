@@ -4,7 +4,6 @@ bot list, and a competition forfeits its matches at once, with the reason."""
 import os
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -59,16 +58,13 @@ def test_a_stopped_bot_is_seen_dead_and_its_matches_forfeit_with_the_reason(tmp_
         assert dead["alice-greedy"].status == "alive"
 
         comp = create(stub, rounds=3)  # 6 matches, each would wait out a start-up timeout
-        started = time.monotonic()
         stub.StartCompetition(spb.CompetitionRef(id=comp), metadata=auth(ORGANISER), timeout=10)
         info = wait_for(stub, comp, "finished", seconds=60)
-        took = time.monotonic() - started
         assert (info.matches_done, info.matches_total) == (6, 6)
-        assert took < 12, f"{took:.1f}s"  # the grace and one probe, not 6 start-up timeouts
-        print(f"6 matches with a dead bot recorded in {took:.1f}s")
         matches = stub.ListMatches(spb.CompetitionRef(id=comp), timeout=10).matches
         for m in matches:
-            assert m.termination == "forfeit", m
+            # The grace and one probe, not 6 start-up timeouts: forfeit unplayed (no log).
+            assert m.termination == "forfeit" and m.log_chain == "", m
             assert "bob-random absent (no answer within the 1s grace" in m.reason, m.reason
             assert m.winner_side == list(m.seats).index("alice-greedy") % 2
         standings = {r.bot: r for r in stub.GetStandings(spb.CompetitionRef(id=comp)).rows}
