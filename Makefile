@@ -66,6 +66,8 @@ bench: $(STAMP)
 	@echo
 	$(BIN)/python -m benchmarks.bench_referee
 	@echo
+	$(BIN)/python -m benchmarks.bench_search
+	@echo
 	$(BIN)/python -m benchmarks.bench_tournament
 	@echo
 	$(BIN)/python -m benchmarks.bench_cluster
