@@ -18,12 +18,30 @@ from arena.tournament.config import config_from_dict
 from arena.tournament.lifecycle import Run
 from arena.tournament.runner import Runner
 from arena.tournament.schedule import build_schedule
+from arena.transport import connection
 from arena.transport.connection import InProcessConnection
 
 
-def test_an_event_loop_blocked_past_the_deadline_is_not_a_strategys_timeout():
+class StrategyClock:
+    """The clock an in-process strategy is timed by, where it runs: a step of
+    2**-10 s (exact in binary) each time it is read, so that every decision
+    takes exactly one step, however loaded the machine."""
+
+    STEP = 2.0**-10
+
+    def __init__(self) -> None:
+        self.reads = 0
+
+    def perf_counter(self) -> float:
+        self.reads += 1
+        return self.reads * self.STEP
+
+
+def test_an_event_loop_blocked_past_the_deadline_is_not_a_strategys_timeout(monkeypatch):
     """Three times, right as a strategy is asked for its move, the arena's event
     loop is busy elsewhere for 0.3 s, past the 0.2 s move time."""
+    clock = StrategyClock()
+    monkeypatch.setattr(connection, "time", clock)
     asked = threading.Event()
     greedy = greedy_strategy(random.Random(1))
 
@@ -35,14 +53,17 @@ def test_an_event_loop_blocked_past_the_deadline_is_not_a_strategys_timeout():
         Variant(Game.SCOPA, target=None, deal_limit=1), seed=4, clock=ClockSettings(0.2, grace=0)
     )
     engines = [("slowed", InProcessConnection(strategy, name="slowed")), "r=builtin:random"]
+    blocked = 0
 
     async def main():
         async def block_the_loop():
+            nonlocal blocked
             for _ in range(3):
                 asked.clear()
                 while not asked.is_set():
                     await trio.sleep(0)
                 time.sleep(0.3)  # blocks the event loop itself
+                blocked += 1
 
         async with trio.open_nursery() as nursery:
             nursery.start_soon(block_the_loop)
@@ -52,7 +73,9 @@ def test_an_event_loop_blocked_past_the_deadline_is_not_a_strategys_timeout():
 
     report = trio.run(main)
     assert not report.result.faults, report.result.faults
-    assert max(d.think_time for d in report.decisions) < 0.2  # the strategies' own time
+    assert blocked == 3
+    # Each seat is charged the strategies' own time, as timed where they ran.
+    assert {d.think_time for d in report.decisions} == {StrategyClock.STEP}
 
 
 def test_the_runner_plays_fewer_matches_at_once_when_the_loop_runs_late(tmp_path, monkeypatch):
