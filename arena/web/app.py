@@ -16,11 +16,13 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+import anyio
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
+from starlette.types import Send
 
 from arena.web import pages
 from arena.web.data import (
@@ -80,6 +82,19 @@ async def _close(stream: object) -> None:
     close = getattr(stream, "aclose", None)
     if close is not None:
         await close()
+
+
+class _ClosingStreamingResponse(StreamingResponse):
+    """Closes its body however the response ends: Starlette stops iterating the
+    body of a client that left without closing it, which left the body's clean-up
+    (the stream caps' counts, the live feed) to the garbage collector."""
+
+    async def stream_response(self, send: Send) -> None:
+        try:
+            await super().stream_response(send)
+        finally:
+            with anyio.CancelScope(shield=True):
+                await _close(self.body_iterator)
 
 
 def create_app(source: Source, on_loop: Callable[[], None] | None = None) -> Starlette:
@@ -305,10 +320,11 @@ class Site:
                 streams[client] -= 1
                 if not streams[client]:
                     del streams[client]
+                await _close(body)
                 await _close(closing)
 
         headers = {**HEADERS, "Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-        return StreamingResponse(counted(), media_type="text/event-stream", headers=headers)
+        return _ClosingStreamingResponse(counted(), media_type="text/event-stream", headers=headers)
 
     def _full(self, request: Request) -> bool:
         """Whether the caller, or the site, has as many streams open as allowed."""

@@ -116,7 +116,13 @@ def broker_live(
     frames = LiveFrames(*seats)
 
     async def items() -> AsyncIterator[LiveItem]:
-        async for item in events.watch_trio(key, delay):
-            yield message_dict(item.message), frames.feed(item.event)
+        watched = events.watch_trio(key, delay)
+        try:
+            async for item in watched:
+                yield message_dict(item.message), frames.feed(item.event)
+        finally:  # closed with the stream, not left to the garbage collector
+            close = getattr(watched, "aclose", None)
+            if close is not None:
+                await close()
 
     return items()
