@@ -110,6 +110,7 @@ def test_the_runner_plays_fewer_matches_at_once_when_the_loop_runs_late(tmp_path
     runner = Runner(cfg, store, spectate=spectate, notice=notices.append)
     trio.run(runner.run, store.pending())
     assert store.counts() == (12, 12)
+    store.close()
     lowered = [
         re.fullmatch(
             r"this machine cannot keep (\d+) matches at once \(its event loop "

@@ -54,6 +54,7 @@ def test_round_robin_with_warm_bots_stores_everything(tmp_path, tag):
     assert {r.engine for r in standings.rows} == {"greedy", "random", "builtin"}
     assert standings.rows[-1].engine == "random"
     assert all(h.matches_per_set == 2 for h in standings.head_to_head)
+    store.close()
 
 
 def test_scopone_teams_and_partnership(tmp_path):
@@ -71,6 +72,7 @@ def test_scopone_teams_and_partnership(tmp_path):
     )
     store = run(teams)
     assert store.counts() == (4, 4)
+    store.close()
     names = ["a", "b", "c", "d"]
     partnership = config_from_dict(
         {
@@ -87,6 +89,7 @@ def test_scopone_teams_and_partnership(tmp_path):
     assert store.counts() == (12, 12)
     rows = {r.engine: r for r in compute_standings(store, resamples=20).rows}
     assert all(rows[n].played == 12 for n in names)  # everyone rated individually
+    store.close()
 
 
 @pytest.mark.process
@@ -112,6 +115,7 @@ def test_a_failing_engine_is_suspended_and_its_matches_recorded_as_forfeits(tmp_
     assert len(played) == 2 and all("crash" in m.reason for m in played)
     assert sum("crashy suspended" in m.reason for m in matches) == 6
     assert "crashy" in store.suspended() and live_pids(tag) == []
+    store.close()
 
 
 @pytest.mark.slow
@@ -136,6 +140,7 @@ def test_sprt_stops_by_itself_when_the_answer_is_clear(tmp_path):
     assert status.verdict == "H1" and status.llr >= status.upper
     assert status.sets < 400 and len(seen) >= 2
     assert [s.sets for s in seen] == sorted(s.sets for s in seen)
+    opened.store.close()
 
 
 @pytest.mark.process
@@ -191,6 +196,7 @@ def test_live_elo_moves_by_k(tmp_path):
     small, large = live_elo(first, 8), live_elo(first, 32)
     assert abs(small["g"] - 1500) in (0, 4) and abs(large["g"] - 1500) in (0, 16)
     assert abs(large["g"] - 1500) == 4 * abs(small["g"] - 1500)
+    store.close()
 
 
 def test_fault_runs_survive_a_resume(tmp_path):
@@ -223,6 +229,7 @@ def test_fault_runs_survive_a_resume(tmp_path):
         )
     runner = Runner(cfg, store)  # as a resumed run builds it
     assert runner.consecutive_faults == {"bad": 2, "good": 0}
+    store.close()
 
 
 def test_the_progress_line_keeps_the_live_elo_match_by_match(tmp_path):

@@ -131,6 +131,7 @@ def test_a_match_is_never_recorded_twice(tmp_path):
     with pytest.raises(StoreError, match="not recorded twice"):
         store.record(MATCH, RESULT, None)
     assert store.counts() == (1, 2)
+    store.close()
 
 
 @pytest.mark.parametrize("when", ["second", "third"])

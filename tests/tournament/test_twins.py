@@ -55,6 +55,7 @@ def test_two_matches_of_one_set_are_never_played_at_once(tmp_path):
     trio.run(Runner(cfg, store, spectate=spectate).run, store.pending())
     assert store.counts() == (6, 6) and overlaps == []
     assert most == 3  # the three sets did run side by side: the check can see an overlap
+    store.close()
 
 
 def test_bots_are_told_opaque_match_ids_and_the_log_maps_them(tmp_path):
