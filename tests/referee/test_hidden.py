@@ -10,10 +10,9 @@ from arena.engine import Decision, SeatClock
 from arena.rules import Game, Variant
 from arena.settings import ClockSettings, MatchSettings
 from arena.wire.convert import decision_to_pb
-from tests.rules.helpers import random_position
-from tests.rules.test_information import shuffle_hidden
 from tests.support.bots import UNCONFINED, bot, recorded
 from tests.support.matches import play
+from tests.support.positions import random_position, shuffle_hidden
 
 
 @settings(max_examples=80, deadline=None)

@@ -2,22 +2,7 @@
 
 from __future__ import annotations
 
-import random
-
-from arena.rules import Deal, Game, Match, Variant, mask_of, parse_cards
-
-
-def random_position(game: Game, seed: int, steps: int) -> Match | None:
-    """A match ``steps`` random plays into its first deal (plays drawn from
-    ``random.Random(seed)``), or None if the deal ends before then."""
-    match = Match(Variant(game), seed=seed)
-    rng = random.Random(seed)
-    deal = match.start_deal()
-    for _ in range(steps):
-        if deal.is_over:
-            return None
-        deal.play(rng.choice(deal.legal_moves()))
-    return None if deal.is_over else match
+from arena.rules import Deal, Game, Variant, mask_of, parse_cards
 
 
 def cards(text: str) -> int:

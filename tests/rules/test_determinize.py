@@ -7,8 +7,8 @@ from hypothesis import strategies as st
 
 from arena.rules import Game, Match, Variant, observe
 from arena.rules.determinize import determinize
-from tests.rules.helpers import random_position
 from tests.rules.test_properties import accounted
+from tests.support.positions import random_position
 
 
 @settings(max_examples=100, deadline=None)

@@ -6,30 +6,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from arena.rules import Game, Match, Variant, observe
-from arena.rules.cards import cards_of
-
-from .helpers import random_position
-
-
-def shuffle_hidden(match: Match, seat: int, rng: random.Random) -> Match:
-    """A copy of the match where every card ``seat`` cannot see (other hands,
-    partner's included, and the undealt stock) is dealt around differently."""
-    other = Match(match.variant, seed=match.seed, first_dealer=match.first_dealer)
-    other.scores = list(match.scores)
-    other.finished = list(match.finished)
-    deal = match.deal.copy()
-    deal.deck = list(deal.deck)
-    others = [s for s in range(len(deal.hands)) if s != seat]
-    hidden = [c for s in others for c in cards_of(deal.hands[s])] + deal.deck[deal.stock_pos :]
-    rng.shuffle(hidden)
-    pos = 0
-    for s in others:
-        n = deal.hands[s].bit_count()
-        deal.hands[s] = sum(1 << c for c in hidden[pos : pos + n])
-        pos += n
-    deal.deck[deal.stock_pos :] = hidden[pos:]
-    other.deal = deal
-    return other
+from tests.support.positions import random_position, shuffle_hidden
 
 
 @settings(max_examples=120, deadline=None)

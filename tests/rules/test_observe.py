@@ -9,9 +9,7 @@ from hypothesis import strategies as st
 from arena.errors import RulesError
 from arena.rules import Game, Match, Sight, Variant, observe, view
 from arena.rules.cards import BIT, cards_of
-
-from .helpers import random_position
-from .test_information import shuffle_hidden
+from tests.support.positions import random_position, shuffle_hidden
 
 
 def cards_in(v) -> int:

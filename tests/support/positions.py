@@ -1,0 +1,43 @@
+"""Positions for property tests: a random point of a match's first deal, and
+the same position with the cards a seat cannot see dealt around differently."""
+
+from __future__ import annotations
+
+import random
+
+from arena.rules import Game, Match, Variant
+from arena.rules.cards import cards_of
+
+
+def random_position(game: Game, seed: int, steps: int) -> Match | None:
+    """A match ``steps`` random plays into its first deal (plays drawn from
+    ``random.Random(seed)``), or None if the deal ends before then."""
+    match = Match(Variant(game), seed=seed)
+    rng = random.Random(seed)
+    deal = match.start_deal()
+    for _ in range(steps):
+        if deal.is_over:
+            return None
+        deal.play(rng.choice(deal.legal_moves()))
+    return None if deal.is_over else match
+
+
+def shuffle_hidden(match: Match, seat: int, rng: random.Random) -> Match:
+    """A copy of the match where every card ``seat`` cannot see (other hands,
+    partner's included, and the undealt stock) is dealt around differently."""
+    other = Match(match.variant, seed=match.seed, first_dealer=match.first_dealer)
+    other.scores = list(match.scores)
+    other.finished = list(match.finished)
+    deal = match.deal.copy()
+    deal.deck = list(deal.deck)
+    others = [s for s in range(len(deal.hands)) if s != seat]
+    hidden = [c for s in others for c in cards_of(deal.hands[s])] + deal.deck[deal.stock_pos :]
+    rng.shuffle(hidden)
+    pos = 0
+    for s in others:
+        n = deal.hands[s].bit_count()
+        deal.hands[s] = sum(1 << c for c in hidden[pos : pos + n])
+        pos += n
+    deal.deck[deal.stock_pos :] = hidden[pos:]
+    other.deal = deal
+    return other
