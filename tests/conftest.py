@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, settings
 
 from tests.support.paths import ROOT
+from tests.support.processes import ended
 
 # The `browser` fixture (headless Chromium) of the viewer's and the site's tests.
 pytest_plugins = ["tests.browser"]
@@ -59,4 +60,4 @@ def bots(tag) -> Iterator[dict[str, str]]:
     yield addresses
     for proc in procs:
         proc.terminate()
-        proc.wait(10)
+        ended(proc)

@@ -15,6 +15,7 @@ from arena.settings import ClockSettings
 from arena.wire.convert import decision_to_pb
 from arena.wire.v1 import engine_pb2 as epb
 from arena.wire.v1 import engine_pb2_grpc
+from tests.support.processes import ended
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -56,7 +57,7 @@ def test_served_bot_handshakes_decides_and_serves_health():
             assert health.status == health_pb2.HealthCheckResponse.SERVING
     finally:
         proc.send_signal(signal.SIGTERM)
-        assert proc.wait(5) == 0
+        assert ended(proc, 5) == 0
 
 
 def test_a_bot_stuck_in_its_own_code_still_stops_on_sigterm():
@@ -66,7 +67,7 @@ def test_a_bot_stuck_in_its_own_code_still_stops_on_sigterm():
         assert future.exception() is not None  # it never answered
     started = time.monotonic()
     proc.send_signal(signal.SIGTERM)
-    proc.wait(30)
+    ended(proc, 30)
     # Its own code would hold it for an hour; the server's shutdown grace is 0.5 s.
     assert time.monotonic() - started < 10
 
@@ -81,7 +82,7 @@ def test_listen_on_a_unix_socket(tmp_path):
             assert info.name == "random"
     finally:
         proc.terminate()
-        proc.wait(5)
+        ended(proc, 5)
 
 
 def test_a_decision_carries_what_the_seat_remembers_of_the_deal():

@@ -21,7 +21,7 @@ from arena.errors import RecordError
 from arena.record import read_log
 from arena.wire.v1 import scopa_pb2
 from tests.support.bots import bot
-from tests.support.processes import live_pids
+from tests.support.processes import ended, live_pids
 
 pytestmark = pytest.mark.process
 
@@ -297,4 +297,4 @@ def test_a_stopped_server_ends_its_workers_and_replays_its_matches_on_restart(
     finally:
         for p in bots:
             p.terminate()
-            p.wait(10)
+            ended(p, 10)

@@ -21,6 +21,7 @@ from arena.wire.v1 import server_pb2 as spb
 from tests.server.test_submissions import bot_dir, participant, submit
 from tests.support.clusters import ray_env
 from tests.support.paths import ROOT
+from tests.support.processes import ended
 from tests.support.server import ORGANISER, Server, assert_public_play, auth, register, wait_for
 from tests.support.stores import faults, results
 
@@ -54,7 +55,7 @@ def greedy() -> Iterator[str]:
     assert proc.stdout is not None
     yield proc.stdout.readline().split()[1]
     proc.terminate()
-    proc.wait(10)
+    ended(proc, 10)
 
 
 def serve(tmp: Path, name: str, *options: str) -> Server:

@@ -27,6 +27,7 @@ from arena.play import run_match_sync
 from arena.rules import Game, Variant
 from arena.settings import MatchSettings, SandboxMode, SandboxSettings
 from arena.transport.sandbox import unavailable
+from tests.support.processes import ended
 
 # A build takes a minute or two on a small machine; it runs in the setup of
 # the first test that needs the bot, under that test's timeout.
@@ -219,10 +220,10 @@ class Running:
         """SIGTERM, as the arena sends: the bot must end by itself."""
         self.process.terminate()
         try:
-            return self.process.wait(10)
+            return ended(self.process, 10)
         except subprocess.TimeoutExpired:
             self.process.kill()
-            self.process.wait()
+            ended(self.process)
             raise
 
 

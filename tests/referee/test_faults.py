@@ -19,7 +19,7 @@ from arena.settings import ClockSettings, FaultPolicy, MatchSettings, OnFault
 from tests.support.bots import bot
 from tests.support.matches import play
 from tests.support.paths import PY
-from tests.support.processes import live_pids
+from tests.support.processes import ended, live_pids
 
 pytestmark = pytest.mark.process
 
@@ -201,7 +201,7 @@ def test_a_bot_at_an_address_is_classified_alike(mode, kind, words, move_time, t
         )
     finally:
         process.kill()
-        process.wait()
+        ended(process)
     (fault,) = report.result.faults
     assert (fault.seat, fault.kind) == (0, kind), fault
     assert words in fault.message, fault.message

@@ -12,7 +12,7 @@ import pytest
 
 from arena.record import read_log
 from tests.support.bots import bot
-from tests.support.processes import live_pids
+from tests.support.processes import ended, live_pids
 
 pytestmark = pytest.mark.process
 
@@ -102,7 +102,7 @@ def test_kill_9_of_the_arena_still_kills_the_bots_and_leaves_a_readable_log(tag,
     log = tmp_path / "m.log"
     proc = start_slow_match(tag, log)
     os.kill(proc.pid, signal.SIGKILL)
-    proc.wait(10)
+    ended(proc, 10)
     assert wait_gone(tag) == []  # PR_SET_PDEATHSIG
     contents = read_log(log)
     assert not contents.complete and contents.records[0].header.seed == 1

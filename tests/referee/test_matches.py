@@ -11,7 +11,7 @@ from arena.rules import Game, Variant
 from arena.settings import MatchSettings
 from tests.support.bots import bot
 from tests.support.matches import play
-from tests.support.processes import live_pids
+from tests.support.processes import ended, live_pids
 
 pytestmark = pytest.mark.process
 
@@ -60,7 +60,7 @@ def test_match_against_a_bot_at_a_remote_address(tag):
         assert server.poll() is None
     finally:
         server.terminate()
-        server.wait(5)
+        ended(server, 5)
 
 
 def test_a_remote_bot_on_two_partner_seats_needs_permission(tag):
@@ -80,7 +80,7 @@ def test_a_remote_bot_on_two_partner_seats_needs_permission(tag):
         assert report.result.termination is Termination.COMPLETED
     finally:
         server.terminate()
-        server.wait(5)
+        ended(server, 5)
 
 
 def test_in_process_and_launched_bots_share_one_code_path(tag):

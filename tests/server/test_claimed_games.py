@@ -19,6 +19,7 @@ from arena.transport import sandbox
 from arena.wire.v1 import server_pb2 as spb
 from tests.server.test_submissions import participant, refusal, submit
 from tests.support.paths import ROOT
+from tests.support.processes import ended
 from tests.support.server import ORGANISER, auth, register
 
 pytestmark = pytest.mark.process
@@ -133,7 +134,7 @@ def scopa_only(tag) -> Iterator[str]:
     assert proc.stdout is not None
     yield proc.stdout.readline().split()[1]
     proc.terminate()
-    proc.wait(10)
+    ended(proc, 10)
 
 
 def test_a_competition_refuses_a_registered_bot_that_cannot_play_its_game(server, bots, scopa_only):

@@ -17,6 +17,7 @@ import pytest
 
 from arena.wire.v1 import server_pb2 as spb
 from tests.support.paths import ROOT
+from tests.support.processes import ended
 from tests.support.server import ORGANISER, auth, register, wait_for
 
 pytestmark = pytest.mark.process
@@ -210,7 +211,7 @@ def test_a_bot_updated_mid_competition_does_not_stop_it_across_a_restart(server,
         assert wait_for(stub, later.id, "finished").matches_done == 1
     finally:
         other.terminate()
-        other.wait(10)
+        ended(other, 10)
 
 
 def test_the_listing_and_every_count_agree_and_bad_values_name_their_key(server, bots):

@@ -9,6 +9,7 @@ import pytest
 
 from arena.wire.v1 import server_pb2 as spb
 from tests.support.paths import ARENA, ROOT
+from tests.support.processes import ended
 from tests.support.server import ORGANISER, Server, auth, register, wait_for
 from tests.support.waiting import until
 
@@ -84,5 +85,5 @@ def test_a_stopped_bot_is_seen_dead_and_its_matches_forfeit_with_the_reason(tmp_
         assert shown.count("bob-random absent") == 6
     finally:
         bob_bot.kill()
-        bob_bot.wait(10)
+        ended(bob_bot, 10)
         server.stop()

@@ -11,6 +11,7 @@ import pytest
 from arena.store import ScheduledMatch
 from arena.tournament.standings_cache import StandingsCache
 from benchmarks.bench_standings import filled_results, record
+from tests.support.processes import ended
 
 pytestmark = pytest.mark.process  # the computation runs in a worker process
 
@@ -75,7 +76,7 @@ def test_the_worker_process_dies_with_a_server_killed_outright(tmp_path):
     workers = [int(p) for p in owner.stdout.readline().split()]
     assert workers and all(os.path.exists(f"/proc/{p}") for p in workers)
     owner.send_signal(signal.SIGKILL)
-    owner.wait(10)
+    ended(owner, 10)
     deadline = time.monotonic() + 10
     while any(os.path.exists(f"/proc/{p}") for p in workers):
         assert time.monotonic() < deadline, f"worker(s) {workers} outlived the server"

@@ -12,6 +12,17 @@ import time
 from pathlib import Path
 
 
+def ended(proc: subprocess.Popen, seconds: float = 10) -> int:
+    """Waits for a process the test has stopped, then closes its pipes (left to
+    the garbage collector, each would be an unclosed-file warning); its exit code."""
+    try:
+        return proc.wait(seconds)
+    finally:
+        for pipe in (proc.stdin, proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
+
+
 def live(tag: str) -> dict[int, str]:
     """Live (not zombie) processes whose command line holds ``tag``."""
     found = {}

@@ -15,6 +15,7 @@ from arena.wire import convert
 from arena.wire.v1 import server_pb2 as spb
 from arena.wire.v1 import server_pb2_grpc
 from tests.support.paths import ARENA
+from tests.support.processes import ended
 
 ORGANISER = "organiser-token-for-tests-0123456789"
 
@@ -60,7 +61,8 @@ class Server:
                 self.proc.terminate()
             else:
                 self.proc.send_signal(sig)
-            self.proc.wait(20)
+        if self.proc is not None:
+            ended(self.proc, 20)
 
 
 def assert_public_play(event: spb.SpectatorEvent, step: Step) -> View:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tests.support.paths import ARENA, ROOT
+from tests.support.processes import ended
 
 # A bot that thinks slowly enough to be followed live, and fails when told to.
 HOSTILE = ROOT / "tests/web/hostile_bot.py"
@@ -64,7 +65,7 @@ class Site:
     def stop(self) -> None:
         if self.proc.poll() is None:
             self.proc.terminate()
-            self.proc.wait(20)
+        ended(self.proc, 20)
 
 
 def read_until(proc: subprocess.Popen[str], prefix: str, lines: list[str]) -> str:

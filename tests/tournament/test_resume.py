@@ -64,7 +64,7 @@ def write(tmp_path: Path, name: str, tag: str) -> Path:
 
 
 def test_kill_9_then_resume_equals_an_uninterrupted_run(tmp_path, tag):
-    from tests.support.processes import live_pids
+    from tests.support.processes import ended, live_pids
 
     reference = write(tmp_path, "reference", tag)
     out = subprocess.run(
@@ -83,7 +83,7 @@ def test_kill_9_then_resume_equals_an_uninterrupted_run(tmp_path, tag):
     while done(store) < 15 and time.monotonic() < deadline:
         time.sleep(0.02)
     os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
+    ended(proc)
     before = results(store)
     finished_before = {k: v for k, v in before.items() if v[0] == "done"}
     assert 15 <= len(finished_before) < 48, len(finished_before)

@@ -18,6 +18,7 @@ from arena.outcome import EngineInfo, Fault, FaultKind, MatchResult, Termination
 from arena.store import ForfeitCause, ScheduledMatch, Store, open_store
 from arena.tournament.config import config_from_dict
 from arena.tournament.lifecycle import Run
+from tests.support.processes import ended
 
 ARENA = str(Path(sys.executable).parent / "arena")
 BUILTINS = [
@@ -204,7 +205,7 @@ def test_a_second_writer_is_refused_at_once_naming_the_first(tmp_path):
         reader.close()
     finally:
         holder.stdin.close()
-        holder.wait(timeout=10)
+        ended(holder, 10)
     open_store(path, writer=True).close()  # released when its holder ended
 
 

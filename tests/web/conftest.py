@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.processes import ended
 from tests.support.server import ORGANISER
 from tests.support.sites import HOSTILE, ServerSite, Site, play_tournament, start_server, start_web
 
@@ -53,4 +54,4 @@ def hostile_bot() -> Iterator[Callable[..., str]]:
     yield start
     for proc in procs:
         proc.terminate()
-        proc.wait(10)
+        ended(proc)

@@ -78,7 +78,7 @@ def test_a_running_local_match_is_followed_from_its_log(tmp_path: Path) -> None:
         assert sse[-1][1] == "end"
         shown = [d for _, name, d in sse if name == "frame"]
 
-        assert tour.wait(120) == 0
+        assert ended(tour, 120) == 0
         assert site.json(f"/api/c/{cid}")["competition"]["name"] == "live"
         # The frames followed live are the finished log's, as a spectator sees
         # them: no hand, and nothing only the log knows (think times, comments).
@@ -96,6 +96,6 @@ def test_a_running_local_match_is_followed_from_its_log(tmp_path: Path) -> None:
     finally:
         if tour.poll() is None:
             tour.kill()
-            tour.wait()
+            ended(tour)
         if site is not None:
             site.stop()
