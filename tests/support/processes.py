@@ -91,7 +91,7 @@ class Sessions:
     def kill(self, proc: subprocess.Popen[str]) -> None:
         kill_session(proc.pid)
         with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.wait(5)
+            ended(proc, 5)
 
     def close(self) -> None:
         for proc in self.started:
