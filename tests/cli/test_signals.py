@@ -285,7 +285,7 @@ def test_a_stopped_server_ends_its_workers_and_replays_its_matches_on_restart(
         assert server.proc is not None
         started = descendants(server.proc.pid)
         server.proc.send_signal(stop)
-        server.proc.wait(30)
+        ended(server.proc, 30)
         assert server.proc.returncode == status
         assert still_alive(started) == set()
         assert check_aborted(data) >= 1

@@ -103,9 +103,11 @@ def play(server: Server, name: str, cluster: str = "", watch: Path | None = None
 
 
 def output(server: Server) -> str:
-    server.stop()
-    assert server.proc is not None and server.proc.stdout is not None
-    return server.proc.stdout.read()
+    """What the server printed after its LISTENING line, once it has stopped."""
+    assert server.proc is not None
+    if server.proc.poll() is None:
+        server.proc.terminate()
+    return server.proc.communicate(timeout=20)[0]
 
 
 def charged(store: Path) -> list[tuple[str, str, str]]:

@@ -9,6 +9,7 @@ import pytest
 
 from arena.cli import main
 from tests.support.paths import ARENA
+from tests.support.processes import ended
 from tests.support.sites import start_web
 
 
@@ -36,7 +37,7 @@ def test_arena_web_stops_cleanly_on_ctrl_c_and_sigterm(stop, status, tournament)
     site = start_web(tournament)
     assert site.get("/")[0] == 200
     site.proc.send_signal(stop)
-    assert site.proc.wait(20) == status
+    assert ended(site.proc, 20) == status
     help_text = subprocess.run([ARENA, "demo", "--help"], capture_output=True, text=True).stdout
     assert "--web" in help_text
 
