@@ -45,3 +45,4 @@ def test_matches_against_a_bot_that_never_starts_count_for_no_one(tmp_path, tag)
     assert (rows["good"].played, rows["good"].wins) == (0, 0)
     assert (rows["dead"].played, rows["dead"].faults) == (0, 3)
     assert live_pids(tag) == []
+    store.close()
