@@ -15,6 +15,7 @@ from arena.replay import replay_log
 from arena.viewer import frames
 from arena.web.local import LOG_ONLY
 from arena.web.pages import match_url
+from tests.support import processes
 from tests.support.paths import ARENA
 from tests.support.sites import HOSTILE, start_web
 from tests.support.waiting import until
@@ -78,7 +79,7 @@ def test_a_running_local_match_is_followed_from_its_log(tmp_path: Path) -> None:
         assert sse[-1][1] == "end"
         shown = [d for _, name, d in sse if name == "frame"]
 
-        assert ended(tour, 120) == 0
+        assert processes.ended(tour, 120) == 0
         assert site.json(f"/api/c/{cid}")["competition"]["name"] == "live"
         # The frames followed live are the finished log's, as a spectator sees
         # them: no hand, and nothing only the log knows (think times, comments).
@@ -96,6 +97,6 @@ def test_a_running_local_match_is_followed_from_its_log(tmp_path: Path) -> None:
     finally:
         if tour.poll() is None:
             tour.kill()
-            ended(tour)
+            processes.ended(tour)
         if site is not None:
             site.stop()
