@@ -3,7 +3,6 @@
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import grpc
@@ -65,11 +64,10 @@ def test_a_bot_stuck_in_its_own_code_still_stops_on_sigterm():
     with grpc.insecure_channel(address) as channel:
         future = engine_pb2_grpc.EngineStub(channel).Decide.future(request(), timeout=0.5)
         assert future.exception() is not None  # it never answered
-    started = time.monotonic()
     proc.send_signal(signal.SIGTERM)
+    # Its own code would hold it for an hour; the server's shutdown grace is
+    # 0.5 s: a process still running after 30 s fails here.
     ended(proc, 30)
-    # Its own code would hold it for an hour; the server's shutdown grace is 0.5 s.
-    assert time.monotonic() - started < 10
 
 
 def test_listen_on_a_unix_socket(tmp_path):

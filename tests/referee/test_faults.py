@@ -4,7 +4,6 @@ no hang, no orphan process, and nobody else harmed."""
 import re
 import socket
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -48,14 +47,13 @@ NOT_KEPT = (
 )
 def test_fault_during_play_loses_the_match(mode, kind, words, tag, tmp_path):
     log = tmp_path / "m.log"
-    started = time.monotonic()
     report = play(
         MatchSettings(Variant(Game.SCOPA), seed=2, clock=FAST, match_id=mode),
         [f"bad={bot('misbehave', '--mode', mode, '--at', '2', tag)}", "good=builtin:random"],
         log=log,
     )
     result = report.result
-    assert time.monotonic() - started < 30  # no hang (a hanging bot sleeps an hour)
+    # No hang: a hanging bot sleeps an hour, and the test's own time limit is 120 s.
     assert result.termination is Termination.FORFEIT and result.winner == 1
     (fault,) = result.faults
     assert (fault.seat, fault.kind, fault.at_startup) == (0, kind, False)
