@@ -94,6 +94,13 @@ def sample_events(count: int) -> list[MatchEvent]:
     return [e for e in events[:count] if not isinstance(e.what, MatchResult)]
 
 
+class NoStandings:
+    """The event stream needs no standings."""
+
+    def get(self, comp_id: str) -> None:
+        return None
+
+
 class LiveSource(StoreSource):
     """One live match fed straight from a broker, as the server's source
     serves it: only what the event stream needs."""
@@ -101,7 +108,7 @@ class LiveSource(StoreSource):
     cid, mid = "bench", "a~b#0/0"
 
     def __init__(self, broker: Broker) -> None:
-        super().__init__(standings=None)  # type: ignore[arg-type]
+        super().__init__(NoStandings())
         self.broker = broker
         self.key = f"{self.cid}/{self.mid}"
         self.mid_quoted = quote(self.mid, safe="")
