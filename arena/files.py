@@ -5,11 +5,16 @@ secrets: none of it is for other users of the machine, or for bots."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
+import socket
+import sys
 import tempfile
 from pathlib import Path
 from typing import IO
+
+from arena.timestamps import utc_now
 
 FILE_MODE = 0o600
 DIR_MODE = 0o700
@@ -67,3 +72,34 @@ def _alive(pid: int) -> bool:
     except PermissionError:  # another user's process
         return True
     return True
+
+
+class LockHeld(Exception):
+    """Another process holds the lock; ``holder`` says which (its own words)."""
+
+    def __init__(self, holder: str) -> None:
+        super().__init__(holder)
+        self.holder = holder
+
+
+def take_lock(lock_path: Path) -> IO[str]:
+    """An exclusive flock on ``lock_path``, held while the returned file is open
+    (the kernel releases it when the process dies, even by ``kill -9``); the
+    file says which process holds it. LockHeld if another process does,
+    OSError if the file cannot be made."""
+    private_dir(lock_path.parent)
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, FILE_MODE)
+    lock = os.fdopen(fd, "r+")
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = lock.read().strip() or "another process"
+        lock.close()
+        raise LockHeld(holder) from None
+    lock.truncate(0)
+    command = " ".join(Path(sys.argv[0]).name if i == 0 else a for i, a in enumerate(sys.argv))
+    lock.write(
+        f"arena process {os.getpid()} on {socket.gethostname()} (`{command}`, since {utc_now()})\n"
+    )
+    lock.flush()
+    return lock

@@ -18,21 +18,17 @@ from __future__ import annotations
 
 import contextlib
 import enum
-import fcntl
 import functools
 import json
-import os
-import socket
 import sqlite3
 import stat
-import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, ParamSpec, TypeVar
 
 from arena.errors import StoreError
-from arena.files import FILE_MODE, create_private, private_dir
+from arena.files import LockHeld, create_private, take_lock
 from arena.outcome import EngineInfo, Fault, MatchResult, Termination
 from arena.timestamps import utc_now
 
@@ -592,28 +588,15 @@ def _check_path(path: Path) -> None:
 def _take_lock(path: Path) -> IO[str]:
     """The single-writer lock: an exclusive flock on PATH.lock, which says who holds it."""
     lock_path = path.with_name(path.name + ".lock")
-    private_dir(lock_path.parent)
     try:
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, FILE_MODE)
-    except OSError as e:
-        raise StoreError(f"{lock_path}: cannot create the store's lock: {e.strerror}") from None
-    lock = os.fdopen(fd, "r+")
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        holder = lock.read().strip() or "another process"
-        lock.close()
+        return take_lock(lock_path)
+    except LockHeld as held:
         raise StoreError(
-            f"{path} is being written by {holder}; one process writes a store at a time: "
+            f"{path} is being written by {held.holder}; one process writes a store at a time: "
             "wait for it to finish, stop it, or use another --store"
         ) from None
-    lock.truncate(0)
-    command = " ".join(Path(sys.argv[0]).name if i == 0 else a for i, a in enumerate(sys.argv))
-    lock.write(
-        f"arena process {os.getpid()} on {socket.gethostname()} (`{command}`, since {utc_now()})\n"
-    )
-    lock.flush()
-    return lock
+    except OSError as e:
+        raise StoreError(f"{lock_path}: cannot create the store's lock: {e.strerror}") from None
 
 
 def open_store(path: Path, *, writer: bool = False) -> Store:

@@ -89,7 +89,13 @@ def cmd_remote(args: argparse.Namespace) -> int:
             elif cmd == "watch":
                 _watch(arena, args.match, args.delay, args.faces)
         except grpc.RpcError as e:
-            print(f"arena: server: {e.code().name}: {e.details()}", file=sys.stderr)
+            if e.code() is grpc.StatusCode.UNAVAILABLE:
+                print(
+                    f"arena: no arena server at {args.server} (is `arena serve` running?)",
+                    file=sys.stderr,
+                )
+            else:
+                print(f"arena: server: {e.code().name}: {e.details()}", file=sys.stderr)
             return exits.USAGE
     return exits.OK
 

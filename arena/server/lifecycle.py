@@ -12,13 +12,16 @@ run on a thread pool beside it; they reach the trio loop through its token.
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
 import signal
+import socket
 import sys
 import threading
 from concurrent import futures
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 import grpc
 import trio
@@ -27,7 +30,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from arena.errors import ConfigError
-from arena.files import DIR_MODE, private_dir
+from arena.files import DIR_MODE, LockHeld, private_dir, take_lock
 from arena.server.auth import Access, server_key, settle_organiser_token
 from arena.server.broker import Broker
 from arena.server.competitions import CompetitionManager, reveal_finished
@@ -77,7 +80,12 @@ async def serve(
     their matches there."""
     # Only the user running the server may read its data, an older server's too.
     os.chmod(private_dir(data), DIR_MODE)
-    storage = ServerStorage(data / "server.sqlite")
+    held = _hold_data(data)
+    try:
+        storage = ServerStorage(data / "server.sqlite")
+    except BaseException:
+        held.close()
+        raise
     try:
         key = server_key(data)
         made = settle_organiser_token(storage, key, organiser_token)
@@ -139,7 +147,40 @@ async def serve(
     finally:
         standings.close()
         storage.close()
+        held.close()
     return received
+
+
+def _refuse_a_port_in_use(listen: str) -> None:
+    """ConfigError naming the port when HOST:PORT is taken, said in one line
+    before gRPC tries it (gRPC's own refusal is a log line of its own)."""
+    host, sep, port = listen.rpartition(":")
+    if not sep or not port.isdigit() or int(port) == 0 or listen.startswith("unix:"):
+        return
+    host = host.strip("[]")
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        # As gRPC binds: a port left in TIME_WAIT by a server just stopped is free.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, int(port)))
+        except OSError as e:
+            if e.errno == errno.EADDRINUSE:
+                raise ConfigError(
+                    f"cannot listen on {listen}: port {port} is in use (another server?)"
+                ) from None
+            # Anything else (a name, an address not of this machine): gRPC says.
+
+
+def _hold_data(data: Path) -> IO[str]:
+    """One server per data directory: a second would run the same competitions
+    twice over the same stores. The lock is released when the server ends."""
+    try:
+        return take_lock(data / "server.lock")
+    except LockHeld as held:
+        raise ConfigError(f"{data} is served already, by {held.holder}") from None
+    except OSError as e:
+        raise ConfigError(f"{data}: cannot lock the server's data: {e.strerror}") from None
 
 
 @dataclass
@@ -196,8 +237,12 @@ async def _open_grpc(
         options=[
             ("grpc.max_receive_message_length", MAX_SERVER_REQUEST_BYTES),
             ("grpc.max_send_message_length", MAX_SERVER_REPLY_BYTES),
+            # Two servers must never share a port: with port reuse (gRPC's
+            # default on Linux) a second one would listen too and take half the calls.
+            ("grpc.so_reuseport", 0),
         ],
     )
+    _refuse_a_port_in_use(listen)
     server_pb2_grpc.add_ArenaServicer_to_server(servicer, server)
     health_servicer = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -212,7 +257,7 @@ async def _open_grpc(
     except RuntimeError:
         port = 0
     if port == 0:
-        raise ConfigError(f"cannot listen on {listen}")
+        raise ConfigError(f"cannot listen on {listen}: is the port in use, by another server?")
     await server.start()
     await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
     return server, health_servicer, port
