@@ -61,8 +61,6 @@ def _play_with_progress(run: Run, k: float | None) -> bool:
 
     store = run.store
     progress = ProgressLine.resumed(store, k)
-    run.schedule()  # the line counts the whole schedule from the start
-    progress.done, progress.total = store.counts()
     complete = trio.run(run.play, Runner(run.cfg, store, progress=progress))
     progress.finish()
     if run.stopped is not None:

@@ -107,6 +107,8 @@ class Run:
         go on (an engine that never starts) stops, and ``stopped`` says why."""
         runner = runner or Runner(self.cfg, self.store)
         self.schedule()
+        if runner.progress is not None:  # the line counts the whole schedule from the start
+            runner.progress.done, runner.progress.total = self.store.counts()
         async with open_player(self.cfg, runner.notice) as player:
             runner.player = player
             await runner.run(self.store.pending())
