@@ -247,6 +247,53 @@ def update_elo(
         ratings[name] -= delta
 
 
+# Live Gaussian rating ---------------------------------------------------------------
+#
+# A ladder's matchmaking and progress view need a rating after every match,
+# with its uncertainty: Glicko's update (Glickman 1999) without rating
+# periods, since a bot version never changes. Ten lines, deterministic, no
+# dependency; the published table is the batch fit, never this.
+
+GLICKO_Q = LOG10 / 400
+START_SIGMA = 350.0  # Glicko's rating deviation of an unknown player, on the Elo scale
+
+
+@dataclass(frozen=True)
+class Gaussian:
+    """A rating as a normal distribution on the Elo scale."""
+
+    mu: float = 0.0
+    sigma: float = START_SIGMA
+
+
+def _glicko_g(sigma: float) -> float:
+    return 1 / math.sqrt(1 + 3 * (GLICKO_Q * sigma) ** 2 / math.pi**2)
+
+
+def gaussian_update(a: Gaussian, b: Gaussian, score_a: float) -> tuple[Gaussian, Gaussian]:
+    """Both players after one match that ``a`` scored ``score_a`` in (1, 1/2, 0)."""
+
+    def one(me: Gaussian, other: Gaussian, score: float) -> Gaussian:
+        g = _glicko_g(other.sigma)
+        expected = 1 / (1 + 10 ** (-g * (me.mu - other.mu) / 400))
+        d2 = 1 / (GLICKO_Q**2 * g**2 * expected * (1 - expected))
+        precision = 1 / me.sigma**2 + 1 / d2
+        mu = me.mu + GLICKO_Q / precision * g * (score - expected)
+        return Gaussian(mu, math.sqrt(1 / precision))
+
+    return one(a, b, score_a), one(b, a, 1 - score_a)
+
+
+def information_gain(a: Gaussian, b: Gaussian, matches: int = 2) -> float:
+    """Expected information (nats) a set of ``matches`` between ``a`` and ``b``
+    gives on their rating difference: large for uncertain pairs (wide
+    distributions) and close ones (an outcome near a coin toss says most)."""
+    variance = a.sigma**2 + b.sigma**2
+    p = 1 / (1 + 10 ** (-_glicko_g(math.sqrt(variance)) * (a.mu - b.mu) / 400))
+    fisher = matches * GLICKO_Q**2 * p * (1 - p)
+    return 0.5 * math.log1p(variance * fisher)
+
+
 # Batch Bradley-Terry fit ----------------------------------------------------------
 
 
@@ -274,10 +321,15 @@ def fit_ratings(
     prior_sd: float | None = 400.0,
     with_dealer: bool = True,
     iterations: int = 50,
+    anchor: str | None = None,
 ) -> tuple[dict[str, float], float]:
-    """MAP ratings (Elo scale, centred) and the dealer advantage, by Newton's method
-    on the logistic likelihood (draws count as half points) with a Gaussian prior."""
-    names = sorted({n for g in games for n in (*g.side_a, *g.side_b)})
+    """MAP ratings (Elo scale) and the dealer advantage, by Newton's method on
+    the logistic likelihood (draws count as half points) with a Gaussian prior.
+    Centred on the pool's mean; with an ``anchor``, that player is 0 and not
+    fitted, so a player's rating moves only with games that reach it (a pool
+    mean moves whenever anyone joins)."""
+    everyone = sorted({n for g in games for n in (*g.side_a, *g.side_b)})
+    names = [n for n in everyone if n != anchor]
     index = {n: i for i, n in enumerate(names)}
     size = len(names) + (1 if with_dealer else 0)
     c = LOG10 / 400
@@ -289,9 +341,11 @@ def fit_ratings(
     for g in games:
         x: dict[int, float] = {}
         for n in g.side_a:
-            x[index[n]] = x.get(index[n], 0.0) + 1 / len(g.side_a)
+            if n != anchor:
+                x[index[n]] = x.get(index[n], 0.0) + 1 / len(g.side_a)
         for n in g.side_b:
-            x[index[n]] = x.get(index[n], 0.0) - 1 / len(g.side_b)
+            if n != anchor:
+                x[index[n]] = x.get(index[n], 0.0) - 1 / len(g.side_b)
         if with_dealer:
             x[size - 1] = 1.0 if g.a_deals_first else -1.0
         key = tuple(sorted((i, v) for i, v in x.items() if v))
@@ -321,8 +375,13 @@ def fit_ratings(
         if max(abs(d) for d in step) < 1e-9:
             break
     ratings = theta[: len(names)]
-    mean = sum(ratings) / len(ratings) if ratings else 0.0
     dealer = theta[-1] if with_dealer else 0.0
+    if anchor is not None:
+        fitted = {n: ratings[i] for n, i in index.items()}
+        if anchor in everyone:
+            fitted[anchor] = 0.0
+        return fitted, dealer
+    mean = sum(ratings) / len(ratings) if ratings else 0.0
     return {n: ratings[i] - mean for n, i in index.items()}, dealer
 
 
@@ -354,19 +413,37 @@ def fit_with_intervals(
     seed: int = 0,
     prior_sd: float | None = 400.0,
     progress: Callable[[int], None] | None = None,
+    anchor: str | None = None,
 ) -> Fit:
     """The fit, and 95% intervals from a bootstrap that resamples whole
-    duplicate sets (``RatedGame.group``), so luck shared within a set stays together."""
-    ratings, dealer = fit_ratings(games, prior_sd)
+    duplicate sets (``RatedGame.group``), so luck shared within a set stays together.
+
+    With an ``anchor`` (ladder.md): ratings are relative to it, there is no
+    dealer term (duplicate sets balance the deal), and the bootstrap
+    resamples each pairing's sets on their own, from a generator keyed by
+    the pairing: the games of players who never meet a player then change
+    neither its rating nor its interval."""
+    with_dealer = anchor is None
+    ratings, dealer = fit_ratings(games, prior_sd, with_dealer=with_dealer, anchor=anchor)
     groups: dict[str, list[RatedGame]] = {}
     for g in games:
         groups.setdefault(g.group or str(id(g)), []).append(g)
-    keys = list(groups)
+    strata: dict[str, list[str]] = {}
+    for key, members in groups.items():
+        pairing = "|".join(
+            sorted("+".join(sorted(s)) for s in (members[0].side_a, members[0].side_b))
+        )
+        strata.setdefault(pairing if anchor is not None else "", []).append(key)
     rng = random.Random(seed)
     samples: dict[str, list[float]] = {n: [] for n in ratings}
     for r in range(resamples):
-        chosen = [g for _ in keys for g in groups[keys[int(rng.random() * len(keys))]]]
-        fitted, _ = fit_ratings(chosen, prior_sd, iterations=20)
+        chosen = []
+        for stratum, keys in strata.items():
+            draw = random.Random(f"{seed}/{r}/{stratum}") if anchor is not None else rng
+            chosen += [g for _ in keys for g in groups[keys[int(draw.random() * len(keys))]]]
+        fitted, _ = fit_ratings(
+            chosen, prior_sd, with_dealer=with_dealer, iterations=20, anchor=anchor
+        )
         for n in ratings:
             if n in fitted:
                 samples[n].append(fitted[n])

@@ -22,7 +22,7 @@ import functools
 import json
 import sqlite3
 import stat
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, ParamSpec, TypeVar
@@ -344,8 +344,15 @@ class Store:
             )
 
     @_guarded
-    def schedule(self, matches: Sequence[ScheduledMatch]) -> None:
+    def schedule(
+        self, matches: Sequence[ScheduledMatch], meta: Mapping[str, Any] | None = None
+    ) -> None:
+        """Add ``matches`` to the schedule, and keep ``meta`` (JSON-able values,
+        as keep_json does) in the same transaction: a scheduler's own state never
+        disagrees with the schedule it wrote, whenever the process dies."""
         with self.transaction():
+            for key, value in (meta or {}).items():
+                self.set_meta(key, json.dumps(value, sort_keys=True))
             self.db.executemany(
                 "INSERT OR IGNORE INTO matches(id, seq, set_id, seed, first_dealer, seats) "
                 "VALUES (?, ?, ?, ?, ?, ?)",

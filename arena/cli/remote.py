@@ -72,6 +72,12 @@ def cmd_remote(args: argparse.Namespace) -> int:
                 _print_comp(arena.resume_competition(args.id))
             elif cmd == "status":
                 _print_comp(arena.competition(args.id))
+            elif cmd == "close":
+                _print_comp(arena.close_competition(args.id))
+            elif cmd == "enter":
+                _print_versions([arena.enter_ladder(args.id, args.bot)])
+            elif cmd == "versions":
+                _print_versions(arena.versions(args.id))
             elif cmd == "list":
                 _print_comps(arena.competitions())
             elif cmd == "standings":
@@ -254,9 +260,11 @@ def _chain_check(arena: ArenaClient, match: str, log: Path) -> str:
 
 
 def _print_comp(c: spb.CompetitionInfo) -> None:
+    kind = f"ladder, {c.phase}" if c.format == "ladder" else c.format or "competition"
+    what = "baselines" if c.format == "ladder" else "bots"
     print(
-        f"competition {c.id} ({c.name}): {c.status}, {c.matches_done}/{c.matches_total} matches, "
-        f"bots {', '.join(c.bots)}"
+        f"competition {c.id} ({c.name}): {kind}, {c.status}, "
+        f"{c.matches_done}/{c.matches_total} matches, {what} {', '.join(c.bots)}"
     )
     if c.reason:
         print(f"  reason: {c.reason}")
@@ -264,6 +272,28 @@ def _print_comp(c: spb.CompetitionInfo) -> None:
         print(f"  seed commitment: sha256 {c.seed_commitment}")
     if c.seed:
         print(f"  seed revealed: {c.seed}  (check logs with `arena verify-seed`)")
+    if c.final_seed_commitment:
+        print(f"  final's seed commitment: sha256 {c.final_seed_commitment}")
+    if c.final_seed:
+        print(f"  final's seed revealed: {c.final_seed}  (final matches: `arena verify-seed`)")
+
+
+def _print_versions(versions: Iterable[spb.LadderVersion]) -> None:
+    rows = [
+        (
+            v.player,
+            v.owner,
+            v.state,
+            f"{v.live_rating:+.0f} +/- {1.96 * v.live_sigma:.0f}" if v.state == "active" else "-",
+            str(v.sets),
+            v.entered_at,
+            _shown_address(v.address),
+            v.reason or "-",
+        )
+        for v in versions
+    ]
+    headers = ("VERSION", "OWNER", "STATE", "LIVE", "SETS", "ENTERED", "ADDRESS", "REASON")
+    print(table(headers, rows))
 
 
 def _watch(arena: ArenaClient, match: str, delay: int, faces: str = "short") -> None:
@@ -331,6 +361,21 @@ def add_parsers(sub: Subparsers) -> None:
     ):
         c = cmds.add_parser(name, help=f"{text} a competition")
         c.add_argument("id", help="the competition's id, as `create` printed it")
+    c = cmds.add_parser(
+        "close",
+        help="close a ladder: no more entries; its final, then its final standings (organiser)",
+    )
+    c.add_argument("id", help="the ladder's id")
+    c = cmds.add_parser(
+        "enter",
+        help="enter a bot of yours in a ladder (its current version; later updates enter too)",
+    )
+    c.add_argument("id", help="the ladder's id")
+    c.add_argument("bot", help="a bot of yours")
+    c = cmds.add_parser(
+        "versions", help="a ladder's versions: state, live rating, sets, why rejected"
+    )
+    c.add_argument("id", help="the ladder's id")
     cmds.add_parser("list", help="list the competitions: state, progress, created, seed commitment")
     c = cmds.add_parser("standings", help="a competition's leaderboard")
     c.add_argument("id", help="the competition's id")

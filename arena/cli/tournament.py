@@ -32,6 +32,11 @@ def play_tournament(cfg: TournamentConfig, resamples: int = DEFAULT_RESAMPLES) -
 
     if cfg.format is TournamentFormat.SPRT:
         raise ConfigError("this configuration is an SPRT: run it with `arena sprt --config FILE`")
+    if cfg.format is TournamentFormat.LADDER:
+        raise ConfigError(
+            "a ladder is open to bots arriving over time: it runs on a competition server "
+            "(`arena serve`, then `arena remote create FILE`; docs/ladder.md)"
+        )
     for caution in cfg.cautions():
         print(f"arena: warning: {caution}", file=sys.stderr)
     with Run.open(cfg) as run:

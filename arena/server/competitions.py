@@ -9,7 +9,7 @@ import contextlib
 import dataclasses
 import secrets
 import tomllib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,19 +21,30 @@ if TYPE_CHECKING:
 from arena.errors import ArenaError, ConfigError
 from arena.layout import competition_layout
 from arena.outcome import MatchEvent
+from arena.ratings import Gaussian
 from arena.server.broker import Broker
+from arena.server.ladder import (
+    LADDER_PHASE,
+    Ladder,
+    close_ladder,
+    is_ladder,
+    ladder_settings,
+)
 from arena.server.liveness import Liveness
-from arena.server.storage import Competition, CompetitionStatus, ServerStorage
+from arena.server.storage import Bot, Competition, CompetitionStatus, ServerStorage
 from arena.server.submissions import SubmissionFiles, submission_digest
-from arena.settings import AddressEngine, ClusterSettings, CommandEngine
+from arena.settings import AddressEngine, BuiltinEngine, ClusterSettings, CommandEngine
 from arena.store import Store, open_store, reading_store
+from arena.strategies import BUILT_IN
 from arena.tournament.config import TournamentConfig, config_from_dict
-from arena.tournament.lifecycle import Run
+from arena.tournament.lifecycle import Run, open_player
 from arena.tournament.runner import Runner
 from arena.tournament.schedule import build_schedule
 from arena.transport.seats import check_partners
 from arena.wire import service as wire
 from arena.wire.v1 import server_pb2 as spb
+
+BASELINE_PREFIX = "builtin:"
 
 
 def competition_config(
@@ -41,33 +52,103 @@ def competition_config(
     address_of: Callable[[str], str],
     output: Path,
     files: SubmissionFiles | None = None,
+    players: Mapping[str, str] | None = None,
 ) -> tuple[TournamentConfig, dict[str, str]]:
     """A tournament file whose engines are registered bots (``bots = [...]``),
-    each reached at ``address_of(name)``; the bots' names and addresses in order.
-    An uploaded bot's address is its submission (``submission:SHA256``), which
-    ``files`` turns into the command the arena launches, sandboxed, per match."""
+    each reached at ``address_of(name)``, and baselines (``builtin:NAME``, a
+    strategy the arena plays itself, named NAME); the bots' names and
+    addresses in order. An uploaded bot's address is its submission
+    (``submission:SHA256``), which ``files`` turns into the command the arena
+    launches, sandboxed, per match. A ladder (``format = "ladder"``) lists
+    baselines only; ``players`` are the versions that entered it (player
+    name, address), added as engines of those names."""
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ConfigError(f"competition config is not valid TOML: {e}") from None
     bots = raw.pop("bots", None)
+    raw.pop("ladder", None)  # the ladder's own settings: ladder_settings
     if "engine" in raw:
         raise ConfigError(
             "a competition names registered bots (bots = [...]), not [[engine]] tables"
         )
-    if not isinstance(bots, list) or len(bots) < 2 or not all(isinstance(b, str) for b in bots):
+    ladder = raw.get("format") == "ladder"
+    least = 1 if ladder else 2
+    if not isinstance(bots, list) or len(bots) < least or not all(isinstance(b, str) for b in bots):
+        if ladder:
+            raise ConfigError(
+                'a ladder needs bots = ["builtin:NAME", ...]: at least one baseline, which '
+                "every new version plays its validation set against"
+            )
         raise ConfigError('a competition needs bots = ["name", "name", ...] with at least 2 bots')
-    engines = {name: address_of(name) for name in bots}
+    if len(set(bots)) != len(bots):
+        raise ConfigError(f"a competition names each bot once ({', '.join(bots)})")
+    if ladder and (registered := [b for b in bots if not b.startswith(BASELINE_PREFIX)]):
+        raise ConfigError(
+            f"a ladder's file lists its baselines only (builtin:NAME), not {registered[0]!r}: "
+            "bots enter it themselves, with `arena remote enter LADDER BOT`"
+        )
+    engines = {
+        _baseline_name(b): b if b.startswith(BASELINE_PREFIX) else address_of(b) for b in bots
+    }
+    if len(engines) != len(bots):
+        same = next(n for n in engines if n in bots and f"{BASELINE_PREFIX}{n}" in bots)
+        raise ConfigError(
+            f"bot {same!r} and baseline {BASELINE_PREFIX}{same} would play under one name; "
+            "enter only one of them"
+        )
     raw.pop("store", None)
     raw["engine"] = [_engine_table(name, spec, files) for name, spec in engines.items()]
+    # A version is named BOT@N, which no engine name may be: it enters under
+    # a placeholder and is renamed once the file is read.
+    placeholders = {f"version-{i}": player for i, player in enumerate(players or {})}
+    raw["engine"] += [
+        _engine_table(placeholder, (players or {})[player], files)
+        for placeholder, player in placeholders.items()
+    ]
     raw["output"] = str(output)
+    if ladder:
+        # Sets are the unit a ladder rates; a version that cannot start
+        # forfeits (and is suspended after three) rather than stopping the ladder.
+        raw.setdefault("duplicate", True)
+        raw.setdefault("startup_failure_forfeits", True)
+        raw.setdefault("suspend_after", 3)
     # Registered bots are remote: they could recognise a duplicate deal's twin, so
     # single deals unless the organiser asks for duplicates (and acknowledges that).
     raw.setdefault("duplicate", False)
-    cfg = config_from_dict(raw, "competition")
+    try:
+        cfg = config_from_dict(raw, "competition")
+    except ConfigError as e:
+        text = str(e)
+        for placeholder, player in placeholders.items():
+            text = text.replace(placeholder, player)
+        raise ConfigError(text) from None
+    if placeholders:
+        renamed = tuple(
+            dataclasses.replace(e, name=placeholders[e.name]) if e.name in placeholders else e
+            for e in cfg.engines
+        )
+        cfg = dataclasses.replace(cfg, engines=renamed)
     if files is not None:
-        _refuse_unplayable_submissions(cfg, engines, files)
+        every = {**engines, **(players or {})}
+        _refuse_unplayable_submissions(cfg, every, files)
     return cfg, engines
+
+
+def _baseline_name(entry: str) -> str:
+    """The name a ``bots`` entry plays under: a baseline ``builtin:NAME`` is NAME."""
+    if entry.startswith(BASELINE_PREFIX):
+        which = entry[len(BASELINE_PREFIX) :]
+        if which not in BUILT_IN:
+            known = ", ".join(f"{BASELINE_PREFIX}{k}" for k in BUILT_IN)
+            raise ConfigError(f"unknown baseline {entry!r}; known: {known}")
+        return which
+    return entry
+
+
+def baselines_of(engines: Mapping[str, str]) -> list[str]:
+    """The baselines among a competition's engines (name -> spec), by name."""
+    return [name for name, spec in engines.items() if spec.startswith(BASELINE_PREFIX)]
 
 
 def _engine_table(name: str, spec: str, files: SubmissionFiles | None) -> dict[str, Any]:
@@ -99,7 +180,7 @@ def refuse_unplayable(cfg: TournamentConfig, storage: ServerStorage) -> None:
     game, by the games its last check played it in (its manifest's, else its
     handshake's): otherwise every one of its matches would end no contest."""
     for engine in cfg.engines:
-        bot = storage.bot(engine.name)
+        bot = None if isinstance(engine, BuiltinEngine) else storage.bot(engine.name)
         if bot is not None:
             _refuse_game(cfg, engine.name, bot.games)
 
@@ -142,6 +223,8 @@ def refuse_unworkable(cfg: TournamentConfig) -> None:
     create rather than when its first match starts: a bot the arena cannot
     dial, or one remote bot in two partner seats without the organiser's consent."""
     for engine in cfg.engines:
+        if isinstance(engine, BuiltinEngine):
+            continue  # a baseline, played by the arena itself
         if isinstance(engine, CommandEngine) and engine.workdir is not None:
             continue  # an uploaded bot, launched by the arena
         if not isinstance(engine, AddressEngine):
@@ -164,11 +247,38 @@ def refuse_unworkable(cfg: TournamentConfig) -> None:
             ) from None
 
 
-def prepare_store(cfg: TournamentConfig) -> None:
+def prepare_store(cfg: TournamentConfig, engines: Mapping[str, str]) -> None:
     """Make the results store with its seed commitment and full schedule, so
     that the commitment is public before any match and counts are right at once."""
     with Run.open(cfg) as run:
         run.schedule()
+        keep_baselines(run.store, engines)
+
+
+def keep_baselines(store: Store, engines: Mapping[str, str]) -> None:
+    """Which of the competition's players are baselines, in its store: every
+    standings table, the site's too, marks them from there."""
+    store.keep_json("baselines", baselines_of(engines))
+
+
+def entry_check(
+    competition: Competition, storage: ServerStorage, data: Path, bot: Bot
+) -> Callable[[Mapping[str, str]], object]:
+    """What enter_version runs on a version before it enters: the ladder's
+    file read with it as a player, and the games the bot plays."""
+
+    def check(players: Mapping[str, str]) -> object:
+        cfg, _ = competition_config(
+            competition.config,
+            snapshot_address(competition, storage),
+            competition_layout(data, competition.id).directory,
+            SubmissionFiles(data),
+            players,
+        )
+        _refuse_game(cfg, bot.name, bot.games)
+        return cfg
+
+    return check
 
 
 def competition_results(
@@ -213,13 +323,23 @@ def competition_info(
     itself once it has finished). A damaged store shows no progress: its
     competition has failed and says why. ``default_delay``: the server's
     spectator delay, for a competition that sets none."""
+    final_commitment = final_seed = ""
     try:
         with competition_results(data, competition.id) as store:
             done, total = (0, 0) if store is None else store.counts()
             commitment = "" if store is None else store.meta("seed_commitment") or ""
             seed = "" if store is None else store.revealed_seed() or ""
+            if store is not None:
+                final_commitment = store.meta("final_seed_commitment") or ""
+                if store.meta("final_seed_revealed"):
+                    final_seed = store.meta("final_seed") or ""
     except ArenaError:
         done, total, commitment, seed = 0, 0, "", ""
+    try:
+        file_format = str(tomllib.loads(competition.config).get("format", "round-robin"))
+    except tomllib.TOMLDecodeError:
+        file_format = ""
+    phase = competition.phase or (LADDER_PHASE if file_format == "ladder" else "")
     return wire.competition_info(
         id=competition.id,
         name=competition.name,
@@ -232,6 +352,10 @@ def competition_info(
         reason=competition.reason,
         created_at=competition.created_at,
         spectator_delay=spectator_delay(competition, default_delay),
+        format=file_format,
+        phase=phase,
+        final_seed_commitment=final_commitment,
+        final_seed=final_seed,
     )
 
 
@@ -258,6 +382,7 @@ class CompetitionManager:
         self._broker = broker
         self._stopping: dict[str, bool] = {}
         self._runners: dict[str, Runner] = {}
+        self._ladders: dict[str, Ladder] = {}
         self._cluster = cluster  # for competitions without a [cluster] table
 
     def start(self, comp_id: str) -> None:
@@ -273,6 +398,23 @@ class CompetitionManager:
         self._stopping[comp_id] = True
         if comp_id not in self._runners:
             self._storage.set_competition_status(comp_id, CompetitionStatus.PAUSED)
+
+    def wake(self, comp_id: str) -> None:
+        """A version entered the ladder: its set need not wait for the next look."""
+        ladder = self._ladders.get(comp_id)
+        if ladder is not None:
+            ladder.wake.set()
+
+    def close(self, comp_id: str) -> None:
+        """Close a ladder: no new version; the final follows the sets in flight."""
+        close_ladder(self._storage, self._data, comp_id, self._ladders.get(comp_id))
+
+    def ladder_view(self, comp_id: str) -> tuple[dict[str, Gaussian], dict[str, int]] | None:
+        """A running ladder's live estimates and each player's sets, or None."""
+        ladder = self._ladders.get(comp_id)
+        if ladder is None:
+            return None
+        return dict(ladder.ratings), {n: s.sets for n, s in ladder.standing.items()}
 
     def running_matches(self) -> set[str]:
         """The matches being played now, as COMPETITION/MATCH."""
@@ -292,16 +434,23 @@ class CompetitionManager:
         competition = self._storage.competition(comp_id)
         if competition is None:
             raise ConfigError(f"competition {comp_id} is not stored")
-        cfg, _ = competition_config(
-            competition.config,
-            snapshot_address(competition, self._storage),
-            competition_layout(self._data, comp_id).directory,
-            SubmissionFiles(self._data),
-        )
-        if cfg.cluster is None and self._cluster is not None:
-            cfg = dataclasses.replace(cfg, cluster=self._cluster)
-        run = Run.open(cfg)
+        ladder = is_ladder(competition)
+
+        def config_for(players: Mapping[str, str] | None) -> TournamentConfig:
+            cfg, _ = competition_config(
+                competition.config,
+                snapshot_address(competition, self._storage),
+                competition_layout(self._data, comp_id).directory,
+                SubmissionFiles(self._data),
+                players,
+            )
+            if cfg.cluster is None and self._cluster is not None:
+                cfg = dataclasses.replace(cfg, cluster=self._cluster)
+            return cfg
+
+        run = Run.open(config_for(None))
         store, cfg = run.store, run.cfg
+        keep_baselines(store, competition.engines)
 
         def spectate(match_id: str, event: MatchEvent) -> None:
             self._broker.publish(f"{comp_id}/{match_id}", event)
@@ -322,10 +471,21 @@ class CompetitionManager:
             )
             self._runners[comp_id] = runner
             try:
-                runner.absent = await self._absent(comp_id, cfg)
-                complete = await run.play(runner)
+                if ladder:
+                    seed = run.seed
+                    complete = await self._play_ladder(
+                        comp_id,
+                        competition,
+                        run,
+                        runner,
+                        lambda players: dataclasses.replace(config_for(players), seed=seed),
+                    )
+                else:
+                    runner.absent = await self._absent(comp_id, cfg)
+                    complete = await run.play(runner)
             finally:
                 self._runners.pop(comp_id, None)
+                self._ladders.pop(comp_id, None)
             if complete:
                 run.reveal()
             ended = True
@@ -337,6 +497,25 @@ class CompetitionManager:
             status = CompetitionStatus.FINISHED if complete else CompetitionStatus.PAUSED
             self._storage.set_competition_status(comp_id, status, runner.stopped or "")
             print(f"competition {comp_id}: {status.value} ({done}/{total} matches)", flush=True)
+
+    async def _play_ladder(
+        self,
+        comp_id: str,
+        competition: Competition,
+        run: Run,
+        runner: Runner,
+        config_for: Callable[[Mapping[str, str]], TournamentConfig],
+    ) -> bool:
+        """Play a ladder until it is paused (False) or its final is over (True)."""
+        baselines = baselines_of(competition.engines)
+        settings = ladder_settings(competition.config, baselines)
+        ladder = Ladder(
+            comp_id, self._storage, self._data, run.store, runner, settings, baselines, config_for
+        )
+        self._ladders[comp_id] = ladder
+        async with open_player(run.cfg, runner.notice) as player:
+            runner.player = player
+            return await ladder.play()
 
     async def _absent(self, comp_id: str, cfg: TournamentConfig) -> dict[str, str]:
         """The competition's remote bots that do not answer within the grace, with why."""

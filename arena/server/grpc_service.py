@@ -22,14 +22,17 @@ import trio
 from arena.check import CheckReport, check_bot
 from arena.errors import ArenaError, ConfigError
 from arena.layout import competition_layout
+from arena.ratings import START_SIGMA, Gaussian
 from arena.server.addresses import normalize_address
 from arena.server.auth import Access, Role, new_token
 from arena.server.broker import Broker
 from arena.server.competitions import (
     CompetitionManager,
+    baselines_of,
     competition_config,
     competition_info,
     competition_results,
+    entry_check,
     new_competition_id,
     prepare_store,
     refuse_unplayable,
@@ -37,7 +40,17 @@ from arena.server.competitions import (
     registered_address,
     spectator_delay,
 )
-from arena.server.names import checked_name, taken_reason
+from arena.server.ladder import (
+    LADDER_PHASE,
+    EntryRefused,
+    enter_version,
+    is_ladder,
+    ladder_settings,
+    limit_refusal,
+    live_ratings,
+    open_ladders_of,
+)
+from arena.server.names import baseline_reason, checked_name, taken_reason
 from arena.server.status import abort
 from arena.server.storage import Competition, CompetitionStatus, ServerStorage
 from arena.server.submissions import SubmissionFiles, submission_digest
@@ -55,6 +68,7 @@ UPLOAD_STATUS = {
     Refusal.UNFIT: grpc.StatusCode.FAILED_PRECONDITION,
     Refusal.TAKEN: grpc.StatusCode.ALREADY_EXISTS,
     Refusal.BUSY: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    Refusal.OVER_LIMIT: grpc.StatusCode.RESOURCE_EXHAUSTED,
     Refusal.TOO_SLOW: grpc.StatusCode.DEADLINE_EXCEEDED,
 }
 
@@ -95,7 +109,7 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
         self._spectator_delay = spectator_delay
         self._watchers: dict[str, int] = {}  # open streams per client, on the asyncio loop
         self._files = SubmissionFiles(data)
-        self._uploads = Uploads(storage, self._files, trio_token)
+        self._uploads = Uploads(storage, self._files, trio_token, self._limit_refusal)
 
     # Participants and bots -------------------------------------------------------
 
@@ -138,6 +152,9 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
             abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(e))
         if self._storage.name_taken(table, name) is not None:
             self._name_taken(table, name, context)
+        reserved = baseline_reason(name) if table == "bots" else None
+        if reserved is not None:
+            abort(context, grpc.StatusCode.INVALID_ARGUMENT, reserved)
         return name
 
     def _name_taken(self, table: str, name: str, context: grpc.ServicerContext) -> NoReturn:
@@ -148,14 +165,50 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
     def UpdateBot(
         self, request: spb.UpdateBotRequest, context: grpc.ServicerContext
     ) -> spb.BotInfo:
-        self._own_bot(request.name, context, "update a bot")
+        owner = self._own_bot(request.name, context, "update a bot")
         address = self._dialable(request.address, context)
+        self._refuse_over_limit(request.name, owner, context)
         report = self._passing_check(address, context)
-        # Competitions already created keep the address they were made with.
+        # Competitions already created keep the address they were made with;
+        # the ladders it is in take the new address as a new version.
         self._storage.update_bot(
             request.name, address, report.engine_name, report.engine_version, report.games
         )
+        self._enter_new_version(request.name)
         return self._bot_info(request.name, context)
+
+    def _refuse_over_limit(self, bot: str, owner: str, context: grpc.ServicerContext) -> None:
+        """A new version of a bot in a ladder counts against its owner's day's
+        limit there: refused before anything changes."""
+        why = self._limit_refusal(owner, bot)
+        if why is not None:
+            abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, why)
+
+    def _limit_refusal(self, owner: str, bot: str) -> str | None:
+        for competition in open_ladders_of(self._storage, bot):
+            why = limit_refusal(self._storage, competition, owner)
+            if why is not None:
+                return why
+        return None
+
+    def _enter_new_version(self, name: str) -> list[str]:
+        """The bot's new version enters each open ladder it is in; what was refused."""
+        refused = []
+        bot = self._storage.bot(name)
+        assert bot is not None
+        for competition in open_ladders_of(self._storage, name):
+            check = entry_check(competition, self._storage, self._data, bot)
+            try:
+                enter_version(self._storage, competition, bot, check)
+            except EntryRefused as e:
+                refused.append(f"{competition.id}: {e}")
+                continue
+            self._wake(competition.id)
+        return refused
+
+    def _wake(self, comp_id: str) -> None:
+        """Tell a running ladder a version entered (it looks by itself each second too)."""
+        trio.from_thread.run_sync(self._manager.wake, comp_id, trio_token=self._trio_token)
 
     def WithdrawBot(self, request: spb.BotRef, context: grpc.ServicerContext) -> spb.BotInfo:
         self._own_bot(request.name, context, "withdraw a bot")
@@ -208,8 +261,9 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
             abort(context, grpc.StatusCode.FAILED_PRECONDITION, report.text())
         return report
 
-    def _own_bot(self, name: str, context: grpc.ServicerContext, action: str) -> None:
-        """End the call unless the caller is the participant who owns bot ``name``."""
+    def _own_bot(self, name: str, context: grpc.ServicerContext, action: str) -> str:
+        """End the call unless the caller is the participant who owns bot
+        ``name``; the owner."""
         owner = self._access.require(context, Role.PARTICIPANT, action)
         bot = self._storage.bot(name)
         if bot is None:
@@ -220,6 +274,7 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
                 grpc.StatusCode.PERMISSION_DENIED,
                 f"bot {name!r} belongs to another participant",
             )
+        return owner
 
     def _bot_info(self, name: str, context: grpc.ServicerContext) -> spb.BotInfo:
         bot = self._storage.bot(name)
@@ -245,6 +300,7 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
             with self._uploads.admitted(_client_of(context.peer())):
                 data = await self._uploads.receive(chunk.data async for chunk in request_iterator)
                 record = await self._uploads.submit(owner, data)
+            await asyncio.to_thread(self._enter_new_version, record.bot)
             return wire.submission_info(record, current=True)
         except UploadRefused as refused:
             await context.abort(UPLOAD_STATUS[refused.refusal], str(refused))
@@ -289,6 +345,90 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
                 faults.append((f"{competition.id}/{match_id}", kind, message, played))
         return faults
 
+    # Ladders ----------------------------------------------------------------------
+
+    def EnterLadder(
+        self, request: spb.EnterLadderRequest, context: grpc.ServicerContext
+    ) -> spb.LadderVersion:
+        self._own_bot(request.bot, context, "enter a ladder")
+        competition = self._competition(request.competition, context)
+        bot = self._storage.bot(request.bot)
+        assert bot is not None
+        check = entry_check(competition, self._storage, self._data, bot)
+        try:
+            version = enter_version(self._storage, competition, bot, check)
+        except EntryRefused as e:
+            code = (
+                grpc.StatusCode.RESOURCE_EXHAUSTED
+                if e.over_limit
+                else grpc.StatusCode.FAILED_PRECONDITION
+            )
+            abort(context, code, str(e))
+        self._wake(competition.id)
+        return wire.ladder_version(version)
+
+    def ListVersions(
+        self, request: spb.CompetitionRef, context: grpc.ServicerContext
+    ) -> spb.LadderVersionList:
+        competition = self._competition(request.id, context)
+        if not is_ladder(competition):
+            abort(
+                context,
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"competition {request.id} is not a ladder: it has no versions",
+            )
+        view = trio.from_thread.run_sync(
+            self._manager.ladder_view, request.id, trio_token=self._trio_token
+        )
+        ratings, sets = view if view is not None else self._stored_view(competition)
+        out = []
+        for version in self._storage.versions(request.id):
+            rating = ratings.get(version.player)
+            out.append(
+                wire.ladder_version(
+                    version,
+                    rating.mu if rating else 0.0,
+                    rating.sigma if rating else START_SIGMA,
+                    sets.get(version.player, 0),
+                )
+            )
+        return wire.ladder_version_list(out)
+
+    def _stored_view(self, competition: Competition) -> tuple[dict[str, Gaussian], dict[str, int]]:
+        """A ladder's live estimates from its store, when no server plays it now."""
+        anchor = ladder_settings(competition.config, baselines_of(competition.engines))
+        with competition_results(self._data, competition.id) as store:
+            if store is None:
+                return {}, {}
+            ratings = live_ratings(store, anchor.validation_baseline)
+            kept = store.kept_json("matchmaking")
+        players = kept.get("players", {}) if isinstance(kept, dict) else {}
+        return ratings, {n: int(p.get("sets", 0)) for n, p in players.items()}
+
+    def CloseCompetition(
+        self, request: spb.CompetitionRef, context: grpc.ServicerContext
+    ) -> spb.CompetitionInfo:
+        self._access.require(context, Role.ORGANISER, "close a ladder")
+        competition = self._competition(request.id, context)
+        if not is_ladder(competition):
+            abort(
+                context,
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"competition {request.id} is not a ladder: it ends with its schedule",
+            )
+        if competition.phase not in ("", LADDER_PHASE) or competition.status in (
+            CompetitionStatus.FINISHED,
+            CompetitionStatus.FAILED,
+        ):
+            abort(
+                context,
+                grpc.StatusCode.FAILED_PRECONDITION,
+                f"ladder {request.id} is closed already "
+                f"({competition.phase or competition.status.value})",
+            )
+        trio.from_thread.run_sync(self._manager.close, request.id, trio_token=self._trio_token)
+        return self._competition_info(request.id, context)
+
     # Competitions -----------------------------------------------------------------
 
     def CreateCompetition(
@@ -311,7 +451,7 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
         # The results store is made now, so that the seed's commitment is
         # published before any match can be played.
         try:
-            prepare_store(cfg)
+            prepare_store(cfg, engines)
         except ArenaError as e:
             abort(context, grpc.StatusCode.INTERNAL, f"cannot create the competition's store: {e}")
         # The bots' addresses are kept as they are now: the competition's snapshot.

@@ -15,6 +15,7 @@ import unicodedata
 from arena.errors import ConfigError
 from arena.settings import NAME_RULE
 from arena.settings import checked_name as checked_arena_name
+from arena.strategies import BUILT_IN
 
 RULE = f"{NAME_RULE}, starting with a letter or digit"
 
@@ -38,3 +39,16 @@ def taken_reason(kind: str, name: str, taken: str) -> str:
     name ``taken`` is it, or reads the same."""
     same = "exists" if taken == name else f"reads the same as the existing {taken!r}"
     return f"{kind} {name!r} {same}"
+
+
+def baseline_reason(name: str) -> str | None:
+    """Why a bot may not be called ``name``: a baseline plays under it
+    (``builtin:NAME`` in a competition is named NAME), or None."""
+    key = name_key(name)
+    for builtin in BUILT_IN:
+        if name_key(builtin) == key:
+            return (
+                f"{name!r} is the name of the built-in baseline builtin:{builtin}, which a "
+                "competition may enter; give your bot another name"
+            )
+    return None

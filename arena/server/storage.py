@@ -18,6 +18,7 @@ from typing import Any
 from arena.errors import ConfigError
 from arena.files import FILE_MODE, create_private
 from arena.server.names import name_key
+from arena.server.versions import version_player
 from arena.timestamps import utc_now
 
 SCHEMA = """
@@ -34,6 +35,11 @@ CREATE TABLE IF NOT EXISTS submissions (bot TEXT NOT NULL, sha256 TEXT NOT NULL,
     submitted_at TEXT NOT NULL, archive_bytes INTEGER NOT NULL, files INTEGER NOT NULL,
     unpacked_bytes INTEGER NOT NULL, check_passed INTEGER NOT NULL, check_report TEXT NOT NULL,
     check_output TEXT NOT NULL, PRIMARY KEY (bot, sha256));
+CREATE TABLE IF NOT EXISTS ladder_versions (competition TEXT NOT NULL, player TEXT NOT NULL,
+    bot TEXT NOT NULL, number INTEGER NOT NULL, owner TEXT NOT NULL, address TEXT NOT NULL,
+    entered_at TEXT NOT NULL, state TEXT NOT NULL, reason TEXT NOT NULL DEFAULT '',
+    changed_at TEXT NOT NULL, PRIMARY KEY (competition, player));
+CREATE INDEX IF NOT EXISTS ladder_versions_owner ON ladder_versions(competition, owner, entered_at);
 """
 
 
@@ -54,6 +60,31 @@ class BotLiveness(enum.StrEnum):
     UNKNOWN = ""  # no probe yet
     ALIVE = "alive"
     DEAD = "dead"
+
+
+class VersionState(enum.StrEnum):
+    """Where a version of a bot stands in a ladder; the values are stored and sent."""
+
+    VALIDATING = "validating"  # entered: its validation set is to play
+    ACTIVE = "active"  # rated and matched
+    REJECTED = "rejected"  # its validation set had a fault of its own (reason kept)
+    RETIRED = "retired"  # its owner has newer active versions; its matches are kept
+
+
+@dataclass(frozen=True)
+class LadderVersion:
+    """One version of a bot in a ladder: a player of its own (``BOT@N``)."""
+
+    competition: str
+    player: str
+    bot: str
+    number: int
+    owner: str
+    address: str  # the bot's address or submission:SHA256 when it entered
+    entered_at: str
+    state: VersionState
+    reason: str
+    changed_at: str
 
 
 @dataclass(frozen=True)
@@ -86,6 +117,9 @@ class Competition:
     # spec): a competition plays the bots it was made with, whatever changes later.
     # Empty for competitions stored before snapshots: their bots are looked up.
     engines: dict[str, str] = field(default_factory=dict)
+    # A ladder's phase: "ladder" (open), "final" (closed: the final is being
+    # played); empty for a fixed competition.
+    phase: str = ""
 
 
 @dataclass(frozen=True)
@@ -376,6 +410,69 @@ class ServerStorage:
         rows = self._query("SELECT id FROM competitions WHERE status = ?", (status.value,))
         return [str(comp_id) for (comp_id,) in rows]
 
+    # Ladders ---------------------------------------------------------------------
+
+    def add_version(
+        self, comp_id: str, bot: str, owner: str, address: str, per_day: int | None
+    ) -> LadderVersion | None:
+        """Enter the bot's next version in ladder ``comp_id``, or None when its
+        owner has entered ``per_day`` versions there since midnight UTC. One
+        transaction, so that two entries at once cannot both pass the limit."""
+        now = utc_now()
+        with self._lock, self._db:
+            if per_day is not None:
+                (today,) = self._db.execute(
+                    "SELECT COUNT(*) FROM ladder_versions WHERE competition = ? AND owner = ? "
+                    "AND entered_at >= ?",
+                    (comp_id, owner, now[:10]),
+                ).fetchone()
+                if today >= per_day:
+                    return None
+            (last,) = self._db.execute(
+                "SELECT COALESCE(MAX(number), 0) FROM ladder_versions "
+                "WHERE competition = ? AND bot = ?",
+                (comp_id, bot),
+            ).fetchone()
+            player = version_player(bot, last + 1)
+            self._db.execute(
+                "INSERT INTO ladder_versions VALUES (?, ?, ?, ?, ?, ?, ?, ?, '', ?)",
+                (comp_id, player, bot, last + 1, owner, address, now, VersionState.VALIDATING, now),
+            )
+        version = self.version(comp_id, player)
+        assert version is not None
+        return version
+
+    def version(self, comp_id: str, player: str) -> LadderVersion | None:
+        rows = self._query(
+            "SELECT * FROM ladder_versions WHERE competition = ? AND player = ?", (comp_id, player)
+        )
+        return _version(rows[0]) if rows else None
+
+    def versions(self, comp_id: str) -> list[LadderVersion]:
+        """Every version entered in ladder ``comp_id``, in the order they entered."""
+        rows = self._query(
+            "SELECT * FROM ladder_versions WHERE competition = ? ORDER BY entered_at, rowid",
+            (comp_id,),
+        )
+        return [_version(row) for row in rows]
+
+    def set_version_state(
+        self, comp_id: str, player: str, state: VersionState, reason: str = ""
+    ) -> None:
+        self._execute(
+            "UPDATE ladder_versions SET state = ?, reason = ?, changed_at = ? "
+            "WHERE competition = ? AND player = ?",
+            (state, reason, utc_now(), comp_id, player),
+        )
+
+    def ladders_of(self, bot: str) -> list[str]:
+        """The ladders bot ``bot`` has a version in."""
+        rows = self._query("SELECT DISTINCT competition FROM ladder_versions WHERE bot = ?", (bot,))
+        return [str(comp_id) for (comp_id,) in rows]
+
+    def set_phase(self, comp_id: str, phase: str) -> None:
+        self._execute("UPDATE competitions SET phase = ? WHERE id = ?", (phase, comp_id))
+
 
 # Columns added since the first schema, as (table, column definition).
 _ADDED_COLUMNS = (
@@ -388,16 +485,17 @@ _ADDED_COLUMNS = (
     ("bots", "games TEXT"),
     ("competitions", "reason TEXT"),
     ("competitions", "engines TEXT"),
+    ("competitions", "phase TEXT"),
 )
 
 _SELECT_COMPETITION = (
     "SELECT id, name, config, bots, status, created_at, COALESCE(reason, ''), "
-    "COALESCE(engines, '{}') FROM competitions"
+    "COALESCE(engines, '{}'), COALESCE(phase, '') FROM competitions"
 )
 
 
 def _competition(row: tuple[Any, ...]) -> Competition:
-    cid, name, config, bots, status, created_at, reason, engines = row
+    cid, name, config, bots, status, created_at, reason, engines, phase = row
     return Competition(
         cid,
         name,
@@ -407,6 +505,23 @@ def _competition(row: tuple[Any, ...]) -> Competition:
         created_at,
         reason,
         json.loads(engines),
+        phase,
+    )
+
+
+def _version(row: tuple[Any, ...]) -> LadderVersion:
+    comp_id, player, bot, number, owner, address, entered_at, state, reason, changed_at = row
+    return LadderVersion(
+        comp_id,
+        player,
+        bot,
+        number,
+        owner,
+        address,
+        entered_at,
+        VersionState(state),
+        reason,
+        changed_at,
     )
 
 

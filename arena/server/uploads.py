@@ -13,7 +13,7 @@ import contextlib
 import enum
 import shlex
 import threading
-from collections.abc import AsyncIterable, Iterator
+from collections.abc import AsyncIterable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import NoReturn
 
@@ -22,7 +22,7 @@ import trio
 from arena.check import CheckItem, CheckReport, check_launched
 from arena.errors import ArenaError, ConfigError
 from arena.rules import Game
-from arena.server.names import taken_reason
+from arena.server.names import baseline_reason, taken_reason
 from arena.server.storage import ServerStorage, SubmissionRecord
 from arena.server.submissions import Stored, SubmissionFiles
 from arena.settings import SandboxMode, SandboxSettings
@@ -45,6 +45,7 @@ class Refusal(enum.Enum):
     UNFIT = "unfit"  # the bot fails its check or was withdrawn; or no sandbox here
     TAKEN = "taken"  # the name, or the version with other files
     BUSY = "busy"  # as many uploads arriving as the server takes at once
+    OVER_LIMIT = "over limit"  # a new version a ladder takes no more of today
     TOO_SLOW = "too slow"  # the archive did not arrive in UPLOAD_SECONDS
 
 
@@ -62,8 +63,15 @@ class Uploads:
     never hold the threads other calls need; the checks run on the trio loop."""
 
     def __init__(
-        self, storage: ServerStorage, files: SubmissionFiles, trio_token: trio.lowlevel.TrioToken
+        self,
+        storage: ServerStorage,
+        files: SubmissionFiles,
+        trio_token: trio.lowlevel.TrioToken,
+        over_limit: Callable[[str, str], str | None] = lambda owner, bot: None,
     ) -> None:
+        """``over_limit(owner, bot)``: why a new version of the bot may not
+        be taken today (the ladders it is in count them), or None."""
+        self._over_limit = over_limit
         self._storage = storage
         self._files = files
         self._trio_token = trio_token
@@ -167,6 +175,9 @@ class Uploads:
         """Refuse unless the manifest's bot is new or the caller's own, not
         withdrawn, and its version is not taken by other files."""
         name, version = stored.manifest.name, stored.manifest.version
+        reserved = baseline_reason(name)
+        if reserved is not None:
+            raise UploadRefused(Refusal.INVALID, reserved)
         taken = self._storage.name_taken("bots", name)
         if taken is not None and taken != name:
             self._refuse_taken(name)
@@ -177,6 +188,9 @@ class Uploads:
             raise UploadRefused(Refusal.NOT_OWNER, f"bot {name!r} belongs to another participant")
         if bot.withdrawn:
             raise UploadRefused(Refusal.UNFIT, f"bot {name!r} was withdrawn")
+        why = self._over_limit(owner, name)
+        if why is not None:
+            raise UploadRefused(Refusal.OVER_LIMIT, why)
         for earlier in self._storage.submissions(name):
             same_version = earlier.version == version and earlier.sha256 != stored.sha256
             if same_version and earlier.check_passed:

@@ -56,6 +56,9 @@ class TournamentFormat(enum.StrEnum):
     TEAMS = "teams"
     PARTNERSHIP = "partnership"
     SPRT = "sprt"  # the engine under test against the base until the test decides
+    # Open on a competition server: versions of bots enter while it runs, the
+    # server picks each set (arena/server/ladder.py, docs/ladder.md).
+    LADDER = "ladder"
 
 
 # How a type is named in an error, with its article: "rounds must be an integer".
@@ -205,7 +208,9 @@ class TournamentConfig:
             "fewest_cards": self.variant.fewest_cards,
             "leftovers_to_last_player": self.variant.leftovers_to_last_player,
             "format": self.format,
-            "engines": [e.name for e in self.engines],
+            "engines": []
+            if self.format is TournamentFormat.LADDER
+            else [e.name for e in self.engines],
             "rounds": self.rounds,
             "duplicate": self.duplicate,
             "seed": self.seed,
@@ -225,7 +230,8 @@ class TournamentConfig:
             "startup_failure_forfeits": self.startup_failure_forfeits,
             **_sandbox_keys("sandbox", self.sandbox),
         }
-        for e in self.engines:
+        # A ladder's players join as it runs: each is kept in its engines table.
+        for e in self.engines if self.format is not TournamentFormat.LADDER else ():
             data[f"engine.{e.name}.spec"] = e.describe()  # with its workdir, if any
             if isinstance(e, CommandEngine):
                 data.update(_sandbox_keys(f"engine.{e.name}.sandbox", e.sandbox or self.sandbox))
@@ -520,7 +526,7 @@ def _refuse_unplayable(cfg: TournamentConfig, where: str) -> None:
         )
     if cfg.format is TournamentFormat.PARTNERSHIP and len(names) < 4:
         raise ConfigError(f"{where}: partnership needs at least 4 engines")
-    if len(names) < 2:
+    if len(names) < 2 and cfg.format is not TournamentFormat.LADDER:
         raise ConfigError(f"{where}: a tournament needs at least 2 engines")
     remote = [e.name for e in cfg.engines if isinstance(e, AddressEngine)]
     if cfg.duplicate and remote and not cfg.acknowledge_remote_twins:

@@ -89,7 +89,7 @@ class Run:
     def schedule(self) -> None:
         """Write the whole schedule (an SPRT's grows set by set as it plays), and
         put matches without a result back in it, to be played again."""
-        if self.cfg.format is not TournamentFormat.SPRT:
+        if self.cfg.format not in (TournamentFormat.SPRT, TournamentFormat.LADDER):
             self.store.schedule(build_schedule(self.cfg))
         again = [m.id for m in self.store.finished() if not m.termination.has_result]
         self.store.reopen(again)

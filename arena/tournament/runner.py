@@ -284,13 +284,13 @@ class Runner:
                         freed = trio.Event()
 
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(self._govern, slots)
+            nursery.start_soon(self.govern, slots)
             async with trio.open_nursery() as players:
                 for _ in range(self.cfg.concurrency):
                     players.start_soon(worker)
             nursery.cancel_scope.cancel()
 
-    async def _govern(self, slots: trio.CapacityLimiter) -> None:
+    async def govern(self, slots: trio.CapacityLimiter) -> None:
         """Lower the concurrency while the event loop runs late: a loop that
         cannot keep its own timers would end up charging its lag to bots."""
         late = 0

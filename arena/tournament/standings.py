@@ -27,6 +27,7 @@ class Row:
     score: float
     faults: int
     suspended: str
+    baseline: bool = False  # a built-in strategy the organiser entered as a yardstick
 
 
 @dataclass
@@ -44,12 +45,14 @@ class Standings:
     head_to_head: list[HeadToHead]
     dealer_advantage: float
     matches: int
+    anchor: str = ""  # the player rated 0 (a ladder's), else the pool's mean is 0
 
     def to_json(self) -> str:
         return json.dumps(
             {
                 "matches": self.matches,
                 "dealer_advantage": round(self.dealer_advantage, 2),
+                "anchor": self.anchor,
                 "leaderboard": [asdict(r) for r in self.rows],
                 "head_to_head": [
                     {
@@ -73,15 +76,30 @@ class Standings:
         for r in self.rows:
             interval = f"[{r.elo_low:+.0f}, {r.elo_high:+.0f}]"
             wld = f"{r.wins}-{r.losses}-{r.draws}"
+            name = f"{r.engine} *" if r.baseline else r.engine
             lines.append(
-                f"{r.rank:>2} {r.engine:<16} {r.elo:>+7.0f} {interval:>17} {r.live_elo:>6.0f} "
+                f"{r.rank:>2} {name:<16} {r.elo:>+7.0f} {interval:>17} {r.live_elo:>6.0f} "
                 f"{r.played:>6} {wld:>11} {100 * r.score:>5.1f}% {r.faults:>6}"
                 + (f"  suspended: {r.suspended}" if r.suspended else "")
             )
+        centre = (
+            f"relative to the baseline {self.anchor} (0)"
+            if self.anchor
+            else "centred on the pool (0)"
+        )
+        dealer = (
+            ""  # a ladder's fit has no dealer term: its duplicate sets balance the deal
+            if self.anchor
+            else f"; dealer advantage {self.dealer_advantage:+.0f} Elo"
+        )
         lines.append(
-            f"\n{self.matches} matches with a result; dealer advantage "
-            f"{self.dealer_advantage:+.0f} Elo. Columns:\n"
-            "  Elo           batch Bradley-Terry fit over every match, centred on the pool (0)\n"
+            f"\n{self.matches} matches with a result{dealer}. Columns:\n"
+            + (
+                "  *             a baseline: a built-in strategy the organiser entered\n"
+                if any(r.baseline for r in self.rows)
+                else ""
+            )
+            + f"  Elo           batch Bradley-Terry fit over every match, {centre}\n"
             "  95% interval  bootstrap over duplicate sets (the unit of a duplicate tournament)\n"
             "  live          incremental Elo from 1500 in finishing order (changes as it goes)\n"
             "  played        matches with a result (no contests and aborted matches left out)\n"
@@ -135,8 +153,23 @@ def live_elo(matches: Sequence[StoredMatch], k: float = 16.0) -> dict[str, float
 def compute_standings(
     store: Store, resamples: int = 200, seed: int = 0, k: float = 16.0
 ) -> Standings:
-    """The leaderboard; ``k`` is the live Elo's K (small: bot versions never change)."""
-    matches = [m for m in store.finished() if m.termination.has_result]
+    """The leaderboard; ``k`` is the live Elo's K (small: bot versions never change).
+
+    The store says which players are baselines (``baselines``) and, for a
+    ladder, which are active and which baseline is rated 0 (``ladder``): the
+    table is then the fit over the matches among active players alone."""
+    baselines = set(_names(store.kept_json("baselines")))
+    ladder = store.kept_json("ladder")
+    active: set[str] | None = None
+    anchor = ""
+    if isinstance(ladder, dict):
+        active = set(_names(ladder.get("active")))
+        anchor = str(ladder.get("anchor") or "")
+    matches = [
+        m
+        for m in store.finished()
+        if m.termination.has_result and (active is None or active.issuperset(m.seats))
+    ]
     games = [
         RatedGame(
             side_players(m, 0),
@@ -153,11 +186,11 @@ def compute_standings(
         for side in (0, 1):
             for name in set(side_players(m, side)):
                 tally.setdefault(name, []).append(match_score(m, side))
-    names = [n for n, *_ in store.engines()]
+    names = [n for n, *_ in store.engines() if active is None or n in active]
     faults = store.fault_counts()
     suspended = store.suspended()
     if games:
-        fit = fit_with_intervals(games, resamples=resamples, seed=seed)
+        fit = fit_with_intervals(games, resamples=resamples, seed=seed, anchor=anchor or None)
         ratings, intervals, dealer = fit.ratings, fit.intervals, fit.dealer_advantage
     else:
         ratings, intervals, dealer = {}, {}, 0.0
@@ -179,14 +212,24 @@ def compute_standings(
                 score=sum(scores) / len(scores) if scores else 0.0,
                 faults=faults.get(name, 0),
                 suspended=suspended.get(name, ""),
+                baseline=name in baselines,
             )
         )
     rows.sort(key=lambda r: -r.elo)
     for i, r in enumerate(rows):
         r.rank = i + 1
     return Standings(
-        rows, head_to_head(matches, [n for n, *_ in store.engines()]), dealer, len(matches)
+        rows,
+        head_to_head(matches, [n for n, *_ in store.engines()]),
+        dealer,
+        len(matches),
+        anchor,
     )
+
+
+def _names(value: object) -> list[str]:
+    """A list of names kept in a store's meta data (anything else: none)."""
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
 def head_to_head(matches: Sequence[StoredMatch], order: Sequence[str] = ()) -> list[HeadToHead]:

@@ -120,6 +120,17 @@ class ArenaClient:
     def competition(self, competition: str) -> spb.CompetitionInfo:
         return self._competition_call("GetCompetition", competition)
 
+    def close_competition(self, competition: str) -> spb.CompetitionInfo:
+        return self._competition_call("CloseCompetition", competition)
+
+    def enter_ladder(self, competition: str, bot: str) -> spb.LadderVersion:
+        request = spb.EnterLadderRequest(competition=competition, bot=bot)
+        return self._call("EnterLadder", request, spb.LadderVersion, 60)
+
+    def versions(self, competition: str) -> list[spb.LadderVersion]:
+        request = spb.CompetitionRef(id=competition)
+        return list(self._call("ListVersions", request, spb.LadderVersionList, 30).versions)
+
     def competitions(self) -> list[spb.CompetitionInfo]:
         request = spb.ListCompetitionsRequest()
         reply = self._call("ListCompetitions", request, spb.ListCompetitionsResponse, 30)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from enum import Enum
-from typing import Protocol
+from typing import Any, Protocol
 
 from arena.wire.v1 import server_pb2 as spb
 
@@ -149,8 +149,16 @@ def competition_info(
     reason: str = "",
     created_at: str = "",
     spectator_delay: int = 0,
+    format: str = "",
+    phase: str = "",
+    final_seed_commitment: str = "",
+    final_seed: str = "",
 ) -> spb.CompetitionInfo:
     return spb.CompetitionInfo(
+        format=format,
+        phase=phase,
+        final_seed_commitment=final_seed_commitment,
+        final_seed=final_seed,
         id=id,
         name=name,
         status=status,
@@ -192,6 +200,8 @@ class StandingsLine(Protocol):
     def draws(self) -> int: ...
     @property
     def faults(self) -> int: ...
+    @property
+    def baseline(self) -> bool: ...
 
 
 def standings_reply(text: str, rows: Iterable[StandingsLine] = ()) -> spb.StandingsReply:
@@ -209,6 +219,7 @@ def standings_reply(text: str, rows: Iterable[StandingsLine] = ()) -> spb.Standi
                 losses=r.losses,
                 draws=r.draws,
                 faults=r.faults,
+                baseline=r.baseline,
             )
             for r in rows
         ],
@@ -282,3 +293,28 @@ def match_list(matches: Iterable[spb.MatchSummary]) -> spb.MatchList:
 
 def match_log(data: bytes) -> spb.MatchLog:
     return spb.MatchLog(data=data)
+
+
+def ladder_version(
+    version: Any, live_rating: float = 0.0, live_sigma: float = 0.0, sets: int = 0
+) -> spb.LadderVersion:
+    """A ladder's version (arena.server.storage.LadderVersion) with its live estimate."""
+    return spb.LadderVersion(
+        competition=version.competition,
+        player=version.player,
+        bot=version.bot,
+        number=version.number,
+        owner=version.owner,
+        address=version.address,
+        entered_at=version.entered_at,
+        state=str(version.state),
+        reason=version.reason,
+        changed_at=version.changed_at,
+        live_rating=live_rating,
+        live_sigma=live_sigma,
+        sets=sets,
+    )
+
+
+def ladder_version_list(versions: Iterable[spb.LadderVersion]) -> spb.LadderVersionList:
+    return spb.LadderVersionList(versions=list(versions))

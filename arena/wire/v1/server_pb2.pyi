@@ -114,7 +114,7 @@ class CompetitionRef(_message.Message):
     def __init__(self, id: _Optional[str] = ...) -> None: ...
 
 class CompetitionInfo(_message.Message):
-    __slots__ = ("id", "name", "status", "matches_done", "matches_total", "bots", "seed_commitment", "seed", "reason", "created_at", "spectator_delay")
+    __slots__ = ("id", "name", "status", "matches_done", "matches_total", "bots", "seed_commitment", "seed", "reason", "created_at", "spectator_delay", "format", "phase", "final_seed_commitment", "final_seed")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
@@ -126,6 +126,10 @@ class CompetitionInfo(_message.Message):
     REASON_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     SPECTATOR_DELAY_FIELD_NUMBER: _ClassVar[int]
+    FORMAT_FIELD_NUMBER: _ClassVar[int]
+    PHASE_FIELD_NUMBER: _ClassVar[int]
+    FINAL_SEED_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    FINAL_SEED_FIELD_NUMBER: _ClassVar[int]
     id: str
     name: str
     status: str
@@ -137,10 +141,14 @@ class CompetitionInfo(_message.Message):
     reason: str
     created_at: str
     spectator_delay: int
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., status: _Optional[str] = ..., matches_done: _Optional[int] = ..., matches_total: _Optional[int] = ..., bots: _Optional[_Iterable[str]] = ..., seed_commitment: _Optional[str] = ..., seed: _Optional[str] = ..., reason: _Optional[str] = ..., created_at: _Optional[str] = ..., spectator_delay: _Optional[int] = ...) -> None: ...
+    format: str
+    phase: str
+    final_seed_commitment: str
+    final_seed: str
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., status: _Optional[str] = ..., matches_done: _Optional[int] = ..., matches_total: _Optional[int] = ..., bots: _Optional[_Iterable[str]] = ..., seed_commitment: _Optional[str] = ..., seed: _Optional[str] = ..., reason: _Optional[str] = ..., created_at: _Optional[str] = ..., spectator_delay: _Optional[int] = ..., format: _Optional[str] = ..., phase: _Optional[str] = ..., final_seed_commitment: _Optional[str] = ..., final_seed: _Optional[str] = ...) -> None: ...
 
 class StandingsRow(_message.Message):
-    __slots__ = ("rank", "bot", "elo", "elo_low", "elo_high", "played", "wins", "losses", "draws", "faults")
+    __slots__ = ("rank", "bot", "elo", "elo_low", "elo_high", "played", "wins", "losses", "draws", "faults", "baseline")
     RANK_FIELD_NUMBER: _ClassVar[int]
     BOT_FIELD_NUMBER: _ClassVar[int]
     ELO_FIELD_NUMBER: _ClassVar[int]
@@ -151,6 +159,7 @@ class StandingsRow(_message.Message):
     LOSSES_FIELD_NUMBER: _ClassVar[int]
     DRAWS_FIELD_NUMBER: _ClassVar[int]
     FAULTS_FIELD_NUMBER: _ClassVar[int]
+    BASELINE_FIELD_NUMBER: _ClassVar[int]
     rank: int
     bot: str
     elo: float
@@ -161,7 +170,8 @@ class StandingsRow(_message.Message):
     losses: int
     draws: int
     faults: int
-    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[str] = ..., elo: _Optional[float] = ..., elo_low: _Optional[float] = ..., elo_high: _Optional[float] = ..., played: _Optional[int] = ..., wins: _Optional[int] = ..., losses: _Optional[int] = ..., draws: _Optional[int] = ..., faults: _Optional[int] = ...) -> None: ...
+    baseline: bool
+    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[str] = ..., elo: _Optional[float] = ..., elo_low: _Optional[float] = ..., elo_high: _Optional[float] = ..., played: _Optional[int] = ..., wins: _Optional[int] = ..., losses: _Optional[int] = ..., draws: _Optional[int] = ..., faults: _Optional[int] = ..., baseline: _Optional[bool] = ...) -> None: ...
 
 class StandingsReply(_message.Message):
     __slots__ = ("rows", "text")
@@ -326,3 +336,47 @@ class SubmissionHistory(_message.Message):
     submissions: _containers.RepeatedCompositeFieldContainer[SubmissionInfo]
     faults: _containers.RepeatedCompositeFieldContainer[BotFault]
     def __init__(self, submissions: _Optional[_Iterable[_Union[SubmissionInfo, _Mapping]]] = ..., faults: _Optional[_Iterable[_Union[BotFault, _Mapping]]] = ...) -> None: ...
+
+class EnterLadderRequest(_message.Message):
+    __slots__ = ("competition", "bot")
+    COMPETITION_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    competition: str
+    bot: str
+    def __init__(self, competition: _Optional[str] = ..., bot: _Optional[str] = ...) -> None: ...
+
+class LadderVersion(_message.Message):
+    __slots__ = ("competition", "player", "bot", "number", "owner", "address", "entered_at", "state", "reason", "changed_at", "live_rating", "live_sigma", "sets")
+    COMPETITION_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    NUMBER_FIELD_NUMBER: _ClassVar[int]
+    OWNER_FIELD_NUMBER: _ClassVar[int]
+    ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    ENTERED_AT_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    CHANGED_AT_FIELD_NUMBER: _ClassVar[int]
+    LIVE_RATING_FIELD_NUMBER: _ClassVar[int]
+    LIVE_SIGMA_FIELD_NUMBER: _ClassVar[int]
+    SETS_FIELD_NUMBER: _ClassVar[int]
+    competition: str
+    player: str
+    bot: str
+    number: int
+    owner: str
+    address: str
+    entered_at: str
+    state: str
+    reason: str
+    changed_at: str
+    live_rating: float
+    live_sigma: float
+    sets: int
+    def __init__(self, competition: _Optional[str] = ..., player: _Optional[str] = ..., bot: _Optional[str] = ..., number: _Optional[int] = ..., owner: _Optional[str] = ..., address: _Optional[str] = ..., entered_at: _Optional[str] = ..., state: _Optional[str] = ..., reason: _Optional[str] = ..., changed_at: _Optional[str] = ..., live_rating: _Optional[float] = ..., live_sigma: _Optional[float] = ..., sets: _Optional[int] = ...) -> None: ...
+
+class LadderVersionList(_message.Message):
+    __slots__ = ("versions",)
+    VERSIONS_FIELD_NUMBER: _ClassVar[int]
+    versions: _containers.RepeatedCompositeFieldContainer[LadderVersion]
+    def __init__(self, versions: _Optional[_Iterable[_Union[LadderVersion, _Mapping]]] = ...) -> None: ...

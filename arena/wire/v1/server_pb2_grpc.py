@@ -129,6 +129,21 @@ class ArenaStub:
                 request_serializer=arena_dot_wire_dot_v1_dot_server__pb2.BotRef.SerializeToString,
                 response_deserializer=arena_dot_wire_dot_v1_dot_server__pb2.SubmissionHistory.FromString,
                 _registered_method=True)
+        self.EnterLadder = channel.unary_unary(
+                '/scopa.v1.Arena/EnterLadder',
+                request_serializer=arena_dot_wire_dot_v1_dot_server__pb2.EnterLadderRequest.SerializeToString,
+                response_deserializer=arena_dot_wire_dot_v1_dot_server__pb2.LadderVersion.FromString,
+                _registered_method=True)
+        self.ListVersions = channel.unary_unary(
+                '/scopa.v1.Arena/ListVersions',
+                request_serializer=arena_dot_wire_dot_v1_dot_server__pb2.CompetitionRef.SerializeToString,
+                response_deserializer=arena_dot_wire_dot_v1_dot_server__pb2.LadderVersionList.FromString,
+                _registered_method=True)
+        self.CloseCompetition = channel.unary_unary(
+                '/scopa.v1.Arena/CloseCompetition',
+                request_serializer=arena_dot_wire_dot_v1_dot_server__pb2.CompetitionRef.SerializeToString,
+                response_deserializer=arena_dot_wire_dot_v1_dot_server__pb2.CompetitionInfo.FromString,
+                _registered_method=True)
 
 
 class ArenaServicer:
@@ -278,6 +293,41 @@ class ArenaServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def EnterLadder(self, request, context):
+        """Ladders (docs/ladder.md): a competition with `format = "ladder"` is open
+        from its start until the organiser closes it. Participant token, owner
+        only: enter the bot's current version (its address, or its current
+        upload) as a new player BOT@N. It plays a validation set against the
+        ladder's validation baseline first, and is matched only if that set
+        ends without a fault of its own (else it is rejected, with the reason,
+        in ListVersions). Once a bot is in a ladder, each UpdateBot and
+        SubmitBot of it enters the new version the same way. Refused with
+        RESOURCE_EXHAUSTED, saying when the next is allowed, past the ladder's
+        submissions per participant per day (UTC); FAILED_PRECONDITION once the
+        ladder is closed.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListVersions(self, request, context):
+        """Every version entered in a ladder, in the order they entered, with its state.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CloseCompetition(self, request, context):
+        """Organiser: close a ladder. Entries stop at once; the sets in flight
+        finish; then the final: `final_sets` more duplicate sets between each
+        two of the `final_top` best active versions, dealt from a new seed whose
+        commitment is published here before any of them; then the final
+        standings, and both seeds revealed.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -375,6 +425,21 @@ def add_ArenaServicer_to_server(servicer, server):
                     servicer.ListSubmissions,
                     request_deserializer=arena_dot_wire_dot_v1_dot_server__pb2.BotRef.FromString,
                     response_serializer=arena_dot_wire_dot_v1_dot_server__pb2.SubmissionHistory.SerializeToString,
+            ),
+            'EnterLadder': grpc.unary_unary_rpc_method_handler(
+                    servicer.EnterLadder,
+                    request_deserializer=arena_dot_wire_dot_v1_dot_server__pb2.EnterLadderRequest.FromString,
+                    response_serializer=arena_dot_wire_dot_v1_dot_server__pb2.LadderVersion.SerializeToString,
+            ),
+            'ListVersions': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListVersions,
+                    request_deserializer=arena_dot_wire_dot_v1_dot_server__pb2.CompetitionRef.FromString,
+                    response_serializer=arena_dot_wire_dot_v1_dot_server__pb2.LadderVersionList.SerializeToString,
+            ),
+            'CloseCompetition': grpc.unary_unary_rpc_method_handler(
+                    servicer.CloseCompetition,
+                    request_deserializer=arena_dot_wire_dot_v1_dot_server__pb2.CompetitionRef.FromString,
+                    response_serializer=arena_dot_wire_dot_v1_dot_server__pb2.CompetitionInfo.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -890,6 +955,87 @@ class Arena:
             '/scopa.v1.Arena/ListSubmissions',
             arena_dot_wire_dot_v1_dot_server__pb2.BotRef.SerializeToString,
             arena_dot_wire_dot_v1_dot_server__pb2.SubmissionHistory.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def EnterLadder(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/scopa.v1.Arena/EnterLadder',
+            arena_dot_wire_dot_v1_dot_server__pb2.EnterLadderRequest.SerializeToString,
+            arena_dot_wire_dot_v1_dot_server__pb2.LadderVersion.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListVersions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/scopa.v1.Arena/ListVersions',
+            arena_dot_wire_dot_v1_dot_server__pb2.CompetitionRef.SerializeToString,
+            arena_dot_wire_dot_v1_dot_server__pb2.LadderVersionList.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CloseCompetition(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/scopa.v1.Arena/CloseCompetition',
+            arena_dot_wire_dot_v1_dot_server__pb2.CompetitionRef.SerializeToString,
+            arena_dot_wire_dot_v1_dot_server__pb2.CompetitionInfo.FromString,
             options,
             channel_credentials,
             insecure,
