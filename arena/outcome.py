@@ -4,6 +4,7 @@ decisions, the public events spectators are shown, and how it ended."""
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -88,6 +89,40 @@ class MatchResult:
     reason: str
     faults: tuple[Fault, ...] = field(default=())
     deals_played: int = 0
+
+
+def result_text(
+    sides: Sequence[str],
+    final_scores: Sequence[int],
+    winner: int | None,
+    termination: Termination,
+    reason: str = "",
+) -> str:
+    """A match's end as every page writes it, so that no reader has to work out
+    who a side number is: the winner by name, the score from the winner's
+    side ("greedy won 11-9", "alice+bob won 11-7", "drawn 11-11", "no contest",
+    "forfeit: greedy won (seat 1 crash at deal 1, ...)"). ``sides``: each
+    side's name, side 0 first; two sides of one name are told apart as side 1
+    and side 2, the numbers the viewer shows."""
+    if winner is not None and len(set(sides)) < len(sides):
+        name = f"{sides[winner]} (side {winner + 1})"
+    elif winner is not None:
+        name = sides[winner]
+    scores = list(final_scores)
+    if winner is not None and scores:
+        scores = [scores[winner], *(s for i, s in enumerate(scores) if i != winner)]
+    score = "-".join(str(s) for s in scores)
+    if termination is Termination.COMPLETED:
+        return f"{name} won {score}" if winner is not None else f"drawn {score}"
+    if termination is Termination.FORFEIT:
+        said = f"{name} won" if winner is not None else "drawn"
+        return f"forfeit: {said} ({reason})" if reason else f"forfeit: {said}"
+    words = {
+        Termination.NO_CONTEST: "no contest",
+        Termination.VOID: "void: no result",
+        Termination.ABORTED: "aborted: no result",
+    }[termination]
+    return f"{words} ({reason})" if reason else words
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from importlib import resources
 from typing import Any
 
-from arena.outcome import DealScored, MatchResult, Termination
+from arena.outcome import DealScored, MatchResult, result_text
 from arena.render import Faces
 from arena.replay import Replay
 from arena.report import side_names
@@ -160,22 +160,18 @@ def scored_frame(
 
 
 def result_data(variant: Variant, names: Sequence[str], result: MatchResult) -> dict[str, Any]:
+    """The match's end; ``winner`` is a side's index from 0 (the page shows
+    sides as 1 and 2), ``outcome`` the words every page uses (result_text)."""
     sides = side_names(variant, names)
-    if result.winner is not None:
-        outcome = f"{sides[result.winner]} wins"
-    elif result.termination is Termination.COMPLETED:
-        outcome = "a draw"
-    elif result.termination is Termination.NO_CONTEST:
-        outcome = "no contest"
-    else:
-        outcome = "no result"
     return {
         "final_scores": list(result.final_scores),
         "winner": result.winner,
         "winner_name": None if result.winner is None else sides[result.winner],
         "termination": result.termination.value,
         "reason": result.reason,
-        "outcome": outcome,
+        "outcome": result_text(
+            sides, result.final_scores, result.winner, result.termination, result.reason
+        ),
         "deals_played": result.deals_played,
     }
 

@@ -3,13 +3,14 @@ the pace of a run, the crosstable, the rating series of the plot."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 from arena.ratings import update_elo
 from arena.rules import side_of
 from arena.store import MatchEntry, MatchStatus, Store, StoredMatch
-from arena.tournament.standings import match_score, side_players
+from arena.tournament.standings import match_score, players_of, side_players
 
 # Points per engine on the rating-over-time plot, at most.
 PLOT_POINTS = 200
@@ -93,13 +94,19 @@ def pace(store: Store, done: int, total: int) -> Pace:
     return Pace(done, total, (total - done) / rate, rate * 60)
 
 
+def side_label(seats: Sequence[str], side: int) -> str:
+    """A side as the site names it, in its results and its crosstable alike:
+    the bot, or the partners joined by + ("alice+bob")."""
+    return "+".join(sorted(set(players_of(seats, side))))
+
+
 def crosstable(finished: list[StoredMatch]) -> dict[str, dict[str, list[int]]]:
     """Per side (a bot, or partners joined by +) against each other: wins, draws, losses."""
     table: dict[str, dict[str, list[int]]] = {}
     for m in finished:
         if not m.termination.has_result:
             continue
-        sides = ["+".join(sorted(set(side_players(m, s)))) for s in (0, 1)]
+        sides = [side_label(m.seats, s) for s in (0, 1)]
         for s in (0, 1):
             cell = table.setdefault(sides[s], {}).setdefault(sides[1 - s], [0, 0, 0])
             score = match_score(m, s)

@@ -30,6 +30,7 @@ from arena.web.data import (
     LiveFrames,
     MatchFilter,
     Source,
+    match_dict,
     message_dict,
 )
 
@@ -171,6 +172,7 @@ class Site:
                     "rating_series": {k: list(v) for k, v in overview.rating_series.items()},
                     "sprt": None if overview.sprt is None else asdict(overview.sprt),
                     "running": overview.running,
+                    "latest": [match_dict(m) for m in overview.latest],
                 }
             )
         return _html(pages.competition_page(info, overview))
@@ -192,7 +194,7 @@ class Site:
         if _wants_json(request):
             return _json(
                 {
-                    "matches": [message_dict(m) for m in mp.matches],
+                    "matches": [match_dict(m) for m in mp.matches],
                     "page": mp.page,
                     "pages": mp.pages,
                     "total": mp.total,
@@ -228,7 +230,7 @@ class Site:
         elif data is None:
             data = {"frames": [], "status": "not played yet"}
         if _wants_json(request):
-            return _json({"match": message_dict(m), "viewer": data, "events": live})
+            return _json({"match": match_dict(m), "viewer": data, "events": live})
         return _html(pages.match_page(info, m, data, live))
 
     async def engine(self, request: Request) -> Response:
@@ -246,7 +248,7 @@ class Site:
                     "standings_row": None if ep.row is None else message_dict(ep.row),
                     "faults": [message_dict(f) for f in ep.faults],
                     "bot": None if ep.bot is None else message_dict(ep.bot),
-                    "recent": [message_dict(m) for m in ep.recent],
+                    "recent": [match_dict(m) for m in ep.recent],
                 }
             )
         return _html(pages.engine_page(info, ep))

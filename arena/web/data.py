@@ -23,9 +23,10 @@ from google.protobuf.json_format import MessageToDict
 
 from arena.errors import ArenaError
 from arena.layout import Layout
+from arena.outcome import Termination, result_text
 from arena.replay import replay_log
 from arena.rules import Game, Variant
-from arena.store import MatchStatus, Store, reading_store
+from arena.store import MatchStatus, Store, StoredMatch, reading_store
 from arena.tournament import sprt as sprt_test
 from arena.tournament.standings import elo_k_of
 from arena.viewer import VIEWER_ASSETS, viewer_data
@@ -36,6 +37,7 @@ from arena.web.aggregates import (
     pace,
     passes_filter,
     rating_series,
+    side_label,
 )
 from arena.web.live import LiveFrames
 from arena.wire import service as wire
@@ -53,11 +55,14 @@ __all__ = [
     "SprtView",
     "StandingsCache",
     "StoreSource",
+    "match_dict",
     "message_dict",
+    "result_of",
     "viewer_data",
 ]
 
 PAGE_SIZE = 50
+LATEST = 10  # results listed on a competition's page
 # One step of a live match: the spectator event's message as JSON (when the
 # source has events) and the viewer frames it makes.
 LiveItem = tuple[dict[str, Any] | None, list[dict[str, Any]]]
@@ -69,6 +74,27 @@ def message_dict(message: Any) -> dict[str, Any]:
         message, preserving_proto_field_name=True, always_print_fields_with_no_presence=True
     )
     return out
+
+
+def result_of(m: spb.MatchSummary) -> str:
+    """The match's result as the site writes it everywhere: the winner by name
+    (arena.outcome.result_text), or where the match is if it has none yet."""
+    if m.status == "running":
+        return "being played"
+    if m.status != "done" or not m.termination:
+        return "not played yet"
+    sides = [side_label(m.seats, s) for s in (0, 1)]
+    winner = m.winner_side if m.HasField("winner_side") else None
+    return result_text(sides, m.final_scores, winner, Termination(m.termination), m.reason)
+
+
+def match_dict(m: spb.MatchSummary) -> dict[str, Any]:
+    """A match's JSON twin: the MatchSummary's fields (``winner_side`` a side's
+    index from 0), with the result as the page writes it and the winner's name."""
+    winner = None
+    if m.status == "done" and m.HasField("winner_side"):
+        winner = side_label(m.seats, m.winner_side)
+    return {**message_dict(m), "result": result_of(m), "winner": winner}
 
 
 @dataclass
@@ -112,6 +138,7 @@ class Overview:
     rating_series: dict[str, list[tuple[int, float]]]  # engine -> (finish order, live Elo)
     sprt: SprtView | None
     running: list[str] = field(default_factory=list)
+    latest: list[spb.MatchSummary] = field(default_factory=list)  # the last ended, newest first
 
 
 @dataclass
@@ -156,15 +183,30 @@ class Source(Protocol):
         ...
 
 
+def _ended(key: str, m: StoredMatch) -> spb.MatchSummary:
+    return wire.match_summary(
+        id=key,
+        seats=m.seats,
+        status=MatchStatus.DONE.value,
+        termination=m.termination.value,
+        reason=m.reason,
+        final_scores=m.scores,
+        winner_side=m.winner_side,
+    )
+
+
 class StoreSource:
     """What both sources read from a competition's results store: a subclass
     says where each competition's files are, which matches are being played,
     and where its standings come from."""
 
     title = "Scopa Arena"
-    # Per competition: the crosstable and rating series, and how many results
-    # they cover (results only ever grow: recomputed when there are more).
-    _derived: dict[str, tuple[int, dict[str, dict[str, list[int]]], dict[str, Any]]]
+    # Per competition: the crosstable, the rating series and the latest results,
+    # and how many results they cover (results only ever grow: recomputed when
+    # there are more).
+    _derived: dict[
+        str, tuple[int, dict[str, dict[str, list[int]]], dict[str, Any], list[spb.MatchSummary]]
+    ]
 
     def __init__(self, standings: StandingsCache) -> None:
         self._derived = {}
@@ -209,7 +251,8 @@ class StoreSource:
             if derived is None or derived[0] != done:
                 finished = store.finished()
                 series = rating_series(finished, elo_k_of(store))
-                derived = (done, crosstable(finished), series)
+                latest = [_ended(f"{cid}/{m.id}", m) for m in finished[-LATEST:][::-1]]
+                derived = (done, crosstable(finished), series, latest)
                 self._derived[cid] = derived
             order = [n for n, *_ in store.engines()]
             sprt = self._sprt(cid, store)
@@ -222,6 +265,7 @@ class StoreSource:
             derived[2],
             sprt,
             running,
+            derived[3],
         )
 
     def _sprt(self, cid: str, store: Store) -> SprtView | None:

@@ -10,7 +10,8 @@ from html import escape
 from typing import Any
 from urllib.parse import quote, urlencode
 
-from arena.web.data import EnginePage, MatchFilter, MatchPage, Overview
+from arena.rules import side_of
+from arena.web.data import EnginePage, MatchFilter, MatchPage, Overview, result_of
 from arena.web.plot import rating_svg
 from arena.wire.v1 import server_pb2 as spb
 
@@ -163,6 +164,15 @@ def competition_page(info: spb.CompetitionInfo, overview: Overview) -> str:
         if items or info.status == "running"
         else ""
     )
+    ended = "".join(
+        f'<li><a href="{match_url(m.id)}">{e(m.id.partition("/")[2])}</a>: {e(result_of(m))}</li>'
+        for m in overview.latest
+    )
+    latest = (
+        f'<h2>Latest results</h2><ul id="latest">{ended}</ul>'
+        if ended or info.status == "running"
+        else ""
+    )
     delay = (
         f"; live matches are shown {info.spectator_delay} play(s) behind"
         if info.spectator_delay
@@ -180,7 +190,7 @@ def competition_page(info: spb.CompetitionInfo, overview: Overview) -> str:
         f'<span id="progress-text">{p.done} of {p.total} matches</span>{e(eta)}</p>'
         f"<p>seed commitment (SHA-256): <code>{e(info.seed_commitment)}</code></p>{seed}"
         f'<p><a href="{competition_url(cid)}/matches">all matches</a></p>'
-        f"{running}<h2>Standings</h2>{standings_table(cid, overview.standings)}"
+        f"{running}{latest}<h2>Standings</h2>{standings_table(cid, overview.standings)}"
         f"<pre>{e(overview.standings.text)}</pre>"
         f"{sprt}<h2>Crosstable</h2>{crosstable(cid, overview)}"
         f"<h2>Rating over time</h2>{rating_svg(overview.rating_series)}</div>"
@@ -188,29 +198,17 @@ def competition_page(info: spb.CompetitionInfo, overview: Overview) -> str:
     return page(info.name, body, scripts=("/static/site.js",))
 
 
-def _result(m: spb.MatchSummary) -> str:
-    if m.status != "done":
-        return m.status
-    if m.HasField("winner_side"):
-        scores = " - ".join(str(s) for s in m.final_scores)
-        return f"side {m.winner_side} won {scores}"
-    if m.termination in ("completed", "forfeit"):
-        return "draw " + " - ".join(str(s) for s in m.final_scores)
-    return "no result"
-
-
 def matches_table(ms: list[spb.MatchSummary], faulty: set[str]) -> str:
     rows = "".join(
         "<tr>"
         f'<td><a href="{match_url(m.id)}">{e(m.id.partition("/")[2])}</a></td>'
-        f"<td>{e(' | '.join(m.seats))}</td><td>{e(m.status)}</td><td>{e(_result(m))}</td>"
-        f"<td>{e(m.termination)}</td><td>{'yes' if m.id in faulty else ''}</td>"
-        f"<td>{e(m.reason)}</td></tr>"
+        f"<td>{e(' | '.join(m.seats))}</td><td>{e(result_of(m))}</td>"
+        f"<td>{'yes' if m.id in faulty else ''}</td></tr>"
         for m in ms
     )
     return (
-        '<table id="matches"><thead><tr><th>match</th><th>seats</th><th>status</th>'
-        "<th>result</th><th>termination</th><th>fault</th><th>reason</th></tr></thead>"
+        '<table id="matches"><thead><tr><th>match</th><th>seats</th>'
+        "<th>result</th><th>fault</th></tr></thead>"
         f"<tbody>{rows}</tbody></table>"
     )
 
@@ -259,9 +257,17 @@ def match_page(
     info: spb.CompetitionInfo, m: spb.MatchSummary, data: dict[str, Any], live: str | None
 ) -> str:
     cid, _, mid = m.id.partition("/")
-    seats = ", ".join(
-        f'seat {i}: <a href="{engine_url(cid, s)}">{e(s)}</a>' for i, s in enumerate(m.seats)
+    sides = "; ".join(
+        f"side {side + 1}: "
+        + ", ".join(
+            f'<a href="{engine_url(cid, name)}">{e(name)}</a> (seat {seat})'
+            for seat, name in enumerate(m.seats)
+            if side_of(seat) == side
+        )
+        for side in (0, 1)
     )
+    result = result_of(m)
+    how = f"; {m.reason}" if m.reason and m.reason not in result else ""
     # No < > & at all inside the data block: nothing in it can end the block
     # or change how the HTML parser reads it (JSON.parse restores them).
     payload = (
@@ -274,8 +280,7 @@ def match_page(
     status = '<p id="live-status">live</p>' if live else ""
     body = (
         f'<h1>match {e(mid)}</h1><p>of <a href="{competition_url(cid)}">{e(info.name)}</a>; '
-        f'{seats}</p><p>status: <span id="match-status">{e(m.status)}</span>; '
-        f"result: {e(_result(m))}; {e(m.termination)} {e(m.reason)}</p>{status}"
+        f'{sides}</p><p>result: <span id="match-result">{e(result)}</span>{e(how)}</p>{status}'
         f'<div id="viewer"{live_attr} data-faces="italian"></div>'
         f'<script type="application/json" id="viewer-data">{payload}</script>'
     )

@@ -104,6 +104,11 @@ def test_a_live_match_is_followed_to_its_end_in_the_browser(
         assert watched.page.get_attribute("#viewer", "data-live")
         watched.page.wait_for_selector("body[data-live-ended='1']", timeout=120_000)
         assert watched.page.inner_text("#live-status") == "the match has ended"
+        # The result, once recorded, as the match's twin writes it: the winner by name.
+        watched.page.wait_for_selector("body[data-result-read='1']", timeout=30_000)
+        ended = server_site.json(match_url(key) + "?format=json")["match"]
+        assert ended["winner"] in ("alice-greedy", "carol-hostile")
+        assert watched.page.inner_text("#match-result") == ended["result"]
         assert watched.page.locator("#viewer *").count() > 0
         wait_for(stub, comp, "finished")
         watched.load(f"/c/{comp}")
@@ -133,6 +138,13 @@ def test_standings_refresh_when_a_match_ends(browser, server_site, bots, hostile
         until(lambda: page.locator("#standings tbody tr").count() == 2, 30)
         assert before == 0 or watched.page.locator("#standings tbody tr").count() == 2
         names = watched.page.locator("#standings tbody tr td a").all_inner_texts()
+        # The latest results too, each naming its winner, newest first.
+        latest = server_site.json(f"/api/c/{comp}")["latest"]
+        until(lambda: page.locator("#latest li").count() == 2, 30)
+        assert page.locator("#latest li").all_inner_texts() == [
+            f"{m['id'].partition('/')[2]}: {m['result']}" for m in latest
+        ]
+        assert all(" won " in m["result"] for m in latest)
         assert sorted(names) == ["alice-greedy", "carol-hostile"]
         # Pushed: the page read its standings again once per match's end, told
         # by the results stream (it has no timer).

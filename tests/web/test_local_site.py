@@ -4,12 +4,16 @@
 from __future__ import annotations
 
 import re
+import subprocess
+from html import escape
 from urllib.parse import quote
 
 import pytest
 
-from arena.web.pages import match_url
+from arena.web.pages import engine_url, match_url
+from tests.support.paths import ARENA
 from tests.support.sites import start_web
+from tests.support.stores import results
 
 from .hostile_bot import FAULT, NAME
 
@@ -60,6 +64,64 @@ def test_every_page_type_answers_with_its_json_twin(local_site, tournament):
     engine = local_site.json(f"/api/e/{cid}/greedy")
     assert engine["standings_row"]["bot"] == "greedy" and engine["faults"] == []
     assert local_site.get(f"/e/{cid}/greedy")[0] == 200
+
+
+def said(seats: list[str], stored: tuple) -> str:
+    """What the pages must say of a two-seat match, from its row in the store:
+    the winner by name, the score from the winner's side."""
+    _, winner, score0, score1, termination, reason, *_ = stored
+    scores = (score0, score1)
+    if termination == "forfeit":
+        return f"forfeit: {seats[winner]} won ({reason})"
+    assert termination == "completed"
+    if winner is None:
+        return f"drawn {score0}-{score1}"
+    return f"{seats[winner]} won {scores[winner]}-{scores[1 - winner]}"
+
+
+def test_every_result_names_its_winner(local_site, tournament):
+    cid = tournament.name
+    stored = results(tournament / "results.sqlite")
+    listed = local_site.json(f"/api/c/{cid}/matches")["matches"]
+    expected = {m["id"]: said(m["seats"], stored[m["id"].partition("/")[2]]) for m in listed}
+    assert {m["id"]: m["result"] for m in listed} == expected
+    assert {m["id"]: m["winner"] for m in listed} == {
+        m["id"]: m["seats"][m["winner_side"]] for m in listed
+    }
+    assert any(" won 1" in r and not r.startswith("forfeit") for r in expected.values())
+    assert any(r.startswith("forfeit: ") for r in expected.values())
+
+    # The matches page: each row's result beside its match.
+    _, page, _ = local_site.get(f"/c/{cid}/matches")
+    rows = dict(re.findall(r'<tr><td><a href="([^"]+)">.*?</td><td>.*?</td><td>(.*?)</td>', page))
+    assert rows == {match_url(k): escape(v) for k, v in expected.items()}
+
+    # The match page: the sides as the viewer numbers them, and the result.
+    for m in listed:
+        _, page, _ = local_site.get(match_url(m["id"]))
+        a, b = m["seats"]
+        assert (
+            f'side 1: <a href="{engine_url(cid, a)}">{a}</a> (seat 0); '
+            f'side 2: <a href="{engine_url(cid, b)}">{b}</a> (seat 1)'
+        ) in page
+        assert f'id="match-result">{escape(expected[m["id"]])}</span>' in page
+        twin = local_site.json(match_url(m["id"]) + "?format=json")
+        assert twin["match"]["result"] == expected[m["id"]]
+        # The viewer's own words for the same end, its sides named with their seats.
+        outcome = twin["viewer"]["result"]["outcome"]
+        w = m["winner_side"]
+        assert outcome == expected[m["id"]].replace(m["winner"], f"{m['winner']}#{w}", 1)
+
+    # The competition page: the latest results, newest first.
+    latest = local_site.json(f"/api/c/{cid}")["latest"]
+    assert {m["id"]: m["result"] for m in latest} == expected
+    _, page, _ = local_site.get(f"/c/{cid}")
+    shown = re.findall(r'<li><a href="([^"]+)">[^<]*</a>: ([^<]*)</li>', page)
+    assert shown == [(match_url(m["id"]), escape(m["result"])) for m in latest]
+
+    # A bot's page lists its matches with the same words.
+    recent = local_site.json(f"/api/e/{cid}/greedy")["recent"]
+    assert recent and all(m["result"] == expected[m["id"]] for m in recent)
 
 
 def test_unknown_ids_are_404_in_html_and_json(local_site, tournament):
@@ -149,3 +211,62 @@ def test_strings_from_bots_reach_the_page_as_text(local_site, tournament):
 def _outside_json(page: str) -> str:
     """The page without its embedded viewer data."""
     return re.sub(r'<script type="application/json"[^>]*>.*?</script>', "", page, flags=re.S)
+
+
+PARTNERSHIP = """
+name = "pairs"
+variant = "scopa4"
+format = "partnership"
+target = 11
+output = "{output}"
+[[engine]]
+name = "alice"
+spec = "builtin:greedy"
+[[engine]]
+name = "bob"
+spec = "builtin:greedy"
+[[engine]]
+name = "carol"
+spec = "builtin:random"
+[[engine]]
+name = "dave"
+spec = "builtin:random"
+"""
+
+
+def test_a_team_result_names_both_partners(tmp_path):
+    output = tmp_path / "pairs"
+    config = tmp_path / "pairs.toml"
+    config.write_text(PARTNERSHIP.format(output=output))
+    done = subprocess.run(
+        [ARENA, "tournament", str(config)], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    stored = results(output / "results.sqlite")
+    site = start_web(output)
+    try:
+        listed = site.json("/api/c/pairs/matches")["matches"]
+        assert len(listed) == len(stored) == 12
+        for m in listed:
+            _, winner, score0, score1, termination, *_ = stored[m["id"].partition("/")[2]]
+            assert termination == "completed"
+            seats = m["seats"]
+            if winner is None:
+                assert m["result"] == f"drawn {score0}-{score1}" and m["winner"] is None
+                continue
+            team = "+".join(sorted({seats[winner], seats[winner + 2]}))  # seats 0, 2 | 1, 3
+            scores = (score0, score1)
+            assert m["winner"] == team
+            assert m["result"] == f"{team} won {scores[winner]}-{scores[1 - winner]}"
+        assert any(m["winner"] == "alice+bob" for m in listed)
+        first = listed[0]
+        _, page, _ = site.get(match_url(first["id"]))
+        a, b, c, d = first["seats"]
+        link = {n: f'<a href="{engine_url("pairs", n)}">{n}</a>' for n in (a, b, c, d)}
+        assert (
+            f"side 1: {link[a]} (seat 0), {link[c]} (seat 2); "
+            f"side 2: {link[b]} (seat 1), {link[d]} (seat 3)"
+        ) in page
+        assert f'id="match-result">{escape(first["result"])}</span>' in page
+    finally:
+        site.stop()

@@ -7,7 +7,7 @@ import json
 import re
 from urllib.parse import unquote
 
-from arena.web.data import Overview, Pace
+from arena.web.data import Overview, Pace, result_of
 from arena.web.pages import competition_page, competitions_page, match_page, match_url
 from arena.web.plot import rating_svg
 from arena.wire import service as wire
@@ -58,3 +58,31 @@ def test_competition_names_and_bot_names_are_escaped():
     caption = json.loads(block.group(1))["frames"][0]["caption"]
     assert caption == HOSTILE + "</script><script>alert(1)</script>"
     assert "<script>" not in rating_svg({HOSTILE: [(1, 1500.0), (2, 1510.0)]})
+
+
+def test_a_result_is_written_from_the_winners_side_and_names_it():
+    def said(seats, status="done", termination="completed", scores=(), winner=None, reason=""):
+        m = wire.match_summary(
+            id="c/m",
+            seats=seats,
+            status=status,
+            termination=termination,
+            reason=reason,
+            final_scores=scores,
+            winner_side=winner,
+        )
+        return result_of(m)
+
+    assert said(["random", "greedy"], scores=(9, 11), winner=1) == "greedy won 11-9"
+    assert said(["a", "b", "c", "d"], scores=(11, 7), winner=0) == "a+c won 11-7"
+    assert said(["x", "x"], scores=(4, 11), winner=1) == "x (side 2) won 11-4"
+    assert said(["a", "b"], scores=(11, 11)) == "drawn 11-11"
+    assert said(["a", "b"], "done", "forfeit", (0, 3), 0, "seat 1 crash") == (
+        "forfeit: a won (seat 1 crash)"
+    )
+    assert said(["a", "b"], "done", "no_contest", reason="seat 0 stall") == (
+        "no contest (seat 0 stall)"
+    )
+    assert said(["a", "b"], "done", "void") == "void: no result"
+    assert said(["a", "b"], "pending", "") == "not played yet"
+    assert said(["a", "b"], "running", "") == "being played"

@@ -8,6 +8,7 @@ import json
 import threading
 import time
 import urllib.request
+from html import escape
 
 import grpc
 import pytest
@@ -188,9 +189,18 @@ def test_every_server_page_and_its_twin_match_the_service(server_site, bots, hos
     assert twin["competition"] == as_dict(info)
     assert twin["standings"] == as_dict(stub.GetStandings(spb.CompetitionRef(id=comp), timeout=60))
     matches = server_site.json(f"/api/c/{comp}/matches")["matches"]
-    assert matches == [as_dict(m) for m in stub.ListMatches(spb.CompetitionRef(id=comp)).matches]
+    # The service's fields, and the result as the pages write it with the winner's name.
+    served = [as_dict(m) for m in stub.ListMatches(spb.CompetitionRef(id=comp)).matches]
+    service_fields = [{k: m[k] for k in m if k not in {"result", "winner"}} for m in matches]
+    assert service_fields == served
     for m in matches:
-        assert server_site.get(match_url(m["id"]))[0] == 200
+        assert m["termination"] == "forfeit" and m["winner"] == "alice-greedy"
+        assert m["seats"][m["winner_side"]] == "alice-greedy"  # two seats: side index = seat
+        assert m["result"] == f"forfeit: alice-greedy won ({m['reason']})"
+        status, page, _ = server_site.get(match_url(m["id"]))
+        assert status == 200 and f'id="match-result">{escape(m["result"])}<' in page
+    latest = server_site.json(f"/api/c/{comp}")["latest"]  # the competition page's list
+    assert {m["id"]: m["result"] for m in latest} == {m["id"]: m["result"] for m in matches}
     # The bot's handshake name and its fault message are text.
     for path in ("/", f"/c/{comp}", f"/c/{comp}/matches", match_url(matches[0]["id"])):
         status, page, _ = server_site.get(path)

@@ -33,7 +33,24 @@
       events.close();
       if (status) { status.textContent = "the match has ended"; }
       document.body.setAttribute("data-live-ended", "1");
+      readResult(10);
     });
+    // The result as every page writes it, from the match's own JSON twin, once
+    // the store has it (it is recorded just after the last event is sent).
+    function readResult(tries) {
+      fetch(location.pathname + "?format=json", { headers: { "Accept": "application/json" } })
+        .then(function (r) { return r.json(); })
+        .then(function (d) {
+          if (d.match.status !== "done" && tries > 1) {
+            setTimeout(function () { readResult(tries - 1); }, 500);
+            return;
+          }
+          var result = document.getElementById("match-result");
+          if (result) { result.textContent = d.match.result; }
+          document.body.setAttribute("data-result-read", "1");
+        })
+        .catch(function () { /* the page keeps what it said */ });
+    }
     events.onerror = function () {
       if (events.readyState === EventSource.CLOSED && status) {
         status.textContent = "the live stream closed";
@@ -79,6 +96,18 @@
     });
   }
 
+  function fillLatest(list, matches) {
+    while (list.firstChild) { list.removeChild(list.firstChild); }
+    matches.forEach(function (m) {
+      var item = document.createElement("li");
+      var link = text("a", m.id.slice(m.id.indexOf("/") + 1));
+      link.href = matchUrl(m.id);
+      item.appendChild(link);
+      item.appendChild(document.createTextNode(": " + m.result));
+      list.appendChild(item);
+    });
+  }
+
   // The server says when a match ends (an event stream); the page then reads
   // its own JSON twin again: progress, standings and the matches being played.
   function watchCompetition() {
@@ -100,6 +129,8 @@
           if (table && d.standings.rows) { fillStandings(table, d.standings.rows); }
           var running = document.getElementById("running");
           if (running) { fillRunning(running, d.running); }
+          var latest = document.getElementById("latest");
+          if (latest) { fillLatest(latest, d.latest); }
           refreshed += 1;
           page.setAttribute("data-refreshed", String(refreshed));
         })
