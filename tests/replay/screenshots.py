@@ -22,9 +22,15 @@ from tests.support.logs import write_log
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
-def shoot(browser: Any, html: Path, index: int, out: Path) -> None:
+def address(shown: list[dict[str, Any]], index: int) -> str:
+    """The viewer's fragment for frame ``index``: its deal, and its step within the deal."""
+    start = max(i for i in range(index + 1) if shown[i]["kind"] == "deal")
+    return f"#deal={shown[index]['deal']}&step={index - start}"
+
+
+def shoot(browser: Any, html: Path, fragment: str, out: Path) -> None:
     page = browser.new_page(viewport={"width": 1200, "height": 900})
-    page.goto(html.as_uri() + f"#step={index}")
+    page.goto(html.as_uri() + fragment)
     page.wait_for_selector("#caption")
     page.screenshot(path=str(out), full_page=True)
     page.close()
@@ -55,9 +61,11 @@ def main() -> None:
         )
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=chromium(), args=ARGS)
-            shoot(browser, pages["scopa"], capture, DOCS / "viewer.png")
-            shoot(browser, pages["scopone"], mid, DOCS / "viewer-scopone.png")
-            shoot(browser, pages["scopa"], scored, DOCS / "viewer-scoring.png")
+            shoot(browser, pages["scopa"], address(scopa_frames, capture), DOCS / "viewer.png")
+            scopone_at = address(scopone_frames, mid)
+            shoot(browser, pages["scopone"], scopone_at, DOCS / "viewer-scopone.png")
+            scored_at = address(scopa_frames, scored)
+            shoot(browser, pages["scopa"], scored_at, DOCS / "viewer-scoring.png")
             browser.close()
 
 

@@ -111,6 +111,21 @@ def step(page) -> int:
     return int(page.evaluate("document.body.dataset.step"))
 
 
+def places(expected: list[dict[str, Any]]) -> list[tuple[int, int, int]]:
+    """Per frame: its deal, its step within the deal (0: as dealt) and the
+    deal's last step, counted here from the frames' kinds, apart from the page."""
+    out: list[tuple[int, int, int]] = []
+    start = 0
+    for i, f in enumerate(expected):
+        if f["kind"] == "deal":
+            start = i
+        out.append((f["deal"], i - start, 0))
+    last: dict[int, int] = {}
+    for deal, n, _ in out:
+        last[deal] = max(last.get(deal, 0), n)
+    return [(deal, n, last[deal]) for deal, n, _ in out]
+
+
 def seat_cards(page, seat: int) -> list[str]:
     return page.eval_on_selector_all(
         f'.seat[data-seat="{seat}"] .card', "els => els.map(e => e.dataset.card)"
@@ -128,6 +143,7 @@ def test_stepping_through_a_match_in_chromium(browser, tmp_path):
     write_log(path, Game.SCOPA, 9)
     replay = replay_log(path)
     expected = frames(replay)
+    where = places(expected)
     watched, page = open_viewer(browser, tmp_path, replay)
 
     def check(index: int) -> None:
@@ -136,7 +152,10 @@ def test_stepping_through_a_match_in_chromium(browser, tmp_path):
         assert table_cards(page) == shorts(frame["table"])
         for seat, hand in enumerate(frame["hands"]):
             assert seat_cards(page, seat) == shorts(hand)
-        assert f"step {index + 1} of {len(expected)}" in page.inner_text("#position")
+        deal, n, last = where[index]
+        assert page.inner_text("#position") == (
+            f"deal {deal}, step {n} of {last} ({index + 1} of {len(expected)} in the match)"
+        )
         assert f"stock: {frame['stock']} card(s)" in page.inner_text("#stock")
 
     check(0)
@@ -152,10 +171,13 @@ def test_stepping_through_a_match_in_chromium(browser, tmp_path):
     page.keyboard.press("End")
     check(len(expected) - 1)
     result = replay.result
-    winner = replay.names[result.winner]
-    final = f"{result.final_scores[0]} – {result.final_scores[1]}"
-    assert f"{winner}#{result.winner} wins" in page.inner_text("#result")
-    assert final in page.inner_text("#result")
+    winner, loser = result.winner, 1 - result.winner
+    scores = result.final_scores
+    heading = f"{replay.names[winner]}#{winner} won {scores[winner]}-{scores[loser]}"
+    assert page.inner_text("#result h2") == heading
+    assert page.inner_text("#result p") == (
+        f"{len(replay.deals)} deal(s) played; completed: {result.reason}."
+    )
     page.keyboard.press("Home")
     check(0)
 
@@ -197,6 +219,136 @@ def test_stepping_through_a_match_in_chromium(browser, tmp_path):
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "viewer.png"))
     assert (ARTIFACTS / "viewer.png").stat().st_size > 10_000
+    watched.check_clean()
+
+
+def open_at(browser, tmp_path, replay, fragment: str, clock: bool = False):
+    """The offline viewer opened at ``fragment``; with ``clock``, on a clock
+    that moves only when the test moves it (Playwright's fake timers)."""
+    html = tmp_path / "viewer.html"
+    html.write_text(render_html(replay), encoding="utf-8")
+    watched = Watched(browser, viewport={"width": 1200, "height": 900})
+    if clock:
+        watched.page.clock.install(time=0)
+    watched.page.goto(html.as_uri() + fragment)
+    watched.page.wait_for_selector("#caption")
+    if clock:
+        watched.page.clock.pause_at(3_600_000)  # from here it moves only by run_for
+    return watched, watched.page
+
+
+def fragment(page) -> str:
+    return page.evaluate("location.hash")
+
+
+@pytest.mark.browser
+@pytest.mark.process
+def test_a_fragment_opens_a_position_and_follows_the_steps(browser, tmp_path):
+    path = tmp_path / "m.log"
+    write_log(path, Game.SCOPA, 9)
+    replay = replay_log(path)
+    expected = frames(replay)
+    starts = {f["deal"]: i for i, f in enumerate(expected) if f["kind"] == "deal"}
+    at = starts[2] + 14
+    frame = expected[at]
+    assert frame["kind"] == "play" and frame["deal"] == 2
+    watched, page = open_at(browser, tmp_path, replay, "#deal=2&step=14")
+    assert step(page) == at
+    assert table_cards(page) == shorts(frame["table"])
+    for seat, hand in enumerate(frame["hands"]):
+        assert seat_cards(page, seat) == shorts(hand)
+    assert page.inner_text("#position").startswith("deal 2, step 14 of ")
+    assert page.input_value("#deal-select") == "2"
+    # Step 14 is the position after the deal's 14th play.
+    plays = [f for f in expected[starts[2] : at + 1] if f["kind"] == "play"]
+    assert len(plays) == 14 and plays[-1] is frame
+    page.keyboard.press("ArrowRight")
+    assert fragment(page) == "#deal=2&step=15"
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowLeft")
+    assert fragment(page) == "#deal=2&step=13"
+    page.select_option("#deal-select", "3")
+    assert fragment(page) == "#deal=3&step=0" and step(page) == starts[3]
+    page.keyboard.press("ArrowLeft")  # back into deal 2: its scoring, the step after its last play
+    scored = starts[3] - 1
+    assert expected[scored]["kind"] == "scored"
+    assert fragment(page) == f"#deal=2&step={scored - starts[2]}"
+    # An address typed into the page's bar while it is open moves it too.
+    page.evaluate("location.hash = '#deal=1&step=3'")
+    page.wait_for_function("document.body.dataset.step === '3'")
+    watched.check_clean()
+
+
+@pytest.mark.browser
+@pytest.mark.process
+def test_a_fragment_that_names_no_position_opens_the_start(browser, tmp_path):
+    path = tmp_path / "m.log"
+    write_log(path, Game.SCOPA, 9)
+    replay = replay_log(path)
+    expected = frames(replay)
+    deals = len(replay.deals)
+    beyond = sum(1 for f in expected if f["deal"] == 2)  # one past deal 2's last step
+    for bad in (
+        f"#deal={deals + 1}&step=0",
+        f"#deal=2&step={beyond}",
+        "#deal=0&step=0",
+        "#deal=2&step=-1",
+        "#deal=two&step=1",
+        "#deal=2&step=1e1",
+        "#step=14",
+        "#deal=99999999999999999999&step=0",
+        "#%zz",
+    ):
+        watched, page = open_at(browser, tmp_path, replay, bad)
+        assert step(page) == 0, bad
+        assert page.inner_text("#position").startswith("deal 1, step 0 of "), bad
+        watched.check_clean()
+    watched, page = open_at(browser, tmp_path, replay, "#deal=2")  # no step: the deal as dealt
+    assert expected[step(page)]["kind"] == "deal" and expected[step(page)]["deal"] == 2
+    watched.check_clean()
+
+
+@pytest.mark.browser
+@pytest.mark.process
+def test_autoplay_steps_on_its_own_pauses_and_stops_at_the_end(browser, tmp_path):
+    path = tmp_path / "m.log"
+    write_log(path, Game.SCOPA, 9)
+    replay = replay_log(path)
+    expected = frames(replay)
+    watched, page = open_at(browser, tmp_path, replay, "", clock=True)
+    assert page.inner_text("#play") == "▷ play"
+    assert page.input_value("#speed") == "1000"  # normal: a step a second
+    page.keyboard.press(" ")
+    assert page.get_attribute("#viewer", "data-playing") == "1"
+    assert page.inner_text("#play") == "❚❚ pause"
+    page.clock.run_for(999)
+    assert step(page) == 0
+    page.clock.run_for(1)
+    assert step(page) == 1
+    page.clock.run_for(3000)
+    assert step(page) == 4 and fragment(page) == "#deal=1&step=4"
+    page.keyboard.press(" ")  # pause
+    assert page.get_attribute("#viewer", "data-playing") == "0"
+    page.clock.run_for(60_000)
+    assert step(page) == 4
+    # The button, at the fastest speed, from near the end: it stops on the last step.
+    page.select_option("#speed", "120")
+    page.keyboard.press("End")
+    for _ in range(3):
+        page.keyboard.press("ArrowLeft")
+    page.click("#play")
+    page.clock.run_for(120 * 3)
+    assert step(page) == len(expected) - 1
+    assert page.get_attribute("#viewer", "data-playing") == "0"
+    assert page.inner_text("#play") == "▷ play"
+    page.clock.run_for(10_000)
+    assert step(page) == len(expected) - 1
+    assert "won" in page.inner_text("#result h2")
+    # Played again at the end, it starts over.
+    page.keyboard.press(" ")
+    assert step(page) == 0 and page.get_attribute("#viewer", "data-playing") == "1"
+    page.clock.run_for(120 * 2)
+    assert step(page) == 2
     watched.check_clean()
 
 
@@ -364,7 +516,9 @@ def test_a_live_page_appends_frames_and_follows_the_newest(browser, tmp_path):
     assert step(page) == 0  # looking back: it stays
     page.evaluate("window.v.show(1e9)")
     assert step(page) == 5 + len(rest) - 1
-    assert "wins" in page.inner_text("#result") or "draw" in page.inner_text("#result")
+    outcome = rest[-1]["result"]["outcome"]
+    assert re.fullmatch(r"(a#0|b#1) won \d+-\d+|drawn \d+-\d+", outcome)
+    assert page.inner_text("#result h2") == outcome
     assert page.locator(".seat .card").count() == 0  # a spectator sees no hand
     watched.check_clean()
 
@@ -411,5 +565,6 @@ def test_faults_are_shown_as_text(browser, tmp_path):
     assert page.get_by_text("<i>oops</i>").count() == 1
     assert page.locator("#viewer i, #viewer u").count() == 0
     page.keyboard.press("End")
-    assert "forfeit" in page.inner_text("#result") or "wins" in page.inner_text("#result")
+    assert page.inner_text("#result h2") == expected[-1]["result"]["outcome"]
+    assert page.inner_text("#result h2").startswith("forfeit: fair#1 won (seat 0 illegal")
     watched.check_clean()

@@ -27,7 +27,7 @@ def main(site: str, competition: str) -> None:
         print(f"wrote {DOCS / 'site-competition.png'}")
         page.goto(f"{site}/c/{competition}/matches")
         first = page.locator("a[href^='/m/']").first.get_attribute("href")
-        page.goto(f"{site}{first}#step=30")
+        page.goto(f"{site}{first}#deal=1&step=30")
         page.wait_for_selector("#caption")
         page.screenshot(path=str(DOCS / "site-match.png"), full_page=True)
         print(f"wrote {DOCS / 'site-match.png'}")

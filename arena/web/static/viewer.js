@@ -1,5 +1,11 @@
 /* Scopa Arena match viewer: draws the frames of arena/viewer.py (a replay) or
    arena/web/live.py (a live match). Vanilla JavaScript, no network.
+   A position has an address: the fragment #deal=2&step=14 is deal 2 (counted
+   from 1, as the deal picker shows it) at step 14 of that deal, where step 0 is
+   the deal as dealt, step N the table after the deal's Nth decision, and the
+   step after the last decision the deal's scoring (then, in the last deal, the
+   match's end). The fragment follows the viewer as it steps; one that names
+   no such position opens the start.
    Every string from a log or a bot reaches the page through textContent or
    setAttribute, never as HTML. */
 (function () {
@@ -123,6 +129,10 @@
     return ms >= 1000 ? (ms / 1000).toFixed(2) + " s" : ms.toFixed(1) + " ms";
   }
 
+  /* Autoplay speeds: milliseconds per step, the default marked. */
+  const SPEEDS = [["slow", 2000], ["normal", 1000], ["fast", 400], ["fastest", 120]];
+  const DEFAULT_SPEED = 1000;
+
   function mount(root, data, options) {
     options = options || {};
     /* italian; french (J Q K, suit symbols); short: French drawing, named as the arena writes cards (7d). */
@@ -135,6 +145,8 @@
     let at = 0;
     let digits = "";
     let digitTimer = null;
+    let playTimer = null;
+    let speed = DEFAULT_SPEED;
 
     const seatName = (s) => names[s] + " (seat " + s + ")";
 
@@ -153,7 +165,7 @@
       b.id = id;
       b.type = "button";
       b.title = title;
-      b.addEventListener("click", go);
+      b.addEventListener("click", () => { go(); b.blur(); });  /* so that space stays play/pause */
       bar.appendChild(b);
       return b;
     };
@@ -161,6 +173,24 @@
     button("prev", "\u25c0 back", "Left arrow", () => show(at - 1));
     button("next", "forward \u25b6", "Right arrow", () => show(at + 1));
     button("last", "last \u00bb", "End", () => show(frames.length - 1));
+    const playButton = button("play", "\u25b7 play", "Space: play the match through, or pause", () => toggle());
+    const speedLabel = el("label", "speed-pick", "speed ");
+    const speedSelect = el("select");
+    speedSelect.id = "speed";
+    speedSelect.title = "Time per step while playing";
+    for (const [name, ms] of SPEEDS) {
+      const o = el("option", "", name + " (" + (ms / 1000) + " s)");
+      o.value = String(ms);
+      if (ms === DEFAULT_SPEED) o.selected = true;
+      speedSelect.appendChild(o);
+    }
+    speedLabel.appendChild(speedSelect);
+    bar.appendChild(speedLabel);
+    speedSelect.addEventListener("change", () => {
+      speed = Number(speedSelect.value);
+      if (playTimer !== null) schedule();
+      speedSelect.blur();
+    });
     const dealLabel = el("label", "deal-pick", "deal ");
     const dealSelect = el("select");
     dealSelect.id = "deal-select";
@@ -269,13 +299,13 @@
         return "Deal " + f.deal + " scored: " + rows.map((r) => r.name + " " + r.points).join(", ") +
           ". Match score " + f.score.join(" \u2013 ") + ".";
       }
-      if (f.kind === "over") return "Match over: " + resultWords(f.result);
+      if (f.kind === "over") return "Match over: " + f.result.outcome + ".";
       return "";
     }
 
     function resultWords(r) {
-      return r.outcome + ", final score " + r.final_scores.join(" \u2013 ") +
-        " (" + r.termination + ": " + r.reason + ").";
+      /* How it ended (the heading above gives the score, from the winner's side). */
+      return r.deals_played + " deal(s) played; " + r.termination + (r.reason ? ": " + r.reason : "") + ".";
     }
 
     function drawSeat(f, s) {
@@ -395,7 +425,9 @@
       const f = frames[at];
       root.dataset.faces = faces;
       facesButton.textContent = faces === "italian" ? "French suits" : "Italian suits";
-      positionText.textContent = "step " + (at + 1) + " of " + frames.length + " (deal " + f.deal + ")";
+      const where = place(at);
+      positionText.textContent = "deal " + where.deal + ", step " + where.step + " of " + where.last +
+        " (" + (at + 1) + " of " + frames.length + " in the match)";
       refreshDeals();
       if (f.deal) dealSelect.value = String(f.deal);
       scoreLine.textContent = "Score: " + sides.map((n, s) => n + " " + f.score[s]).join(" \u2014 ");
@@ -409,10 +441,77 @@
       drawScoring(f);
       resultBox.textContent = "";
       if (f.kind === "over" && f.result) {
-        resultBox.appendChild(el("h2", "", f.result.winner_name === null ? "No winner" : f.result.winner_name + " wins"));
+        resultBox.appendChild(el("h2", "", f.result.outcome));
         resultBox.appendChild(el("p", "", resultWords(f.result)));
       }
       document.body.dataset.step = String(at);
+      playButton.textContent = playTimer === null ? "\u25b7 play" : "\u275a\u275a pause";
+      root.dataset.playing = playTimer === null ? "0" : "1";
+      if (at > 0 || location.hash) writeFragment(where);
+    }
+
+    /* Deal and step of frame i (see the top of this file), and the deal's last step. */
+    function place(i) {
+      let start;
+      for (start = i; start > 0 && frames[start].kind !== "deal"; start--);
+      let end = i;
+      while (end + 1 < frames.length && frames[end + 1].kind !== "deal") end++;
+      return { deal: frames[i].deal, step: i - start, last: end - start };
+    }
+
+    function writeFragment(where) {
+      const fragment = "#deal=" + where.deal + "&step=" + where.step;
+      if (location.hash === fragment) return;
+      try {
+        history.replaceState(null, "", fragment);
+      } catch (err) {
+        /* a page that may not rewrite its address keeps the old one */
+      }
+    }
+
+    /* The frame a fragment names, or 0 (the start) when it names none. */
+    function fromFragment(hash) {
+      const params = new URLSearchParams(hash.replace(/^#/, ""));
+      const deal = params.get("deal");
+      const step = params.get("step") === null ? "0" : params.get("step");
+      if (deal === null || !/^[0-9]{1,6}$/.test(deal) || !/^[0-9]{1,6}$/.test(step)) return 0;
+      const found = dealStarts().find(([d]) => d === Number(deal));
+      if (!found) return 0;
+      const i = found[1] + Number(step);
+      return i < frames.length && place(i).deal === Number(deal) && place(i).step === Number(step) ? i : 0;
+    }
+
+    function schedule() {
+      clearTimeout(playTimer);
+      playTimer = setTimeout(tick, speed);
+    }
+
+    function tick() {
+      if (at >= frames.length - 1) {
+        pause();
+        return;
+      }
+      show(at + 1);
+      if (at >= frames.length - 1) pause();
+      else schedule();
+    }
+
+    function play() {
+      if (!frames.length) return;
+      if (at >= frames.length - 1) show(0);  /* at the end: play it again from the start */
+      schedule();
+      show(at);
+    }
+
+    function pause() {
+      clearTimeout(playTimer);
+      playTimer = null;
+      if (frames.length) show(at);
+    }
+
+    function toggle() {
+      if (playTimer === null) play();
+      else pause();
     }
 
     function key(e) {
@@ -423,6 +522,7 @@
       else if (e.key === "ArrowLeft") show(at - 1);
       else if (e.key === "Home") show(0);
       else if (e.key === "End") show(frames.length - 1);
+      else if (e.key === " ") toggle();
       else if (/^[0-9]$/.test(e.key)) {
         digits += e.key;
         clearTimeout(digitTimer);
@@ -442,11 +542,14 @@
     }
     document.addEventListener("keydown", key);
 
-    const hash = /step=(\d+)/.exec(location.hash);
-    show(hash ? Number(hash[1]) : 0);
+    show(fromFragment(location.hash));
+    window.addEventListener("hashchange", () => show(fromFragment(location.hash)));
 
     return {
       show: show,
+      play: play,
+      pause: pause,
+      get playing() { return playTimer !== null; },
       append: function (frame) {
         const following = at >= frames.length - 1;
         frames.push(frame);
