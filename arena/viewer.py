@@ -9,7 +9,9 @@ Every string from a log or a bot (names, comments, fault messages) is data:
 the script only ever puts it in the page as text.
 
 The same frame schema serves a live match (arena.web.live.LiveFrames), built
-from the public events a spectator is sent.
+from the public events a spectator is sent. Seats and sides in the data are
+indexes from 0 (a frame's ``seat``, a scoring row's ``side``, the result's
+``winner``); the page shows seats as the log numbers them and sides as 1 and 2.
 """
 
 from __future__ import annotations
