@@ -86,6 +86,35 @@ def test_every_page_of_a_tournament_loads_cleanly(browser, local_site, tournamen
         watched.close()
 
 
+def test_a_site_match_page_opens_at_its_fragment_and_plays_on(browser, local_site, tournament):
+    """The site serves the same viewer as the offline file: a linked position
+    opens there, and autoplay runs there (on a clock the test moves)."""
+    cid = tournament.name
+    key = next(
+        m["id"]
+        for m in local_site.json(f"/api/c/{cid}/matches")["matches"]
+        if m["termination"] == "completed"
+    )
+    frames = local_site.json(match_url(key) + "?format=json")["viewer"]["frames"]
+    second = next(i for i, f in enumerate(frames) if f["kind"] == "deal" and f["deal"] == 2)
+    watched = Watched(browser, local_site.base)
+    try:
+        watched.page.clock.install(time=0)
+        watched.load(match_url(key) + "#deal=2&step=5")
+        page = watched.page
+        page.clock.pause_at(3_600_000)
+        assert page.evaluate("document.body.dataset.step") == str(second + 5)
+        assert page.inner_text("#position").startswith("deal 2, step 5 of ")
+        page.keyboard.press(" ")
+        page.clock.run_for(2000)  # two steps at the normal speed
+        assert page.evaluate("location.hash") == "#deal=2&step=7"
+        page.click("#play")  # pause
+        page.clock.run_for(10_000)
+        assert page.evaluate("location.hash") == "#deal=2&step=7"
+    finally:
+        watched.close()
+
+
 def test_a_live_match_is_followed_to_its_end_in_the_browser(
     browser, server_site, bots, hostile_bot
 ):
