@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import trio
 
 if TYPE_CHECKING:
-    from arena.tournament.standings_cache import StandingsCache
+    from arena.tournament.standings_cache import CachedStandings, StandingsCache
 
 from arena.errors import ArenaError, ConfigError
 from arena.layout import competition_layout
@@ -276,6 +276,13 @@ def entry_check(
             players,
         )
         _refuse_game(cfg, bot.name, bot.games)
+        shared = cfg.variant.seats == 4 and not cfg.allow_shared_partners
+        if shared and submission_digest(bot.address) is None:
+            raise ConfigError(
+                "a 4-seat ladder seats each version in both seats of its side, and a bot "
+                "you run yourself would then see both hands; enter an uploaded bot "
+                "(each seat its own sandbox), or the organiser sets allow_shared_partners = true"
+            )
         return cfg
 
     return check
@@ -509,8 +516,21 @@ class CompetitionManager:
         """Play a ladder until it is paused (False) or its final is over (True)."""
         baselines = baselines_of(competition.engines)
         settings = ladder_settings(competition.config, baselines)
+        standings = self._standings
+
+        def latest_fit() -> CachedStandings | None:
+            return None if standings is None else standings.latest(comp_id)
+
         ladder = Ladder(
-            comp_id, self._storage, self._data, run.store, runner, settings, baselines, config_for
+            comp_id,
+            self._storage,
+            self._data,
+            run.store,
+            runner,
+            settings,
+            baselines,
+            config_for,
+            latest_fit,
         )
         self._ladders[comp_id] = ladder
         async with open_player(run.cfg, runner.notice) as player:

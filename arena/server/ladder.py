@@ -44,6 +44,7 @@ from arena.tournament.config import TournamentConfig
 from arena.tournament.runner import Runner
 from arena.tournament.schedule import make_set
 from arena.tournament.standings import compute_standings, match_score, side_players
+from arena.tournament.standings_cache import CachedStandings
 
 LADDER_PHASE = "ladder"
 FINAL_PHASE = "final"
@@ -157,9 +158,12 @@ class Ladder:
         settings: LadderSettings,
         baselines: Sequence[str],
         config_for: Callable[[Mapping[str, str]], TournamentConfig],
+        latest_fit: Callable[[], CachedStandings | None] = lambda: None,
     ) -> None:
         """``config_for(players)``: the competition's configuration with these
-        versions (player name -> address) as engines besides the baselines."""
+        versions (player name -> address) as engines besides the baselines.
+        ``latest_fit()``: the last standings the background fit made, at once."""
+        self.latest_fit = latest_fit
         self.comp_id = comp_id
         self.storage = storage
         self.data = data
@@ -303,7 +307,7 @@ class Ladder:
         players = {n: s for n, s in self.standing.items() if n not in suspended}
         for name, s in players.items():
             s.rating = self.ratings.get(name, Gaussian())
-        pair = matchmaking.next_pair(players)
+        pair = matchmaking.next_pair(players, difference=self._difference())
         if pair is None:
             return None
         matchmaking.scheduled(players, pair)
@@ -312,6 +316,29 @@ class Ladder:
         return self._new_set(
             f"{LADDER_SET}{self._set_counter}:{a}~{b}", self._base(a, b), self._matchmaking()
         )
+
+    def _difference(self) -> matchmaking.Difference:
+        """Rating differences as the last batch fit knows them (its covariance),
+        else from the live Gaussians (a version the fit has not seen yet)."""
+        cached = self.latest_fit()
+        ratings = cached.ratings if cached is not None else {}
+        covariance = cached.covariance if cached is not None else None
+        columns: dict[str, list[float]] = {}
+
+        def difference(a: str, b: str) -> tuple[float, float]:
+            if covariance is not None and a in ratings and b in ratings:
+                va, vb = covariance.variance(a), covariance.variance(b)
+                if va is not None and vb is not None:
+                    shared = 0.0
+                    if covariance.anchor not in (a, b):
+                        if a not in columns:
+                            columns[a] = covariance.column(a)
+                        shared = columns[a][covariance.index[b]]
+                    return ratings[a] - ratings[b], max(va + vb - 2 * shared, 1.0)
+            ga, gb = self.ratings.get(a, Gaussian()), self.ratings.get(b, Gaussian())
+            return ga.mu - gb.mu, ga.sigma**2 + gb.sigma**2
+
+        return difference
 
     def _matchmaking(self) -> dict[str, Any]:
         """The matchmaker's counts, kept with each set so that a restart goes on from them."""

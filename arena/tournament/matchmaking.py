@@ -8,19 +8,22 @@ The rule, in three steps:
    plays next when ``due - sets`` is largest. Nobody starves, and nobody is
    played much more than the rest.
 3. Its opponent is the one the set tells most about: the largest expected
-   information gain on their rating difference (ratings.information_gain),
-   which favours close and uncertain pairs; players already far ahead of
-   their share are left out while anyone else is there.
+   information gain on their rating difference (ratings.difference_gain),
+   which favours close and uncertain pairs; the difference's uncertainty
+   comes from the batch fit's covariance, so a group of players who only
+   ever met each other is uncertain against the rest and gets matched
+   across. Players already far ahead of their share are left out while
+   anyone else is there.
 
 Pure and deterministic: the same ladder state picks the same pair.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from arena.ratings import Gaussian, information_gain
+from arena.ratings import Gaussian, difference_gain
 
 # How far ahead of its fair share (in sets) a player may be and still be
 # picked as an opponent, as a part of its due plus a constant.
@@ -47,9 +50,20 @@ class Standing:
         return self.sets - self.due > AHEAD_SLACK + AHEAD_PART * self.due
 
 
-def next_pair(players: Mapping[str, Standing], matches_per_set: int = 2) -> tuple[str, str] | None:
+Difference = Callable[[str, str], tuple[float, float]]
+
+
+def next_pair(
+    players: Mapping[str, Standing],
+    matches_per_set: int = 2,
+    difference: Difference | None = None,
+) -> tuple[str, str] | None:
     """The two players of the next set (the one picked first, then its
-    opponent), or None with fewer than two players."""
+    opponent), or None with fewer than two players. ``difference(a, b)``:
+    the mean and variance of a's rating minus b's, from the batch fit's
+    covariance (two players who met often know their difference well even
+    when both are unsure against the rest); default: from each player's
+    own Gaussian, as if independent."""
     if len(players) < 2:
         return None
     owed = [name for name, p in players.items() if p.owed > 0]
@@ -59,12 +73,17 @@ def next_pair(players: Mapping[str, Standing], matches_per_set: int = 2) -> tupl
         first = max(players, key=lambda n: (players[n].behind, players[n].rating.sigma, n))
     others = [n for n in players if n != first]
     fair = [n for n in others if not players[n].far_ahead] or others
-    me = players[first].rating
-    second = max(
-        fair,
-        key=lambda n: (information_gain(me, players[n].rating, matches_per_set), n),
-    )
-    return first, second
+    if difference is None:
+
+        def difference(a: str, b: str) -> tuple[float, float]:
+            ra, rb = players[a].rating, players[b].rating
+            return ra.mu - rb.mu, ra.sigma**2 + rb.sigma**2
+
+    def gain(other: str) -> tuple[float, str]:
+        mean, variance = difference(first, other)
+        return difference_gain(mean, variance, matches_per_set), other
+
+    return first, max(fair, key=gain)
 
 
 def scheduled(players: dict[str, Standing], pair: tuple[str, str]) -> None:

@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 
-from arena.ratings import Estimate, RatedGame, estimate, fit_with_intervals, update_elo
+from arena.ratings import (
+    Covariance,
+    Estimate,
+    RatedGame,
+    estimate,
+    fit_with_intervals,
+    update_elo,
+)
 from arena.rules import side_of
 from arena.store import Store, StoredMatch
 from arena.tournament.schedule import sides_of
@@ -46,6 +53,8 @@ class Standings:
     dealer_advantage: float
     matches: int
     anchor: str = ""  # the player rated 0 (a ladder's), else the pool's mean is 0
+    # A ladder's: the fitted ratings and their covariance, for its matchmaking.
+    covariance: Covariance | None = None
 
     def to_json(self) -> str:
         return json.dumps(
@@ -131,6 +140,9 @@ def match_score(match: StoredMatch, side: int) -> float:
 
 
 DEFAULT_K = 16.0  # the live Elo's K when a run says none
+# A ladder's fit with more players than this has Laplace's intervals alone
+# (docs/ladder.md): each bootstrap resample is a whole fit, seconds at 200 players.
+BOOTSTRAP_PLAYERS = 24
 
 
 def elo_k_of(store: Store) -> float:
@@ -151,13 +163,18 @@ def live_elo(matches: Sequence[StoredMatch], k: float = 16.0) -> dict[str, float
 
 
 def compute_standings(
-    store: Store, resamples: int = 200, seed: int = 0, k: float = 16.0
+    store: Store,
+    resamples: int = 200,
+    seed: int = 0,
+    k: float = 16.0,
+    include: Callable[[StoredMatch], bool] | None = None,
 ) -> Standings:
     """The leaderboard; ``k`` is the live Elo's K (small: bot versions never change).
 
     The store says which players are baselines (``baselines``) and, for a
     ladder, which are active and which baseline is rated 0 (``ladder``): the
-    table is then the fit over the matches among active players alone."""
+    table is then the fit over the matches among active players alone.
+    ``include``: only the matches it accepts (the table as of some moment)."""
     baselines = set(_names(store.kept_json("baselines")))
     ladder = store.kept_json("ladder")
     active: set[str] | None = None
@@ -168,7 +185,9 @@ def compute_standings(
     matches = [
         m
         for m in store.finished()
-        if m.termination.has_result and (active is None or active.issuperset(m.seats))
+        if m.termination.has_result
+        and (active is None or active.issuperset(m.seats))
+        and (include is None or include(m))
     ]
     games = [
         RatedGame(
@@ -190,10 +209,13 @@ def compute_standings(
     faults = store.fault_counts()
     suspended = store.suspended()
     if games:
+        if anchor and len(names) > BOOTSTRAP_PLAYERS:
+            resamples = 0  # Laplace's intervals alone: a bootstrap would take minutes
         fit = fit_with_intervals(games, resamples=resamples, seed=seed, anchor=anchor or None)
         ratings, intervals, dealer = fit.ratings, fit.intervals, fit.dealer_advantage
+        covariance = fit.covariance
     else:
-        ratings, intervals, dealer = {}, {}, 0.0
+        ratings, intervals, dealer, covariance = {}, {}, 0.0, None
     rows = []
     for name in names:
         scores = tally.get(name, [])
@@ -224,6 +246,7 @@ def compute_standings(
         dealer,
         len(matches),
         anchor,
+        covariance,
     )
 
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.layout import competition_layout
+from arena.ratings import Covariance
 from arena.store import Store, reading_store
 from arena.tournament.standings import Row, compute_standings, elo_k_of
 
@@ -43,6 +44,12 @@ class CachedStandings:
     text: str
     rows: list[Row]
     matches_done: int  # results in the store when these were computed
+    # A ladder's fit for its matchmaking: each player's rating and their covariance.
+    covariance: Covariance | None = None
+
+    @property
+    def ratings(self) -> dict[str, float]:
+        return {r.engine: r.elo for r in self.rows if r.played}
 
 
 class StandingsCache:
@@ -110,7 +117,14 @@ class StandingsCache:
             f"\n\nas of {cached.matches_done} results; {behind} more recorded since, "
             "being folded in"
         )
-        return CachedStandings(cached.text + note, cached.rows, cached.matches_done)
+        return CachedStandings(
+            cached.text + note, cached.rows, cached.matches_done, cached.covariance
+        )
+
+    def latest(self, comp_id: str) -> CachedStandings | None:
+        """The last standings computed for ``comp_id``, at once, however old."""
+        with self._cond:
+            return self._cached.get(comp_id)
 
     def close(self) -> None:
         with self._cond:
@@ -177,7 +191,7 @@ def compute_cached(data: Path, comp_id: str, resamples: int) -> CachedStandings 
             return None
         done = store.counts()[0]
         standings = compute_standings(store, resamples=resamples, k=elo_k_of(store))
-    return CachedStandings(standings.table(), standings.rows, done)
+    return CachedStandings(standings.table(), standings.rows, done, standings.covariance)
 
 
 def _results(data: Path, comp_id: str) -> contextlib.AbstractContextManager[Store | None]:

@@ -21,7 +21,22 @@ def test_the_shipped_examples_load():
     first = cfg.engines[0]
     assert isinstance(first, CommandEngine) and Path(first.command[1]).is_absolute()
     for path in (ROOT / "examples").glob("*.toml"):
-        load_config(path)
+        if path.name != "ladder.toml":
+            load_config(path)
+
+
+def test_the_shipped_ladder_reads_as_a_competition_file(tmp_path):
+    from arena.server.competitions import competition_config
+    from arena.server.ladder import ladder_settings
+
+    text = (ROOT / "examples/ladder.toml").read_text()
+    cfg, engines = competition_config(text, lambda name: "", tmp_path)
+    assert cfg.format == "ladder" and cfg.duplicate
+    assert engines == {"random": "builtin:random", "greedy": "builtin:greedy"}
+    settings = ladder_settings(text, list(engines))
+    assert (settings.validation_baseline, settings.active_versions) == ("random", 2)
+    with pytest.raises(ConfigError, match="unknown key 'active_version'"):
+        ladder_settings(text.replace("active_versions", "active_version"), list(engines))
 
 
 @pytest.mark.parametrize(

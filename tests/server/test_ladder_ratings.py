@@ -1,0 +1,150 @@
+"""A ladder's ratings do not depend on when a bot arrived (issue 24, point 4),
+on a real server with real bots: (a) a strong bot (greedy's moves) entered after
+500 matches among weaker ones (random's) takes first place, its interval
+clear of the second's;
+(b) a weak bot whose first matches went well falls back to its true place;
+(c) a version's rating does not move when unrelated versions join."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from arena.layout import competition_layout
+from arena.store import open_store
+from arena.tournament.standings import compute_standings
+from arena.wire.v1 import server_pb2 as spb
+from tests.server.test_ladder import bot_processes, create_ladder, engine, enter, standings, until
+from tests.support.paths import ROOT
+from tests.support.server import ORGANISER, auth, register
+
+pytestmark = [pytest.mark.process, pytest.mark.slow]
+
+# The sets the strong bot may need after it enters (measured: see the ladder's note).
+STRONG_SETS = 40
+RANDOM_ONLY = '["builtin:random"]'
+
+
+@pytest.mark.timeout(900)
+def test_ratings_do_not_depend_on_arrival(server):
+    commands = {
+        "random": engine("random"),
+        "random2": engine("random"),
+        "greedy": engine("greedy"),
+        "streaky": [str(ROOT / "tests/bots/streaky.py"), "--lucky", "8"],
+    }
+    with bot_processes("ratings", **commands) as bots:
+        stub = server.stub()
+        tokens = {
+            who: register(stub, who, f"{who}-bot", bots[kind])
+            for who, kind in (("ann", "random"), ("ben", "random2"), ("lucky", "streaky"))
+        }
+        strong_token = register(stub, "sam", "sam-bot", bots["greedy"])
+        comp = create_ladder(stub, target=6, concurrency=4, first_sets=3, baselines=RANDOM_ONLY)
+        for who, token in tokens.items():
+            enter(stub, token, comp, f"{who}-bot")
+
+        def done() -> int:
+            return stub.GetCompetition(spb.CompetitionRef(id=comp), timeout=10).matches_done
+
+        until(lambda: done() >= 500, 600, "500 matches among the weaker bots")
+        store_path = competition_layout(server.data, comp).store
+        entered = enter(stub, strong_token, comp, "sam-bot")
+        before = _finish_orders(store_path)
+
+        # (a) First place, the interval clear of every other's, within STRONG_SETS sets.
+        def separated() -> bool:
+            rows = sorted(standings(stub, comp).values(), key=lambda r: -r.elo)
+            shown = ", ".join(
+                f"{r.bot} {r.elo:+.0f} [{r.elo_low:+.0f}, {r.elo_high:+.0f}]" for r in rows[:3]
+            )
+            print(
+                f"{_sets_of(store_path, 'sam-bot@1', ladder_only=True)} sets: {shown}", flush=True
+            )
+            # Clear of every other player's interval: the anchor's has no width
+            # (it is the zero), so being clear of it alone would say little.
+            others = [r.elo_high for r in rows[1:] if r.bot != "random"]
+            return rows[0].bot == "sam-bot@1" and rows[0].elo_low > max([0.0, *others])
+
+        started = time.monotonic()
+        until(separated, 900, "the strong bot first and clear of the second")
+        played = _sets_of(store_path, "sam-bot@1", ladder_only=True)
+        print(
+            f"strong bot: first and separated after {played} ladder sets, "
+            f"{time.monotonic() - started:.0f} s"
+        )
+        assert played <= STRONG_SETS
+        stub.PauseCompetition(spb.CompetitionRef(id=comp), metadata=auth(ORGANISER), timeout=10)
+
+        table = standings(stub, comp)
+        # (b) The lucky start (greedy's moves in its first 8 matches) does not hold
+        # the streaky bot up: it ends where the random bots are, below the strong one.
+        lucky = table["lucky-bot@1"]
+        assert lucky.elo_high < table["sam-bot@1"].elo_low, (lucky, table["sam-bot@1"])
+        for peer in ("ann-bot@1", "ben-bot@1"):  # random bots: its true strength
+            assert lucky.elo_low < table[peer].elo_high and table[peer].elo_low < lucky.elo_high
+        early = _rating_over(
+            store_path, lambda m: m.finish_order <= _nth_match(store_path, "lucky-bot@1", 8)
+        )
+        print(
+            f"streaky bot: {early['lucky-bot@1']:+.0f} after its lucky matches, "
+            f"{lucky.elo:+.0f} at the end"
+        )
+        assert early["lucky-bot@1"] > lucky.elo + 100  # it did start high
+
+        # (c) Versions that meet only the anchor baseline move nobody else: the
+        # table over the matches before the strong bot entered, and over those
+        # plus its validation set (against the anchor), agree on every other player.
+        validation = {f"v:{entered.player}#0/0", f"v:{entered.player}#0/1"}
+        without = _rating_over(store_path, lambda m: m.finish_order in before, intervals=True)
+        with_new = _rating_over(
+            store_path, lambda m: m.finish_order in before or m.id in validation, intervals=True
+        )
+        assert "sam-bot@1" in with_new and "sam-bot@1" not in without
+        for name, rating in without.items():  # the rating and both ends of its interval
+            assert all(abs(a - b) < 1e-6 for a, b in zip(with_new[name], rating, strict=True)), name
+
+
+def _finish_orders(path) -> set[int]:
+    store = open_store(path)
+    try:
+        return {m.finish_order for m in store.finished()}
+    finally:
+        store.close()
+
+
+def _sets_of(path, player: str, ladder_only: bool) -> int:
+    store = open_store(path)
+    try:
+        sets = {
+            m.set_id
+            for m in store.finished()
+            if player in m.seats and (not ladder_only or m.set_id.startswith("l:"))
+        }
+    finally:
+        store.close()
+    return len(sets)
+
+
+def _nth_match(path, player: str, n: int) -> int:
+    """The finish order of ``player``'s n-th match."""
+    store = open_store(path)
+    try:
+        own = [m.finish_order for m in store.finished() if player in m.seats]
+    finally:
+        store.close()
+    return own[n - 1]
+
+
+def _rating_over(path, include, intervals: bool = False) -> dict:
+    """Each player's rating over the matches ``include`` takes (with its
+    interval's ends, from 40 bootstrap resamples, if ``intervals``)."""
+    store = open_store(path)
+    try:
+        table = compute_standings(store, resamples=40 if intervals else 0, include=include)
+    finally:
+        store.close()
+    if intervals:
+        return {r.engine: (r.elo, r.elo_low, r.elo_high) for r in table.rows if r.played}
+    return {r.engine: r.elo for r in table.rows if r.played}
