@@ -260,7 +260,8 @@ def _chain_check(arena: ArenaClient, match: str, log: Path) -> str:
 
 
 def _print_comp(c: spb.CompetitionInfo) -> None:
-    kind = f"ladder, {c.phase}" if c.format == "ladder" else c.format or "competition"
+    phases = {"ladder": "ladder, open", "final": "ladder, closed: its final"}
+    kind = phases.get(c.phase, "ladder") if c.format == "ladder" else c.format or "competition"
     what = "baselines" if c.format == "ladder" else "bots"
     print(
         f"competition {c.id} ({c.name}): {kind}, {c.status}, "
