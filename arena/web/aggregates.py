@@ -13,6 +13,7 @@ from arena.store import MatchEntry, MatchStatus, Store, StoredMatch
 from arena.tournament.standings import match_score, players_of, side_players
 
 # Points per engine on the rating-over-time plot, at most.
+PLOT_LINES = 12  # lines on the rating plot at most
 PLOT_POINTS = 200
 
 
@@ -116,7 +117,8 @@ def crosstable(finished: list[StoredMatch]) -> dict[str, dict[str, list[int]]]:
 
 def rating_series(finished: list[StoredMatch], k: float) -> dict[str, list[tuple[int, float]]]:
     """Each engine's live Elo (K ``k``, the run's) after every match it played,
-    thinned to PLOT_POINTS."""
+    thinned to PLOT_POINTS; of a field of more than PLOT_LINES (a ladder of
+    hundreds), the PLOT_LINES best at the end: more lines are no longer read."""
     series: dict[str, list[tuple[int, float]]] = {}
     played = [m for m in finished if m.termination.has_result]
     step = max(1, len(played) // PLOT_POINTS)
@@ -126,4 +128,7 @@ def rating_series(finished: list[StoredMatch], k: float) -> dict[str, list[tuple
         if i % step == 0 or i == len(played) - 1:
             for name, value in live.items():
                 series.setdefault(name, []).append((i + 1, value))
+    if len(series) > PLOT_LINES:
+        best = sorted(series, key=lambda name: -series[name][-1][1])[:PLOT_LINES]
+        series = {name: series[name] for name in best}
     return series
