@@ -39,8 +39,12 @@ def test_every_page_type_answers_with_its_json_twin(local_site, tournament):
     assert set(rows) == {"random", "greedy", "hostile"}
     # The StandingsRow fields of the gRPC service, as `arena ratings` computes them.
     assert set(rows["greedy"]) == {
-        "rank", "bot", "elo", "elo_low", "elo_high", "played", "wins", "losses", "draws", "faults"
+        "rank", "bot", "elo", "elo_low", "elo_high", "played", "wins", "losses", "draws", "faults",
+        "baseline",
     }  # fmt: skip
+    # A local tournament's built-in engines are its players; only a server's
+    # `builtin:NAME` entries are baselines.
+    assert not any(r["baseline"] for r in rows.values())
     assert rows["hostile"]["faults"] == 4 and rows["hostile"]["losses"] == 4
     assert twin["crosstable"]["greedy"]["hostile"] == [2, 0, 0]
     status, page, _ = local_site.get(f"/c/{cid}")
