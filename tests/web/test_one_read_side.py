@@ -25,7 +25,7 @@ SETTINGS = {"elo0": 0, "elo1": 5, "alpha": 0.1, "beta": 0.1, "max_sets": 6}
 COMPETITION = f"""
 name = "sprt-cup"
 format = "sprt"
-bots = ["greedy", "random"]
+bots = ["gina-greedy", "rob-random"]
 seed = "{SEED}"
 concurrency = 2
 duplicate = true
@@ -33,8 +33,8 @@ acknowledge_remote_twins = true
 [clock]
 move_time = "2s"
 [sprt]
-test = "greedy"
-base = "random"
+test = "gina-greedy"
+base = "rob-random"
 elo0 = {SETTINGS["elo0"]}
 elo1 = {SETTINGS["elo1"]}
 alpha = {SETTINGS["alpha"]}
@@ -54,10 +54,12 @@ def test_the_same_sprt_reads_the_same_on_the_command_line_and_both_sites(
 ):
     output = tmp_path / "sprt"
     config = tmp_path / "sprt.toml"
+    # The server's bot names, which no built-in baseline's name may be.
     engines = "".join(
-        f'[[engine]]\nname = "{name}"\nspec = "{bots[name]}"\n' for name in ("greedy", "random")
+        f'[[engine]]\nname = "{name}"\nspec = "{bots[kind]}"\n'
+        for name, kind in (("gina-greedy", "greedy"), ("rob-random", "random"))
     )
-    table = COMPETITION.replace('bots = ["greedy", "random"]', f'output = "{output}"')
+    table = COMPETITION.replace('bots = ["gina-greedy", "rob-random"]', f'output = "{output}"')
     config.write_text(table.replace("[clock]", engines + "[clock]"))
     done = subprocess.run(
         [ARENA, "sprt", "--config", str(config)], capture_output=True, text=True, timeout=300
@@ -81,8 +83,8 @@ def test_the_same_sprt_reads_the_same_on_the_command_line_and_both_sites(
     assert local["competition"]["seed"] == SEED
 
     stub = server_site.stub()
-    register(stub, "gina", "greedy", bots["greedy"])
-    register(stub, "rob", "random", bots["random"])
+    register(stub, "gina", "gina-greedy", bots["greedy"])
+    register(stub, "rob", "rob-random", bots["random"])
     cid = stub.CreateCompetition(
         spb.CreateCompetitionRequest(config=COMPETITION), metadata=auth(ORGANISER), timeout=60
     ).id
