@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 from arena.errors import ArenaError, ConfigError
 from arena.layout import competition_layout
 from arena.outcome import MatchEvent
-from arena.ratings import Gaussian
+from arena.ratings import START_SIGMA, Gaussian
 from arena.server.broker import Broker
 from arena.server.ladder import (
     LADDER_PHASE,
@@ -29,6 +29,7 @@ from arena.server.ladder import (
     close_ladder,
     is_ladder,
     ladder_settings,
+    live_ratings,
 )
 from arena.server.liveness import Liveness
 from arena.server.storage import Bot, Competition, CompetitionStatus, ServerStorage
@@ -366,6 +367,42 @@ def competition_info(
     )
 
 
+LadderView = tuple[dict[str, Gaussian], dict[str, int]]  # live estimates, sets per player
+
+
+def ladder_versions(
+    data: Path, storage: ServerStorage, competition: Competition, view: LadderView | None
+) -> list[spb.LadderVersion]:
+    """A ladder's versions as the service and the web site show them: each
+    with its live estimate and sets, from ``view`` (the running ladder's, see
+    CompetitionManager.ladder_view) or, when none plays it now, from its store."""
+    ratings, sets = view if view is not None else _stored_view(data, competition)
+    out = []
+    for version in storage.versions(competition.id):
+        rating = ratings.get(version.player)
+        out.append(
+            wire.ladder_version(
+                version,
+                rating.mu if rating else 0.0,
+                rating.sigma if rating else START_SIGMA,
+                sets.get(version.player, 0),
+            )
+        )
+    return out
+
+
+def _stored_view(data: Path, competition: Competition) -> LadderView:
+    """A ladder's live estimates from its store, when no server plays it now."""
+    anchor = ladder_settings(competition.config, baselines_of(competition.engines))
+    with competition_results(data, competition.id) as store:
+        if store is None:
+            return {}, {}
+        ratings = live_ratings(store, anchor.validation_baseline)
+        kept = store.kept_json("matchmaking")
+    players = kept.get("players", {}) if isinstance(kept, dict) else {}
+    return ratings, {n: int(p.get("sets", 0)) for n, p in players.items()}
+
+
 class CompetitionManager:
     """Runs competitions in the trio loop: start, pause (in-flight matches
     finish), and resume on restart. Call its methods on the trio loop."""
@@ -416,7 +453,7 @@ class CompetitionManager:
         """Close a ladder: no new version; the final follows the sets in flight."""
         close_ladder(self._storage, self._data, comp_id, self._ladders.get(comp_id))
 
-    def ladder_view(self, comp_id: str) -> tuple[dict[str, Gaussian], dict[str, int]] | None:
+    def ladder_view(self, comp_id: str) -> LadderView | None:
         """A running ladder's live estimates and each player's sets, or None."""
         ladder = self._ladders.get(comp_id)
         if ladder is None:

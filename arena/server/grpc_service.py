@@ -22,17 +22,16 @@ import trio
 from arena.check import CheckReport, check_bot
 from arena.errors import ArenaError, ConfigError
 from arena.layout import competition_layout
-from arena.ratings import START_SIGMA, Gaussian
 from arena.server.addresses import normalize_address
 from arena.server.auth import Access, Role, new_token
 from arena.server.broker import Broker
 from arena.server.competitions import (
     CompetitionManager,
-    baselines_of,
     competition_config,
     competition_info,
     competition_results,
     entry_check,
+    ladder_versions,
     new_competition_id,
     prepare_store,
     refuse_unplayable,
@@ -45,9 +44,7 @@ from arena.server.ladder import (
     EntryRefused,
     enter_version,
     is_ladder,
-    ladder_settings,
     limit_refusal,
-    live_ratings,
     open_ladders_of,
 )
 from arena.server.names import baseline_reason, checked_name, taken_reason
@@ -380,30 +377,9 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
         view = trio.from_thread.run_sync(
             self._manager.ladder_view, request.id, trio_token=self._trio_token
         )
-        ratings, sets = view if view is not None else self._stored_view(competition)
-        out = []
-        for version in self._storage.versions(request.id):
-            rating = ratings.get(version.player)
-            out.append(
-                wire.ladder_version(
-                    version,
-                    rating.mu if rating else 0.0,
-                    rating.sigma if rating else START_SIGMA,
-                    sets.get(version.player, 0),
-                )
-            )
-        return wire.ladder_version_list(out)
-
-    def _stored_view(self, competition: Competition) -> tuple[dict[str, Gaussian], dict[str, int]]:
-        """A ladder's live estimates from its store, when no server plays it now."""
-        anchor = ladder_settings(competition.config, baselines_of(competition.engines))
-        with competition_results(self._data, competition.id) as store:
-            if store is None:
-                return {}, {}
-            ratings = live_ratings(store, anchor.validation_baseline)
-            kept = store.kept_json("matchmaking")
-        players = kept.get("players", {}) if isinstance(kept, dict) else {}
-        return ratings, {n: int(p.get("sets", 0)) for n, p in players.items()}
+        return wire.ladder_version_list(
+            ladder_versions(self._data, self._storage, competition, view)
+        )
 
     def CloseCompetition(
         self, request: spb.CompetitionRef, context: grpc.ServicerContext
