@@ -5,12 +5,19 @@ of the server."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import trio
 
 from arena.server.broker import Broker
-from arena.server.competitions import CompetitionManager, competition_info
+from arena.server.competitions import (
+    CompetitionManager,
+    LadderView,
+    competition_info,
+    ladder_versions,
+)
+from arena.server.ladder import is_ladder
 from arena.server.storage import ServerStorage
 from arena.tournament.standings_cache import StandingsCache
 from arena.wire import service as wire
@@ -20,10 +27,17 @@ from arena.wire.v1 import server_pb2 as spb
 class SiteCatalog:
     """The server's records as the site's `Catalog` asks for them."""
 
-    def __init__(self, data: Path, storage: ServerStorage, delay: int) -> None:
+    def __init__(
+        self,
+        data: Path,
+        storage: ServerStorage,
+        delay: int,
+        ladder_view: Callable[[str], LadderView | None],
+    ) -> None:
         self._data = data
         self._storage = storage
         self._delay = delay
+        self._ladder_view = ladder_view  # a running ladder's live view, asked from any thread
 
     def competition_ids(self) -> list[str]:
         return [c.id for c in self._storage.competitions()]
@@ -33,6 +47,12 @@ class SiteCatalog:
         if competition is None:
             return None
         return competition_info(self._data, competition, self._delay)
+
+    def ladder_versions(self, cid: str) -> list[spb.LadderVersion]:
+        competition = self._storage.competition(cid)
+        if competition is None or not is_ladder(competition):
+            return []
+        return ladder_versions(self._data, self._storage, competition, self._ladder_view(cid))
 
     def bot(self, name: str) -> spb.BotInfo | None:
         bot = self._storage.bot(name)
@@ -66,7 +86,13 @@ async def start_site(
     from arena.web.remote import ServerSource
     from arena.web.serve import serve_site
 
-    source = ServerSource(data, SiteCatalog(data, storage, delay), broker, standings, delay)
+    token = trio.lowlevel.current_trio_token()
+
+    def ladder_view(cid: str) -> LadderView | None:  # on a worker thread; the manager's loop
+        return trio.from_thread.run_sync(manager.ladder_view, cid, trio_token=token)
+
+    catalog = SiteCatalog(data, storage, delay, ladder_view)
+    source = ServerSource(data, catalog, broker, standings, delay)
 
     def copy_running() -> None:  # on the trio loop, the manager's own
         source.running_now = manager.running_matches()

@@ -173,6 +173,14 @@ class Site:
                     "sprt": None if overview.sprt is None else asdict(overview.sprt),
                     "running": overview.running,
                     "latest": [match_dict(m) for m in overview.latest],
+                    "ladder": None
+                    if overview.ladder is None
+                    else {
+                        "anchor": overview.ladder.anchor,
+                        "versions": None
+                        if overview.ladder.versions is None
+                        else [message_dict(v) for v in overview.ladder.versions],
+                    },
                 }
             )
         return _html(pages.competition_page(info, overview))

@@ -46,6 +46,7 @@ from arena.wire.v1 import server_pb2 as spb
 __all__ = [
     "VIEWER_ASSETS",
     "EnginePage",
+    "LadderPart",
     "LiveFrames",
     "MatchFilter",
     "MatchPage",
@@ -128,6 +129,15 @@ class SprtView:
 
 
 @dataclass
+class LadderPart:
+    """What a ladder's page shows besides any competition's: the baseline its
+    ratings are relative to, and its versions (as ListVersions gives them)."""
+
+    anchor: str  # "" until the ladder has started
+    versions: list[spb.LadderVersion] | None  # None: this source does not keep them
+
+
+@dataclass
 class Overview:
     """Everything one competition's page shows besides its info."""
 
@@ -139,6 +149,7 @@ class Overview:
     sprt: SprtView | None
     running: list[str] = field(default_factory=list)
     latest: list[spb.MatchSummary] = field(default_factory=list)  # the last ended, newest first
+    ladder: LadderPart | None = None
 
 
 @dataclass
@@ -221,6 +232,10 @@ class StoreSource:
     def _running(self, cid: str) -> set[str]:
         return set()
 
+    def _versions(self, cid: str) -> list[spb.LadderVersion] | None:
+        """A ladder's versions, if this source keeps them (only the server does)."""
+        return None
+
     def _standings(self, cid: str) -> spb.StandingsReply:
         """The standings as GetStandings answers them, from the cache (which the
         server fills at its start, and `arena web` before it listens)."""
@@ -233,8 +248,10 @@ class StoreSource:
         raise NotImplementedError
 
     def overview(self, cid: str) -> Overview | None:
-        if self.competition(cid) is None:
+        info = self.competition(cid)
+        if info is None:
             return None
+        ladder = LadderPart("", self._versions(cid)) if info.format == "ladder" else None
         with self._open(cid) as store:
             if store is None:
                 return Overview(
@@ -244,7 +261,11 @@ class StoreSource:
                     [],
                     {},
                     None,
+                    ladder=ladder,
                 )
+            if ladder is not None:
+                kept = store.kept_json("ladder")
+                ladder.anchor = str(kept.get("anchor") or "") if isinstance(kept, dict) else ""
             done, total = store.counts()
             progress = pace(store, done, total)
             derived = self._derived.get(cid)
@@ -266,6 +287,7 @@ class StoreSource:
             sprt,
             running,
             derived[3],
+            ladder,
         )
 
     def _sprt(self, cid: str, store: Store) -> SprtView | None:

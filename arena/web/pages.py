@@ -28,6 +28,10 @@ th { background: #eee; }
 .progress span { background: #0b5d1e; height: 10px; display: block; }
 pre { background: #f0f0f0; padding: 8px; overflow-x: auto; }
 form.filters label { margin-right: 10px; }
+.tag { font-size: 11px; background: #e3e9f2; color: #2b3f5c; border-radius: 3px;
+       padding: 0 4px; margin-left: 6px; }
+td.nowrap { white-space: nowrap; }
+td.why { max-width: 420px; overflow-wrap: anywhere; }
 """
 
 
@@ -67,11 +71,19 @@ def not_found(what: str) -> str:
     return page("Not found", f"<h1>Not found</h1><p>{e(what)}</p>")
 
 
+# What each of a ladder's phases means, as its page says it.
+PHASES = {
+    "ladder": "open: versions enter and are rated while it runs",
+    "final": "closed to new versions: the best active versions play the final",
+    "finished": "the final has been played",
+}
+
+
 def competitions_page(title: str, infos: list[spb.CompetitionInfo]) -> str:
     rows = "".join(
         "<tr>"
         f'<td><a href="{competition_url(c.id)}">{e(c.name)}</a></td>'
-        f"<td>{e(c.id)}</td><td>{e(c.status)}</td>"
+        f"<td>{e(c.id)}</td><td>{e(c.format)}</td><td>{e(c.phase)}</td><td>{e(c.status)}</td>"
         f"<td>{c.matches_done} / {c.matches_total}</td>"
         f"<td><code>{e(c.seed_commitment)}</code></td>"
         f"<td>{e(c.created_at)}</td></tr>"
@@ -79,7 +91,8 @@ def competitions_page(title: str, infos: list[spb.CompetitionInfo]) -> str:
     )
     body = (
         f"<h1>{e(title)}</h1>"
-        "<table><thead><tr><th>competition</th><th>id</th><th>state</th><th>matches</th>"
+        '<table id="competitions"><thead><tr><th>competition</th><th>id</th><th>format</th>'
+        "<th>phase</th><th>state</th><th>matches</th>"
         "<th>seed commitment (SHA-256)</th><th>created</th></tr></thead>"
         f"<tbody>{rows}</tbody></table>"
     )
@@ -97,11 +110,18 @@ def _duration(seconds: float) -> str:
     return f"{seconds} s"
 
 
+BASELINE_TAG = (
+    '<span class="tag" title="a built-in strategy the organiser entered as a yardstick">'
+    "baseline</span>"
+)
+
+
 def standings_table(cid: str, reply: spb.StandingsReply) -> str:
     rows = "".join(
         "<tr>"
         f"<td>{r.rank}</td>"
-        f'<td><a href="{engine_url(cid, r.bot)}">{e(r.bot)}</a></td>'
+        f'<td><a href="{engine_url(cid, r.bot)}">{e(r.bot)}</a>'
+        f"{BASELINE_TAG if r.baseline else ''}</td>"
         f"<td>{r.elo:.1f}</td><td>[{r.elo_low:.1f}, {r.elo_high:.1f}]</td>"
         f"<td>{r.played}</td><td>{r.wins}/{r.draws}/{r.losses}</td><td>{r.faults}</td></tr>"
         for r in reply.rows
@@ -112,6 +132,73 @@ def standings_table(cid: str, reply: spb.StandingsReply) -> str:
         "<th>Elo</th><th>95% interval</th><th>matches</th><th>W/D/L</th><th>faults</th>"
         f"</tr></thead><tbody>{rows}</tbody></table>"
     )
+
+
+def rating_text(v: spb.LadderVersion) -> str:
+    """A version's live estimate with its 95% band (two sigmas)."""
+    return f"{v.live_rating:+.0f} ± {2 * v.live_sigma:.0f}"
+
+
+def versions_table(cid: str, versions: list[spb.LadderVersion]) -> str:
+    rows = "".join(
+        "<tr>"
+        f'<td class="nowrap"><a href="{engine_url(cid, v.player)}">{e(v.player)}</a></td>'
+        f'<td>{e(v.owner)}</td><td>{e(v.state)}</td><td class="why">{e(v.reason)}</td>'
+        f'<td class="nowrap">{e(rating_text(v))}</td><td>{v.sets}</td>'
+        f'<td class="nowrap">{e(v.entered_at)}</td></tr>'
+        for v in versions
+    )
+    return (
+        '<table id="versions"><thead><tr><th>player</th><th>owner</th><th>state</th>'
+        "<th>why rejected or retired</th><th>live rating ± 2σ</th><th>sets</th>"
+        f"<th>entered</th></tr></thead><tbody>{rows}</tbody></table>"
+    )
+
+
+def _ladder_parts(info: spb.CompetitionInfo, overview: Overview) -> tuple[str, str, str, str]:
+    """A ladder's page's own parts: its phase, what its standings hold, its
+    versions and its final's seed; all empty for another competition."""
+    if overview.ladder is None:
+        return "", "", "", ""
+    ladder = overview.ladder
+    phase = (
+        f'<p id="phase">a ladder, phase <b>{e(info.phase)}</b>: '
+        f"{e(PHASES.get(info.phase, info.phase))}</p>"
+    )
+    anchor = f"the baseline {ladder.anchor}" if ladder.anchor else "its anchor baseline"
+    held = (
+        f'<p class="hint" id="standings-hint">active versions and baselines only; '
+        f"Elo relative to {e(anchor)} (0)</p>"
+    )
+    if ladder.versions is None:
+        versions = (
+            '<h2>Versions</h2><p class="hint">the server that runs the ladder keeps its '
+            "versions: its site and `arena remote versions` list them</p>"
+        )
+    else:
+        versions = (
+            "<h2>Versions</h2>"
+            + versions_table(info.id, ladder.versions)
+            + '<p class="hint">the live rating is the estimate the matchmaking uses, '
+            f"relative to {e(anchor)}; the standings above are the batch fit</p>"
+        )
+        if not ladder.versions:
+            versions += '<p class="hint">no version has entered yet</p>'
+    final = ""
+    if info.final_seed_commitment:
+        final = (
+            "<p>the final's seed commitment (SHA-256): "
+            f'<code id="final-commitment">{e(info.final_seed_commitment)}</code></p>'
+        )
+        final += (
+            "<p>the final's seed (revealed): "
+            f'<code id="final-seed">{e(info.final_seed)}</code></p>'
+            if info.final_seed
+            else '<p class="hint">the final\'s seed is revealed when the final has been played</p>'
+        )
+    elif info.phase == "ladder":
+        final = '<p class="hint">the final\'s seed is committed to when the ladder closes</p>'
+    return phase, held, versions, final
 
 
 def crosstable(cid: str, overview: Overview) -> str:
@@ -142,7 +229,9 @@ def competition_page(info: spb.CompetitionInfo, overview: Overview) -> str:
     p = overview.progress
     share = 100 * p.done / p.total if p.total else 0
     eta = ""
-    if p.eta_seconds is not None and p.per_minute is not None:
+    if overview.ladder is not None:  # its schedule grows as versions enter: no end to estimate
+        eta = " scheduled so far"
+    elif p.eta_seconds is not None and p.per_minute is not None:
         eta = f"; about {_duration(p.eta_seconds)} left at {p.per_minute:.1f} matches a minute"
     seed = (
         f"<p>seed (revealed): <code>{e(info.seed)}</code></p>"
@@ -178,20 +267,22 @@ def competition_page(info: spb.CompetitionInfo, overview: Overview) -> str:
         if info.spectator_delay
         else ""
     )
+    phase, held, versions, final = _ladder_parts(info, overview)
+    entrants = "baselines" if overview.ladder is not None else "bots"
     body = (
         f'<div id="competition" data-api="{e("/api" + competition_url(cid))}" '
         f'data-results="{e("/api" + competition_url(cid) + "/results")}" '
         f'data-status="{e(info.status)}" data-done="{p.done}">'
         f"<h1>{e(info.name)}</h1>"
-        f"<p>competition <code>{e(cid)}</code>: {e(info.status)}; bots: "
+        f"{phase}<p>competition <code>{e(cid)}</code>: {e(info.status)}; {entrants}: "
         + ", ".join(f'<a href="{engine_url(cid, b)}">{e(b)}</a>' for b in info.bots)
         + f"{e(delay)}</p>{reason}"
         f'<p><span class="progress"><span style="width:{share:.0f}%"></span></span> '
         f'<span id="progress-text">{p.done} of {p.total} matches</span>{e(eta)}</p>'
-        f"<p>seed commitment (SHA-256): <code>{e(info.seed_commitment)}</code></p>{seed}"
+        f"<p>seed commitment (SHA-256): <code>{e(info.seed_commitment)}</code></p>{seed}{final}"
         f'<p><a href="{competition_url(cid)}/matches">all matches</a></p>'
-        f"{running}{latest}<h2>Standings</h2>{standings_table(cid, overview.standings)}"
-        f"<pre>{e(overview.standings.text)}</pre>"
+        f"{running}{latest}<h2>Standings</h2>{held}{standings_table(cid, overview.standings)}"
+        f"{versions}<pre>{e(overview.standings.text)}</pre>"
         f"{sprt}<h2>Crosstable</h2>{crosstable(cid, overview)}"
         f"<h2>Rating over time</h2>{rating_svg(overview.rating_series)}</div>"
     )

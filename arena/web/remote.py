@@ -25,6 +25,10 @@ class Catalog(Protocol):
         """As GetCompetition answers, with the spectator delay that applies."""
         ...
 
+    def ladder_versions(self, cid: str) -> list[spb.LadderVersion]:
+        """As ListVersions answers; none for a competition that is not a ladder."""
+        ...
+
     def bot(self, name: str) -> spb.BotInfo | None: ...
     def versions(self, name: str) -> list[dict[str, str]]:
         """The bot's uploaded versions: spec, engine name, version, when."""
@@ -63,6 +67,9 @@ class ServerSource(StoreSource):
 
     def _running(self, cid: str) -> set[str]:
         return set(self.running_now)
+
+    def _versions(self, cid: str) -> list[spb.LadderVersion] | None:
+        return self.catalog.ladder_versions(cid)
 
     def competitions(self) -> list[spb.CompetitionInfo]:
         out = []

@@ -68,6 +68,11 @@
       link.href = table.getAttribute("data-engine-base") + encodeURIComponent(r.bot);
       var name = document.createElement("td");
       name.appendChild(link);
+      if (r.baseline) {
+        var tag = text("span", "baseline", "tag");
+        tag.title = "a built-in strategy the organiser entered as a yardstick";
+        name.appendChild(tag);
+      }
       tr.appendChild(text("td", r.rank));
       tr.appendChild(name);
       tr.appendChild(text("td", r.elo.toFixed(1)));
@@ -75,6 +80,31 @@
       tr.appendChild(text("td", r.played));
       tr.appendChild(text("td", r.wins + "/" + r.draws + "/" + r.losses));
       tr.appendChild(text("td", r.faults));
+      body.appendChild(tr);
+    });
+  }
+
+  // As pages.versions_table writes them.
+  function fillVersions(table, versions) {
+    var body = table.tBodies[0];
+    var base = document.getElementById("standings").getAttribute("data-engine-base");
+    while (body.firstChild) { body.removeChild(body.firstChild); }
+    versions.forEach(function (v) {
+      var tr = document.createElement("tr");
+      var link = text("a", v.player);
+      link.href = base + encodeURIComponent(v.player);
+      var player = document.createElement("td");
+      player.className = "nowrap";
+      player.appendChild(link);
+      tr.appendChild(player);
+      tr.appendChild(text("td", v.owner));
+      tr.appendChild(text("td", v.state));
+      tr.appendChild(text("td", v.reason, "why"));
+      var mu = Math.round(v.live_rating);
+      tr.appendChild(text("td", (mu < 0 ? "" : "+") + mu + " \u00b1 " +
+        Math.round(2 * v.live_sigma), "nowrap"));
+      tr.appendChild(text("td", v.sets));
+      tr.appendChild(text("td", v.entered_at, "nowrap"));
       body.appendChild(tr);
     });
   }
@@ -127,6 +157,8 @@
           }
           var table = document.getElementById("standings");
           if (table && d.standings.rows) { fillStandings(table, d.standings.rows); }
+          var versions = document.getElementById("versions");
+          if (versions && d.ladder) { fillVersions(versions, d.ladder.versions); }
           var running = document.getElementById("running");
           if (running) { fillRunning(running, d.running); }
           var latest = document.getElementById("latest");
