@@ -165,8 +165,17 @@ class LocalSource(StoreSource):
             name = store.meta("name") or cid  # a store of an older arena has none
             seed = store.revealed_seed()
             created = store.meta("created_at") or ""
+            ladder = isinstance(store.kept_json("ladder"), dict)  # a server's ladder's store
+            settings = store.kept_json("config")
+            final_commitment = store.meta("final_seed_commitment") or ""
+            final_seed = store.meta("final_seed") if store.meta("final_seed_revealed") else ""
         # The run reveals its seed when, and only when, it is complete.
         status = "finished" if seed is not None else "running"
+        file_format = settings.get("format", "") if isinstance(settings, dict) else ""
+        phase = ""
+        if ladder:
+            file_format = "ladder"
+            phase = "finished" if final_seed else "final" if final_commitment else "ladder"
         return wire.competition_info(
             id=cid,
             name=name,
@@ -177,6 +186,10 @@ class LocalSource(StoreSource):
             seed_commitment=commitment,
             seed=seed or "",
             created_at=created,
+            format=str(file_format),
+            phase=phase,
+            final_seed_commitment=final_commitment,
+            final_seed=final_seed or "",
         )
 
 
