@@ -100,9 +100,9 @@
       tr.appendChild(text("td", v.owner));
       tr.appendChild(text("td", v.state));
       tr.appendChild(text("td", v.reason, "why"));
-      var mu = Math.round(v.live_rating);
-      tr.appendChild(text("td", (mu < 0 ? "" : "+") + mu + " \u00b1 " +
-        Math.round(2 * v.live_sigma), "nowrap"));
+      tr.appendChild(text("td", (v.live_rating < 0 ? "-" : "+") +
+        Math.abs(Math.round(v.live_rating)) + " \u00b1 " + Math.round(2 * v.live_sigma),
+        "nowrap"));
       tr.appendChild(text("td", v.sets));
       tr.appendChild(text("td", v.entered_at, "nowrap"));
       body.appendChild(tr);
