@@ -6,7 +6,6 @@ and against what the service answers."""
 from __future__ import annotations
 
 import re
-import time
 from html import escape
 
 import pytest
@@ -16,6 +15,7 @@ from arena.rules.seeding import commitment
 from arena.wire.v1 import server_pb2 as spb
 from tests.support.server import ORGANISER, auth, register, wait_for
 from tests.support.sites import start_web
+from tests.support.waiting import until
 
 from .hostile_bot import FAULT
 
@@ -56,15 +56,6 @@ def as_dict(message) -> dict:
     )
 
 
-def until(what, seconds: float = 120):
-    """``what()`` once it is true; fails after ``seconds``."""
-    deadline = time.monotonic() + seconds
-    while not (found := what()):
-        assert time.monotonic() < deadline, "waited in vain"
-        time.sleep(0.2)
-    return found
-
-
 def tagged(page: str) -> dict[str, bool]:
     """Each standings row's bot on an HTML page, and whether it has the baseline tag."""
     table = page[page.index('id="standings"') :]
@@ -76,39 +67,56 @@ def tagged(page: str) -> dict[str, bool]:
     return out
 
 
-def test_a_ladders_pages_show_its_phase_versions_standings_and_seeds(
-    server_site, bots, hostile_bot, tmp_path
-):
-    stub = server_site.stub()
+# The versions open_ladder enters, as they stand once judged.
+JUDGED = {
+    "alice-bot@1": "retired",
+    "alice-bot@2": "active",
+    "bob-bot@1": "active",
+    "carol-bot@1": "rejected",
+}
+
+
+def open_ladder(stub, bots, hostile: str) -> str:
+    """A running ladder that alice's greedy bot (twice: the second version
+    retires the first), bob's random one and carol's hostile one (which
+    fails its validation) entered through the service, once every version is
+    judged; its id."""
     alice = register(stub, "alice", "alice-bot", bots["greedy"])
     bob = register(stub, "bob", "bob-bot", bots["random"])
-    carol = register(stub, "carol", "carol-bot", hostile_bot(think=0, fail_at=5))
+    carol = register(stub, "carol", "carol-bot", hostile)
     cid = stub.CreateCompetition(
         spb.CreateCompetitionRequest(config=LADDER), metadata=auth(ORGANISER), timeout=30
     ).id
     stub.StartCompetition(spb.CompetitionRef(id=cid), metadata=auth(ORGANISER), timeout=10)
-    ref = spb.CompetitionRef(id=cid)
-
-    def enter(bot: str, token: str) -> None:
+    for bot, token in (
+        ("alice-bot", alice),
+        ("bob-bot", bob),
+        ("carol-bot", carol),
+        ("alice-bot", alice),
+    ):
         request = spb.EnterLadderRequest(competition=cid, bot=bot)
         stub.EnterLadder(request, metadata=auth(token), timeout=30)
 
-    for bot, token in (("alice-bot", alice), ("bob-bot", bob), ("carol-bot", carol)):
-        enter(bot, token)
-    enter("alice-bot", alice)  # a second version, which retires the first
-
     def states() -> dict[str, str]:
+        ref = spb.CompetitionRef(id=cid)
         return {v.player: v.state for v in stub.ListVersions(ref, timeout=10).versions}
 
-    judged = {
-        "alice-bot@1": "retired",
-        "alice-bot@2": "active",
-        "bob-bot@1": "active",
-        "carol-bot@1": "rejected",
-    }
-    until(lambda: states() == judged)
+    until(lambda: states() == JUDGED, 120, "every version judged")
+    return cid
+
+
+def test_a_ladders_pages_show_its_phase_versions_standings_and_seeds(
+    server_site, bots, hostile_bot, tmp_path
+):
+    stub = server_site.stub()
+    cid = open_ladder(stub, bots, hostile_bot(think=0, fail_at=5))
+    ref = spb.CompetitionRef(id=cid)
     rated = BASELINES | {"alice-bot@2", "bob-bot@1"}  # active versions and baselines only
-    until(lambda: {r.bot for r in stub.GetStandings(ref, timeout=60).rows} == rated)
+
+    def standings() -> set[str]:
+        return {r.bot for r in stub.GetStandings(ref, timeout=60).rows}
+
+    until(lambda: standings() == rated, 120, "the active versions rated")
 
     # While it runs: a ladder, open, its standings and versions.
     listed = {c["id"]: c for c in server_site.json("/api/competitions")["competitions"]}
@@ -123,7 +131,7 @@ def test_a_ladders_pages_show_its_phase_versions_standings_and_seeds(
     assert rows == {name: name in BASELINES for name in rated}
     served = {v.player: v for v in stub.ListVersions(ref, timeout=10).versions}
     versions = {v["player"]: v for v in twin["ladder"]["versions"]}
-    assert versions.keys() == served.keys() == judged.keys()
+    assert versions.keys() == served.keys() == JUDGED.keys()
     for player, v in versions.items():
         assert (v["owner"], v["state"], v["reason"], v["entered_at"]) == (
             served[player].owner,
@@ -142,7 +150,7 @@ def test_a_ladders_pages_show_its_phase_versions_standings_and_seeds(
     assert "active versions and baselines only; Elo relative to the baseline random (0)" in page
     assert tagged(page) == rows
     table = page[page.index('id="versions"') : page.index("</table>", page.index('id="versions"'))]
-    for player in judged:
+    for player in JUDGED:
         assert f">{player}</a></td><td>{escape(served[player].owner)}</td>" in table
     assert escape(FAULT) in table and FAULT not in page  # the bot's message is text
     assert "matches</span> scheduled so far" in page  # a ladder's schedule has no end
