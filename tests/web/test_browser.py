@@ -4,6 +4,7 @@ logs a console error or asks for anything outside the site."""
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -13,6 +14,7 @@ from arena.wire.v1 import server_pb2 as spb
 from tests.support.server import ORGANISER, auth, wait_for
 from tests.support.waiting import until
 
+from .test_server_ladder import BASELINES, JUDGED, open_ladder
 from .test_server_site import open_cup
 
 pytestmark = [pytest.mark.browser, pytest.mark.process]
@@ -179,6 +181,36 @@ def test_standings_refresh_when_a_match_ends(browser, server_site, bots, hostile
         # by the results stream (it has no timer).
         assert int(page.get_attribute("#competition", "data-refreshed") or 0) >= 1
     finally:
+        watched.close()
+
+
+def test_a_ladders_versions_and_baseline_tags_refresh_when_a_match_ends(
+    browser, server_site, bots, hostile_bot
+):
+    """The page's script fills the versions table and tags baselines as the
+    server's page does, each time a match of the ladder ends."""
+    stub = server_site.stub()
+    comp = open_ladder(stub, bots, hostile_bot(think=0, fail_at=5))
+    watched = Watched(browser, server_site.base)
+    try:
+        watched.load(f"/c/{comp}")
+        page = watched.page
+        until(lambda: int(page.get_attribute("#competition", "data-refreshed") or 0) >= 1, 60)
+        cells = [
+            row.locator("td").all_inner_texts() for row in page.locator("#versions tbody tr").all()
+        ]
+        assert {c[0]: c[2] for c in cells} == JUDGED
+        for player, owner, _state, reason, rating, sets, entered in cells:
+            assert owner == player.partition("-")[0] and entered.startswith("20")
+            assert re.fullmatch(r"[+-]\d+ ± \d+", rating) and int(sets) >= 0, rating
+            assert bool(reason) == (player in ("alice-bot@1", "carol-bot@1"))
+        tags = {
+            row.locator("a").inner_text(): row.locator(".tag").count()
+            for row in page.locator("#standings tbody tr").all()
+        }
+        assert tags and all(count == (name in BASELINES) for name, count in tags.items())
+    finally:
+        stub.CloseCompetition(spb.CompetitionRef(id=comp), metadata=auth(ORGANISER), timeout=10)
         watched.close()
 
 
