@@ -19,6 +19,7 @@ from arena.server.competitions import (
 )
 from arena.server.ladder import is_ladder
 from arena.server.storage import ServerStorage
+from arena.server.versions import bot_of
 from arena.tournament.standings_cache import StandingsCache
 from arena.wire import service as wire
 from arena.wire.v1 import server_pb2 as spb
@@ -55,10 +56,12 @@ class SiteCatalog:
         return ladder_versions(self._data, self._storage, competition, self._ladder_view(cid))
 
     def bot(self, name: str) -> spb.BotInfo | None:
-        bot = self._storage.bot(name)
+        """The registered bot a player is: itself, or in a ladder the bot of version BOT@N."""
+        bot = self._storage.bot(bot_of(name)[0])
         return None if bot is None else wire.bot_info(bot)
 
     def versions(self, name: str) -> list[dict[str, str]]:
+        name = bot_of(name)[0]
         return [
             {
                 "competition": "",

@@ -180,6 +180,7 @@ def test_a_ladders_pages_show_its_phase_versions_standings_and_seeds(
     bot = server_site.json(f"/api/e/{cid}/alice-bot@2")
     assert bot["standings_row"]["bot"] == "alice-bot@2"
     assert bot["standings_row"]["baseline"] is False
+    assert (bot["bot"]["name"], bot["bot"]["owner"]) == ("alice-bot", "alice")  # the bot it is
 
     # `arena web` over the ladder's directory reads the same store: the same
     # phase, seeds and tagged standings; the versions are the server's to list.
