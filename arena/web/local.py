@@ -166,6 +166,9 @@ class LocalSource(StoreSource):
             seed = store.revealed_seed()
             created = store.meta("created_at") or ""
             ladder = isinstance(store.kept_json("ladder"), dict)  # a server's ladder's store
+            if ladder:  # its entrants are its baselines, as the server lists them
+                kept = store.kept_json("baselines")
+                bots = [b for b in bots if isinstance(kept, list) and b in kept]
             settings = store.kept_json("config")
             final_commitment = store.meta("final_seed_commitment") or ""
             final_seed = store.meta("final_seed") if store.meta("final_seed_revealed") else ""

@@ -171,9 +171,12 @@ def _ladder_parts(info: spb.CompetitionInfo, overview: Overview) -> tuple[str, s
         f"Elo relative to {e(anchor)} (0)</p>"
     )
     if ladder.versions is None:
+        entered = [n for n in overview.order if n not in info.bots]
+        links = ", ".join(f'<a href="{engine_url(info.id, n)}">{e(n)}</a>' for n in entered)
         versions = (
-            '<h2>Versions</h2><p class="hint">the server that runs the ladder keeps its '
-            "versions: its site and `arena remote versions` list them</p>"
+            f'<h2>Versions</h2><p id="players">in its store: {links or "none yet"}</p>'
+            '<p class="hint">the server that runs the ladder keeps their owners and states: '
+            "its site and `arena remote versions` list them</p>"
         )
     else:
         versions = (

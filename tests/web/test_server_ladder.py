@@ -200,7 +200,10 @@ def test_a_ladders_pages_show_its_phase_versions_standings_and_seeds(
     assert mine["ladder"] == {"anchor": "random", "versions": None}
     assert {r["bot"]: r["baseline"] for r in mine["standings"]["rows"]} == rows
     assert status == 200 and tagged(page) == {name: name in BASELINES for name in rated}
-    assert "the server that runs the ladder keeps its versions" in page
+    assert mine["competition"]["bots"] == ["random", "greedy"]  # as the server lists a ladder's
+    players = page[page.index('id="players"') : page.index("</p>", page.index('id="players"'))]
+    assert sorted(re.findall(r">([^<>]+)</a>", players)) == sorted(JUDGED)
+    assert "the server that runs the ladder keeps their owners and states" in page
 
 
 def test_a_fixed_competitions_baseline_is_marked_in_its_standings(server_site, bots):
