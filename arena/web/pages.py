@@ -403,7 +403,7 @@ def engine_page(info: spb.CompetitionInfo, ep: EnginePage) -> str:
         else (
             f'<p id="results">rank {row.rank}, Elo {row.elo:.1f} [{row.elo_low:.1f}, '
             f"{row.elo_high:.1f}], {row.played} match(es), W/D/L {row.wins}/{row.draws}/"
-            f"{row.losses}, {row.faults} fault(s)</p>"
+            f"{row.losses}, {row.faults} fault(s){' (a baseline)' if row.baseline else ''}</p>"
         )
     )
     faults = "".join(
@@ -412,7 +412,12 @@ def engine_page(info: spb.CompetitionInfo, ep: EnginePage) -> str:
         for f in ep.faults
     )
     liveness = '<p class="hint">not a registered bot of the server</p>'
-    if ep.bot is not None:
+    if row is not None and row.baseline:
+        liveness = (
+            '<p id="liveness">a baseline: a built-in strategy the arena plays itself, '
+            "entered by the organiser as a yardstick</p>"
+        )
+    elif ep.bot is not None:
         b = ep.bot
         liveness = (
             f'<p id="liveness">owner {e(b.owner)}; status {e(b.status or "not probed yet")} '

@@ -221,3 +221,8 @@ def test_a_fixed_competitions_baseline_is_marked_in_its_standings(server_site, b
     status, page, _ = server_site.get(f"/c/{cid}")
     assert status == 200 and tagged(page) == rows
     assert 'id="phase"' not in page and 'id="versions"' not in page
+    status, page, _ = server_site.get(f"/e/{cid}/greedy")
+    assert status == 200 and "fault(s) (a baseline)</p>" in page
+    assert '<p id="liveness">a baseline: a built-in strategy' in page
+    status, page, _ = server_site.get(f"/e/{cid}/alice-bot")
+    assert status == 200 and "(a baseline)" not in page and "owner alice" in page
