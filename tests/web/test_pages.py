@@ -7,10 +7,11 @@ import json
 import re
 from urllib.parse import unquote
 
-from arena.web.data import Overview, Pace, result_of
+from arena.web.data import LadderPart, Overview, Pace, result_of
 from arena.web.pages import competition_page, competitions_page, match_page, match_url
 from arena.web.plot import rating_svg
 from arena.wire import service as wire
+from arena.wire.v1 import server_pb2 as spb
 
 HOSTILE = "<script>alert('x')</script>&\"'"
 
@@ -86,3 +87,27 @@ def test_a_result_is_written_from_the_winners_side_and_names_it():
     assert said(["a", "b"], "done", "void") == "void: no result"
     assert said(["a", "b"], "pending", "") == "not played yet"
     assert said(["a", "b"], "running", "") == "being played"
+
+
+def test_a_ladders_versions_and_anchor_are_text():
+    """A version's owner and the reason it was rejected come from people and
+    bots; a ladder's page shows them as text, as any name."""
+    info = wire.competition_info(
+        id="c1", name="ladder", status="running", bots=["random"], format="ladder", phase="ladder"
+    )
+    version = spb.LadderVersion(
+        player=f"{HOSTILE}@1", owner=HOSTILE, state="rejected", reason=HOSTILE, live_sigma=350
+    )
+    overview = Overview(
+        Pace(0, 0, None, None),
+        spb.StandingsReply(rows=[spb.StandingsRow(rank=1, bot=HOSTILE, baseline=True)]),
+        {},
+        [],
+        {},
+        None,
+        ladder=LadderPart(HOSTILE, [version]),
+    )
+    page = competition_page(info, overview)
+    assert "<script>alert" not in page
+    assert page.count("&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;") >= 4
+    assert '<td class="nowrap">+0 ± 700</td>' in page and ">baseline</span>" in page
