@@ -391,16 +391,29 @@ def ladder_versions(
     return out
 
 
+# A ladder no server plays: its live view by its store's path, with the
+# results it covers (a paused or finished ladder's never change; replaying
+# 100,000 results takes seconds).
+_STORED_VIEWS: dict[Path, tuple[int, LadderView]] = {}
+
+
 def _stored_view(data: Path, competition: Competition) -> LadderView:
     """A ladder's live estimates from its store, when no server plays it now."""
     anchor = ladder_settings(competition.config, baselines_of(competition.engines))
+    path = competition_layout(data, competition.id).store
     with competition_results(data, competition.id) as store:
         if store is None:
             return {}, {}
+        done = store.counts()[0]
+        kept = _STORED_VIEWS.get(path)
+        if kept is not None and kept[0] == done:
+            return kept[1]
         ratings = live_ratings(store, anchor.validation_baseline)
-        kept = store.kept_json("matchmaking")
-    players = kept.get("players", {}) if isinstance(kept, dict) else {}
-    return ratings, {n: int(p.get("sets", 0)) for n, p in players.items()}
+        matchmaker = store.kept_json("matchmaking")
+    players = matchmaker.get("players", {}) if isinstance(matchmaker, dict) else {}
+    view = ratings, {n: int(p.get("sets", 0)) for n, p in players.items()}
+    _STORED_VIEWS[path] = (done, view)
+    return view
 
 
 class CompetitionManager:

@@ -38,7 +38,7 @@ from arena.server.storage import (
     ServerStorage,
     VersionState,
 )
-from arena.store import MatchStatus, ScheduledMatch, Store, open_store
+from arena.store import MatchStatus, ScheduledMatch, Store, open_store, reading_store
 from arena.tournament import matchmaking
 from arena.tournament.config import TournamentConfig
 from arena.tournament.runner import Runner
@@ -129,6 +129,12 @@ def live_ratings(store: Store, anchor: str) -> dict[str, Gaussian]:
     return _relative(ratings, anchor)
 
 
+def live_ratings_at(path: Path, anchor: str) -> dict[str, Gaussian]:
+    """live_ratings of the store at ``path``, read through a connection of its own."""
+    with reading_store(path) as store:
+        return {} if store is None else live_ratings(store, anchor)
+
+
 def _fold(
     ratings: dict[str, Gaussian], side_a: Sequence[str], side_b: Sequence[str], score: float
 ) -> None:
@@ -177,7 +183,7 @@ class Ladder:
         self._in_flight: set[str] = set()  # duplicate sets being played
         self._final_lock = trio.Lock()  # one worker schedules the final
         self.wake = trio.Event()  # set when there may be new work (an entry, a close)
-        self.ratings = live_ratings(store, self.anchor)
+        self.ratings: dict[str, Gaussian] = {}  # replayed from the store by play()
         kept = store.kept_json("matchmaking")
         self.standing: dict[str, matchmaking.Standing] = {}
         self._since = 0
@@ -355,6 +361,8 @@ class Ladder:
 
     async def play(self) -> bool:
         """Play until the ladder is paused (False) or its final is over (True)."""
+        # Replaying every result takes seconds at 100,000: off the loop.
+        self.ratings = await trio.to_thread.run_sync(live_ratings_at, self.store.path, self.anchor)
         self.refresh_players()
         for v in self.versions():
             if v.state is VersionState.VALIDATING:
@@ -449,8 +457,6 @@ class Ladder:
 
 def _standings_of(path: Path) -> Any:
     """The batch-fit standings of the store at ``path`` (read apart, on a thread)."""
-    from arena.store import reading_store
-
     with reading_store(path) as store:
         assert store is not None
         return compute_standings(store, resamples=0)

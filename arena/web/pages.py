@@ -204,10 +204,19 @@ def _ladder_parts(info: spb.CompetitionInfo, overview: Overview) -> tuple[str, s
     return phase, held, versions, final
 
 
+# Past this many sides (a ladder of hundreds) the crosstable is not drawn.
+CROSSTABLE_SIDES = 24
+
+
 def crosstable(cid: str, overview: Overview) -> str:
     sides = sorted(overview.crosstable, key=lambda s: (_order(overview.order, s), s))
     if not sides:
         return '<p class="hint">no match with a result yet</p>'
+    if len(sides) > CROSSTABLE_SIDES:
+        return (
+            f'<p class="hint">{len(sides)} sides: too many for a crosstable to read; each '
+            "one's page lists its results, and this page's JSON twin has the table</p>"
+        )
     head = "".join(f"<th>{e(s)}</th>" for s in sides)
     body = ""
     for a in sides:

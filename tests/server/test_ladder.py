@@ -349,7 +349,9 @@ def test_a_scopone_ladder_seats_a_side_with_one_version(server, tmp_path):
             capture_output=True,
             text=True,
         )
-        assert out.returncode == 0 and "ladder, closed: its final" in out.stdout, out.stdout + out.stderr
+        assert out.returncode == 0 and "ladder, closed: its final" in out.stdout, (
+            out.stdout + out.stderr
+        )
         assert "final's seed commitment" in out.stdout
         wait_for(stub, comp, "finished", 180)
         listing = subprocess.run(

@@ -23,6 +23,7 @@ pytestmark = [pytest.mark.process, pytest.mark.slow]
 
 # The sets the strong bot may need after it enters (measured: see the ladder's note).
 STRONG_SETS = 40
+ALWAYS = ("ann-bot@1", "ben-bot@1", "lucky-bot@1")  # entered at the start
 RANDOM_ONLY = '["builtin:random"]'
 
 
@@ -77,6 +78,12 @@ def test_ratings_do_not_depend_on_arrival(server):
         assert played <= STRONG_SETS
         stub.PauseCompetition(spb.CompetitionRef(id=comp), metadata=auth(ORGANISER), timeout=10)
 
+        # Nobody starved in the real ladder either: the players there from the
+        # start played ladder sets at rates within 1.5 of their mean.
+        counts = {p: _sets_of(store_path, p, ladder_only=True) for p in ("random", *ALWAYS)}
+        mean = sum(counts.values()) / len(counts)
+        print(f"ladder sets per player: {counts}")
+        assert all(mean / 1.5 <= n <= mean * 1.5 for n in counts.values()), counts
         table = standings(stub, comp)
         # (b) The lucky start (greedy's moves in its first 16 matches) does not hold
         # the streaky bot up: it ends where the random bots are, below the strong one.
