@@ -22,7 +22,7 @@ import functools
 import json
 import sqlite3
 import stat
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, ParamSpec, TypeVar
@@ -532,6 +532,19 @@ class Store:
             (engine,),
         ).fetchall()
         return [(str(m), str(k), str(msg)) for m, k, msg in rows]
+
+    @_guarded
+    def seat_faults(self, engines: Collection[str]) -> list[tuple[str, int, str, str]]:
+        """(match id, seat, kind, message) of each fault of one of ``engines``,
+        in the order recorded: a bot's own faults, seat by seat."""
+        names = list(engines)
+        marks = ", ".join("?" for _ in names)
+        rows = self.db.execute(
+            "SELECT match_id, seat, kind, COALESCE(message, '') FROM faults "
+            f"WHERE engine IN ({marks}) ORDER BY rowid",
+            names,
+        ).fetchall()
+        return [(str(m), int(seat), str(k), str(msg)) for m, seat, k, msg in rows]
 
     @_guarded
     def fault_counts(self) -> dict[str, int]:
