@@ -22,6 +22,7 @@ import trio
 from arena.check import CheckReport, check_bot
 from arena.errors import ArenaError, ConfigError
 from arena.layout import competition_layout
+from arena.server import authors
 from arena.server.addresses import normalize_address
 from arena.server.auth import Access, Role, new_token
 from arena.server.broker import Broker
@@ -67,6 +68,12 @@ UPLOAD_STATUS = {
     Refusal.BUSY: grpc.StatusCode.RESOURCE_EXHAUSTED,
     Refusal.OVER_LIMIT: grpc.StatusCode.RESOURCE_EXHAUSTED,
     Refusal.TOO_SLOW: grpc.StatusCode.DEADLINE_EXCEEDED,
+}
+VIEW_STATUS = {
+    authors.Refusal.INVALID: grpc.StatusCode.INVALID_ARGUMENT,
+    authors.Refusal.NOT_FOUND: grpc.StatusCode.NOT_FOUND,
+    authors.Refusal.NOT_OWNER: grpc.StatusCode.PERMISSION_DENIED,
+    authors.Refusal.NOT_KEPT: grpc.StatusCode.FAILED_PRECONDITION,
 }
 
 
@@ -523,6 +530,36 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
                 "the log is published when the match has ended; watch it meanwhile",
             )
         return wire.match_log(Path(entry.log_path).read_bytes())
+
+    def ListBotMatches(
+        self, request: spb.BotMatchesRequest, context: grpc.ServicerContext
+    ) -> spb.BotMatchesReply:
+        running = trio.from_thread.run_sync(
+            self._manager.running_matches, trio_token=self._trio_token
+        )
+        version = request.version or None
+        try:
+            return authors.bot_matches(
+                self._data, self._storage, request.competition, request.bot, version, running
+            )
+        except authors.ViewRefused as refused:
+            abort(context, VIEW_STATUS[refused.refusal], str(refused))
+        except ArenaError as e:  # a damaged store: its competition has failed and says why
+            abort(context, grpc.StatusCode.FAILED_PRECONDITION, str(e))
+
+    def GetBotOutput(
+        self, request: spb.BotOutputRequest, context: grpc.ServicerContext
+    ) -> spb.BotOutput:
+        role, caller = self._access.holder(
+            context, "download a bot's output", "its owner's or the organiser's token"
+        )
+        reader = caller if role is Role.PARTICIPANT else None
+        try:
+            return authors.bot_output(self._data, self._storage, request.match, request.bot, reader)
+        except authors.ViewRefused as refused:
+            abort(context, VIEW_STATUS[refused.refusal], str(refused))
+        except ArenaError as e:
+            abort(context, grpc.StatusCode.FAILED_PRECONDITION, str(e))
 
     async def WatchMatch(
         self, request: spb.WatchRequest, context: grpc.aio.ServicerContext

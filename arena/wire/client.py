@@ -151,6 +151,17 @@ class ArenaClient:
         """The log of a finished match (``COMPETITION/MATCH``), as bytes to save."""
         return bytes(self._call("GetMatchLog", spb.MatchRef(id=match), spb.MatchLog, SLOW).data)
 
+    def bot_matches(self, competition: str, bot: str, version: int = 0) -> spb.BotMatchesReply:
+        """``bot``'s matches in ``competition`` from its side; in a ladder only
+        version ``version``'s (0: every version's)."""
+        request = spb.BotMatchesRequest(competition=competition, bot=bot, version=version)
+        return self._call("ListBotMatches", request, spb.BotMatchesReply, 30)
+
+    def bot_output(self, match: str, bot: str) -> spb.BotOutput:
+        """What ``bot`` printed in a finished match (its owner's or the organiser's token)."""
+        request = spb.BotOutputRequest(match=match, bot=bot)
+        return self._call("GetBotOutput", request, spb.BotOutput, SLOW)
+
     def watch(self, match: str, delay: int = 0) -> Iterator[MatchEvent]:
         """A match's public events as they happen (from its start for a late
         joiner), ``delay`` plays behind the live match, until it ends."""

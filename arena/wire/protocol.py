@@ -24,6 +24,9 @@ MAX_LOG_RECORD_BYTES = 1 << 20
 # address) and the largest reply it sends (a match log).
 MAX_SERVER_REQUEST_BYTES = 256 * 1024
 MAX_SERVER_REPLY_BYTES = 32 * 1024 * 1024
+# Of one launched process's output in a GetBotOutput reply: the arena keeps
+# 1 MiB of it (arena/transport/process.py) and a line saying what it dropped.
+MAX_BOT_OUTPUT_REPLY_BYTES = (1 << 20) + 4096
 # An uploaded bot comes in chunks of at most this many bytes (each one request
 # message, under MAX_SERVER_REQUEST_BYTES), up to MAX_SUBMISSION_BYTES in all.
 SUBMISSION_CHUNK_BYTES = 192 * 1024

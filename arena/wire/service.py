@@ -318,3 +318,87 @@ def ladder_version(
 
 def ladder_version_list(versions: Iterable[spb.LadderVersion]) -> spb.LadderVersionList:
     return spb.LadderVersionList(versions=list(versions))
+
+
+class SideFaultValue(Protocol):
+    """A bot's own fault in one of its seats (arena.tournament.sides.SeatFault)."""
+
+    @property
+    def seat(self) -> int: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def message(self) -> str: ...
+
+
+class SideValue(Protocol):
+    """A match from one player's side (arena.tournament.sides.SideView)."""
+
+    @property
+    def entry(self) -> StoredEntry: ...
+    @property
+    def player(self) -> str: ...
+    @property
+    def version(self) -> int | None: ...
+    @property
+    def seats(self) -> Sequence[int]: ...
+    @property
+    def side(self) -> int: ...
+    @property
+    def partners(self) -> Sequence[str]: ...
+    @property
+    def opponents(self) -> Sequence[str]: ...
+    @property
+    def outcome(self) -> Enum: ...
+    @property
+    def score(self) -> int | None: ...
+    @property
+    def opponent_score(self) -> int | None: ...
+    @property
+    def faults(self) -> Sequence[SideFaultValue]: ...
+
+
+def bot_match(key: str, view: SideValue, running: set[str]) -> spb.BotMatch:
+    """A match of a bot's from its side (``key``: COMPETITION/MATCH)."""
+    entry = view.entry
+    message = spb.BotMatch(
+        match=key,
+        player=view.player,
+        version=view.version or 0,
+        seats=list(view.seats),
+        side=view.side,
+        partners=list(view.partners),
+        opponents=list(view.opponents),
+        outcome=view.outcome.value,
+        faults=[spb.SeatFault(seat=f.seat, kind=f.kind, message=f.message) for f in view.faults],
+        termination="" if entry.termination is None else entry.termination.value,
+        reason=entry.reason,
+        status="running" if key in running else entry.status.value,
+        log_chain=entry.log_chain or "",
+    )
+    if view.score is not None and view.opponent_score is not None:
+        message.score = view.score
+        message.opponent_score = view.opponent_score
+    return message
+
+
+def bot_matches_reply(
+    competition: str, bot: str, players: Iterable[str], matches: Iterable[spb.BotMatch]
+) -> spb.BotMatchesReply:
+    return spb.BotMatchesReply(
+        competition=competition, bot=bot, players=list(players), matches=list(matches)
+    )
+
+
+def bot_output(
+    match: str, bot: str, seats: Iterable[tuple[int, str, bytes, bool, int]]
+) -> spb.BotOutput:
+    """``seats``: (seat, player, bytes sent, whether they were cut, bytes kept) each."""
+    return spb.BotOutput(
+        match=match,
+        bot=bot,
+        seats=[
+            spb.SeatOutput(seat=seat, player=player, data=data, truncated=cut, kept_bytes=kept)
+            for seat, player, data, cut, kept in seats
+        ],
+    )

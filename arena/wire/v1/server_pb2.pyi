@@ -380,3 +380,101 @@ class LadderVersionList(_message.Message):
     VERSIONS_FIELD_NUMBER: _ClassVar[int]
     versions: _containers.RepeatedCompositeFieldContainer[LadderVersion]
     def __init__(self, versions: _Optional[_Iterable[_Union[LadderVersion, _Mapping]]] = ...) -> None: ...
+
+class BotMatchesRequest(_message.Message):
+    __slots__ = ("competition", "bot", "version")
+    COMPETITION_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    competition: str
+    bot: str
+    version: int
+    def __init__(self, competition: _Optional[str] = ..., bot: _Optional[str] = ..., version: _Optional[int] = ...) -> None: ...
+
+class SeatFault(_message.Message):
+    __slots__ = ("seat", "kind", "message")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    kind: str
+    message: str
+    def __init__(self, seat: _Optional[int] = ..., kind: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
+
+class BotMatch(_message.Message):
+    __slots__ = ("match", "player", "version", "seats", "side", "partners", "opponents", "outcome", "score", "opponent_score", "faults", "termination", "reason", "status", "log_chain")
+    MATCH_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    SIDE_FIELD_NUMBER: _ClassVar[int]
+    PARTNERS_FIELD_NUMBER: _ClassVar[int]
+    OPPONENTS_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
+    OPPONENT_SCORE_FIELD_NUMBER: _ClassVar[int]
+    FAULTS_FIELD_NUMBER: _ClassVar[int]
+    TERMINATION_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    LOG_CHAIN_FIELD_NUMBER: _ClassVar[int]
+    match: str
+    player: str
+    version: int
+    seats: _containers.RepeatedScalarFieldContainer[int]
+    side: int
+    partners: _containers.RepeatedScalarFieldContainer[str]
+    opponents: _containers.RepeatedScalarFieldContainer[str]
+    outcome: str
+    score: int
+    opponent_score: int
+    faults: _containers.RepeatedCompositeFieldContainer[SeatFault]
+    termination: str
+    reason: str
+    status: str
+    log_chain: str
+    def __init__(self, match: _Optional[str] = ..., player: _Optional[str] = ..., version: _Optional[int] = ..., seats: _Optional[_Iterable[int]] = ..., side: _Optional[int] = ..., partners: _Optional[_Iterable[str]] = ..., opponents: _Optional[_Iterable[str]] = ..., outcome: _Optional[str] = ..., score: _Optional[int] = ..., opponent_score: _Optional[int] = ..., faults: _Optional[_Iterable[_Union[SeatFault, _Mapping]]] = ..., termination: _Optional[str] = ..., reason: _Optional[str] = ..., status: _Optional[str] = ..., log_chain: _Optional[str] = ...) -> None: ...
+
+class BotMatchesReply(_message.Message):
+    __slots__ = ("competition", "bot", "players", "matches")
+    COMPETITION_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    MATCHES_FIELD_NUMBER: _ClassVar[int]
+    competition: str
+    bot: str
+    players: _containers.RepeatedScalarFieldContainer[str]
+    matches: _containers.RepeatedCompositeFieldContainer[BotMatch]
+    def __init__(self, competition: _Optional[str] = ..., bot: _Optional[str] = ..., players: _Optional[_Iterable[str]] = ..., matches: _Optional[_Iterable[_Union[BotMatch, _Mapping]]] = ...) -> None: ...
+
+class BotOutputRequest(_message.Message):
+    __slots__ = ("match", "bot")
+    MATCH_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    match: str
+    bot: str
+    def __init__(self, match: _Optional[str] = ..., bot: _Optional[str] = ...) -> None: ...
+
+class SeatOutput(_message.Message):
+    __slots__ = ("seat", "player", "data", "truncated", "kept_bytes")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
+    DATA_FIELD_NUMBER: _ClassVar[int]
+    TRUNCATED_FIELD_NUMBER: _ClassVar[int]
+    KEPT_BYTES_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    player: str
+    data: bytes
+    truncated: bool
+    kept_bytes: int
+    def __init__(self, seat: _Optional[int] = ..., player: _Optional[str] = ..., data: _Optional[bytes] = ..., truncated: _Optional[bool] = ..., kept_bytes: _Optional[int] = ...) -> None: ...
+
+class BotOutput(_message.Message):
+    __slots__ = ("match", "bot", "seats")
+    MATCH_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    match: str
+    bot: str
+    seats: _containers.RepeatedCompositeFieldContainer[SeatOutput]
+    def __init__(self, match: _Optional[str] = ..., bot: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[SeatOutput, _Mapping]]] = ...) -> None: ...

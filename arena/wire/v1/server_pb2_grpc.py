@@ -144,6 +144,16 @@ class ArenaStub:
                 request_serializer=arena_dot_wire_dot_v1_dot_server__pb2.CompetitionRef.SerializeToString,
                 response_deserializer=arena_dot_wire_dot_v1_dot_server__pb2.CompetitionInfo.FromString,
                 _registered_method=True)
+        self.ListBotMatches = channel.unary_unary(
+                '/scopa.v1.Arena/ListBotMatches',
+                request_serializer=arena_dot_wire_dot_v1_dot_server__pb2.BotMatchesRequest.SerializeToString,
+                response_deserializer=arena_dot_wire_dot_v1_dot_server__pb2.BotMatchesReply.FromString,
+                _registered_method=True)
+        self.GetBotOutput = channel.unary_unary(
+                '/scopa.v1.Arena/GetBotOutput',
+                request_serializer=arena_dot_wire_dot_v1_dot_server__pb2.BotOutputRequest.SerializeToString,
+                response_deserializer=arena_dot_wire_dot_v1_dot_server__pb2.BotOutput.FromString,
+                _registered_method=True)
 
 
 class ArenaServicer:
@@ -328,6 +338,28 @@ class ArenaServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListBotMatches(self, request, context):
+        """A bot's matches in a competition, each with the result named from its
+        side (public, like ListMatches). NOT_FOUND for an unknown competition, a
+        bot with no player in it, or a version it does not have there.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetBotOutput(self, request, context):
+        """Its owner (participant token) or the organiser: what a bot the arena
+        launched itself (an uploaded bot, in its sandbox) wrote to stdout and
+        stderr during a finished match; never another bot's output. Anyone else
+        is refused with PERMISSION_DENIED. FAILED_PRECONDITION for a match not
+        ended yet, forfeited unplayed, or a bot the arena did not launch (one at
+        an address runs on its owner's machine, where its output is); NOT_FOUND
+        for an unknown match or a bot that did not play in it.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -440,6 +472,16 @@ def add_ArenaServicer_to_server(servicer, server):
                     servicer.CloseCompetition,
                     request_deserializer=arena_dot_wire_dot_v1_dot_server__pb2.CompetitionRef.FromString,
                     response_serializer=arena_dot_wire_dot_v1_dot_server__pb2.CompetitionInfo.SerializeToString,
+            ),
+            'ListBotMatches': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListBotMatches,
+                    request_deserializer=arena_dot_wire_dot_v1_dot_server__pb2.BotMatchesRequest.FromString,
+                    response_serializer=arena_dot_wire_dot_v1_dot_server__pb2.BotMatchesReply.SerializeToString,
+            ),
+            'GetBotOutput': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetBotOutput,
+                    request_deserializer=arena_dot_wire_dot_v1_dot_server__pb2.BotOutputRequest.FromString,
+                    response_serializer=arena_dot_wire_dot_v1_dot_server__pb2.BotOutput.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1036,6 +1078,60 @@ class Arena:
             '/scopa.v1.Arena/CloseCompetition',
             arena_dot_wire_dot_v1_dot_server__pb2.CompetitionRef.SerializeToString,
             arena_dot_wire_dot_v1_dot_server__pb2.CompetitionInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListBotMatches(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/scopa.v1.Arena/ListBotMatches',
+            arena_dot_wire_dot_v1_dot_server__pb2.BotMatchesRequest.SerializeToString,
+            arena_dot_wire_dot_v1_dot_server__pb2.BotMatchesReply.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetBotOutput(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/scopa.v1.Arena/GetBotOutput',
+            arena_dot_wire_dot_v1_dot_server__pb2.BotOutputRequest.SerializeToString,
+            arena_dot_wire_dot_v1_dot_server__pb2.BotOutput.FromString,
             options,
             channel_credentials,
             insecure,
