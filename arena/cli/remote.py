@@ -82,8 +82,14 @@ def cmd_remote(args: argparse.Namespace) -> int:
                 _print_comps(arena.competitions())
             elif cmd == "standings":
                 print(arena.standings(args.id).text)
+            elif cmd == "matches" and args.bot:
+                _print_bot_matches(arena.bot_matches(args.id, args.bot, args.version or 0))
             elif cmd == "matches":
+                if args.version:
+                    raise ConfigError("--version chooses among a bot's versions: give --bot NAME")
                 _print_matches(arena.matches(args.id))
+            elif cmd == "output":
+                _write_output(arena.bot_output(args.match, args.bot), args.output)
             elif cmd == "log":
                 data = arena.match_log(args.match)
                 Path(args.output).write_bytes(data)
@@ -215,13 +221,80 @@ def _print_matches(matches: Iterable[spb.MatchSummary]) -> None:
             " ".join(m.seats),
             m.status,
             "-".join(map(str, m.final_scores)) if m.final_scores else "-",
+            _winner(m),
             m.termination or "-",
             m.reason or "-",
             m.log_chain or "-",
         )
         for m in matches
     ]
-    print(table(("MATCH", "SEATS", "STATUS", "SCORE", "TERMINATION", "REASON", "CHAIN"), rows))
+    headers = ("MATCH", "SEATS", "STATUS", "SCORE", "WINNER", "TERMINATION", "REASON", "CHAIN")
+    print(table(headers, rows))
+
+
+def _winner(m: spb.MatchSummary) -> str:
+    """The winning side by its players' names; "draw", or "-" without a result."""
+    if m.HasField("winner_side"):
+        return "+".join(dict.fromkeys(m.seats[m.winner_side :: 2]))
+    if m.termination in ("completed", "forfeit"):
+        return "draw"
+    return "-"
+
+
+def _print_bot_matches(reply: spb.BotMatchesReply) -> None:
+    """One line per match, the result named from the bot's side."""
+    if not reply.matches:
+        print(f"bot {reply.bot} has no match in competition {reply.competition}")
+        return
+    width = max(len(m.match) for m in reply.matches)
+    for m in reply.matches:
+        who = f"{m.player}  " if m.player != reply.bot else ""
+        print(f"{m.match.ljust(width)}  {who}{bot_match_text(m)}")
+
+
+OUTCOME_WORDS = {"won": "won", "lost": "lost", "drawn": "drew", "forfeit": "forfeited"}
+
+
+def bot_match_text(m: spb.BotMatch) -> str:
+    """ "won 11-9 against greedy", "forfeited 4-11 against search (timeout: ...)"."""
+    opponents = " and ".join(m.opponents) or "nobody"
+    partners = f" with {' and '.join(m.partners)}" if m.partners else ""
+    word = OUTCOME_WORDS.get(m.outcome, m.outcome.replace("_", " "))
+    score = f" {m.score}-{m.opponent_score}" if m.HasField("score") else ""
+    if m.outcome not in OUTCOME_WORDS:
+        score = ""  # no result: the scores say nothing
+    text = f"{word}{score}{partners} against {opponents}"
+    if m.faults:
+        return text + " (" + "; ".join(f"{f.kind}: {f.message}" for f in m.faults) + ")"
+    if m.termination not in ("", "completed") and m.reason:
+        return f"{text} ({m.reason})"
+    return text
+
+
+def _write_output(output: spb.BotOutput, path: str | None) -> None:
+    """What the bot printed, to a file or standard output; one part per seat
+    it sat in, each under a heading when there are several."""
+    parts = []
+    for s in output.seats:
+        heading = f"== seat {s.seat} ({s.player}) ==\n".encode() if len(output.seats) > 1 else b""
+        parts.append(heading + s.data)
+    data = b"".join(parts)
+    for s in output.seats:
+        if s.truncated:
+            print(
+                f"arena: seat {s.seat}: only the first {len(s.data):,} of the "
+                f"{s.kept_bytes:,} bytes kept were sent",
+                file=sys.stderr,
+            )
+    if path is None:
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+        return
+    try:
+        Path(path).write_bytes(data)
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot write: {e.strerror}") from None
+    print(f"wrote {path} ({len(data):,} bytes of {output.bot}'s output in {output.match})")
 
 
 def _print_comps(competitions: Iterable[spb.CompetitionInfo]) -> None:
@@ -305,6 +378,13 @@ def _watch(arena: ArenaClient, match: str, delay: int, faces: str = "short") -> 
         print(event_text(event, faces), flush=True)
 
 
+def _version_number(text: str) -> int:
+    """A ladder version's N: 1, 2, ..."""
+    if not text.isdigit() or int(text) < 1 or int(text) >= 1 << 32:
+        raise argparse.ArgumentTypeError(f"a version is a number from 1, not {text!r}")
+    return int(text)
+
+
 def add_parsers(sub: Subparsers) -> None:
     p = sub.add_parser(
         "remote", help="talk to an arena server: register bots, run competitions, watch"
@@ -380,8 +460,27 @@ def add_parsers(sub: Subparsers) -> None:
     cmds.add_parser("list", help="list the competitions: state, progress, created, seed commitment")
     c = cmds.add_parser("standings", help="a competition's leaderboard")
     c.add_argument("id", help="the competition's id")
-    c = cmds.add_parser("matches", help="a competition's matches")
+    c = cmds.add_parser(
+        "matches",
+        help="a competition's matches, or one bot's with results from its side (--bot)",
+    )
     c.add_argument("id", help="the competition's id")
+    c.add_argument("--bot", help="only this bot's matches, each result named from its side")
+    c.add_argument(
+        "--version",
+        type=_version_number,
+        help="with --bot, in a ladder: only its version N (BOT@N)",
+    )
+    c = cmds.add_parser(
+        "output",
+        help="what a bot of yours printed in a finished match (owner or organiser)",
+        description="Download the standard output and error a bot the arena launched "
+        "(an uploaded bot, in its sandbox) wrote during a finished match. Only the bot's "
+        "owner and the organiser may; a bot at an address ran on its owner's machine.",
+    )
+    c.add_argument("match", help="COMPETITION/MATCH, as `matches` lists them")
+    c.add_argument("--bot", required=True, help="a bot of yours that played in it")
+    c.add_argument("-o", "--output", help="the file to write it to (default: standard output)")
     c = cmds.add_parser("log", help="download the log of a finished match")
     c.add_argument("match", help="COMPETITION/MATCH, as `matches` lists them")
     c.add_argument("-o", "--output", required=True, help="the file to write the log to")

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A bot written to be uploaded to the server, that tests its own confinement.
 
-    python uploaded.py [--version V] [--crash-after N] [--forbid PATH ...]
+    python uploaded.py [--version V] [--crash-after N] [--forbid PATH ...] [--say TEXT]
 
 Before it serves, it looks for what a fresh sandbox must not have, and exits
 with a message instead of serving when it finds any (so that its check, or
@@ -12,7 +12,8 @@ the match it was launched for, fails visibly):
 - its own directory (the current one, /bot) writable;
 - any ``--forbid`` path readable (the server's data, for example).
 
-Then it leaves its marks and plays the first legal move; with
+Then it leaves its marks, prints ``--say``'s text to stderr (a marker its
+output can be told by) and plays the first legal move; with
 ``--crash-after N`` it exits (code 3) at its decision N + 1.
 """
 
@@ -56,6 +57,7 @@ def main() -> None:
     parser.add_argument("--version", default="1.0")
     parser.add_argument("--crash-after", type=int, default=None)
     parser.add_argument("--forbid", action="append", default=[])
+    parser.add_argument("--say", default="")
     args, rest = parser.parse_known_args()
     problems = confinement_problems(args.forbid)
     if problems:
@@ -63,6 +65,8 @@ def main() -> None:
         sys.exit(7)
     for place in (Path("/tmp"), Path.home()):
         (place / MARK).write_text(str(os.getpid()))
+    if args.say:
+        print(args.say, file=sys.stderr, flush=True)
     decisions = 0
 
     def choose(decision: Decision) -> Move:
