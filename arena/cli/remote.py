@@ -265,10 +265,16 @@ def bot_match_text(m: spb.BotMatch) -> str:
         score = ""  # no result: the scores say nothing
     text = f"{word}{score}{partners} against {opponents}"
     if m.faults:
-        return text + " (" + "; ".join(f"{f.kind}: {f.message}" for f in m.faults) + ")"
+        faults = "; ".join(f"{f.kind}: {_one_line(f.message)}" for f in m.faults)
+        return f"{text} ({faults})"
     if m.termination not in ("", "completed") and m.reason:
-        return f"{text} ({m.reason})"
+        return f"{text} ({_one_line(m.reason)})"
     return text
+
+
+def _one_line(text: str) -> str:
+    """A message that may quote a bot's last lines, on one line."""
+    return " ".join(text.split())
 
 
 def _write_output(output: spb.BotOutput, path: str | None) -> None:

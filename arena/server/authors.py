@@ -54,10 +54,9 @@ def bot_matches(
     with competition_results(data, comp_id) as store:
         if store is None:
             entries, names = [], list(competition.bots)
-        else:
+        else:  # a ladder's players join as they come: its store names them
             entries = store.matches()
-            names = [n for n, *_ in store.engines()]
-        names += [name for e in entries for name in e.seats] + list(competition.bots)
+            names = [n for n, *_ in store.engines()] + [n for e in entries for n in e.seats]
         players = sides.players_of(names, bot, bot_of)
         if not players:
             raise ViewRefused(Refusal.NOT_FOUND, _absent(storage, competition, bot))
