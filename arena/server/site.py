@@ -60,6 +60,9 @@ class SiteCatalog:
         bot = self._storage.bot(bot_of(name)[0])
         return None if bot is None else wire.bot_info(bot)
 
+    def bot_of(self, player: str) -> tuple[str, int | None]:
+        return bot_of(player)
+
     def versions(self, name: str) -> list[dict[str, str]]:
         name = bot_of(name)[0]
         return [

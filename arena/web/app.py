@@ -242,11 +242,15 @@ class Site:
         return _html(pages.match_page(info, m, data, live))
 
     async def engine(self, request: Request) -> Response:
+        self._sync()
         cid, name = request.path_params["cid"], request.path_params["name"]
+        chosen = request.query_params.get("version", "")
+        version = int(chosen) if chosen.isdigit() and 0 < int(chosen) < 1 << 32 else None
 
-        found = await self._in_competition(cid, lambda: self.source.engine(cid, name))
+        found = await self._in_competition(cid, lambda: self.source.engine(cid, name, version))
         if found is None:
-            return _missing(request, f"no bot {name!r} in competition {cid!r}")
+            of = f" version {version}" if version is not None else ""
+            return _missing(request, f"no bot {name!r}{of} in competition {cid!r}")
         info, ep = found
         if _wants_json(request):
             return _json(
@@ -257,6 +261,11 @@ class Site:
                     "faults": [message_dict(f) for f in ep.faults],
                     "bot": None if ep.bot is None else message_dict(ep.bot),
                     "recent": [match_dict(m) for m in ep.recent],
+                    "matches": [message_dict(m) for m in ep.matches],
+                    "matches_total": ep.total,
+                    "belongs_to": ep.of,
+                    "players": [{"player": p, "version": n} for p, n in ep.players],
+                    "version": ep.version,
                 }
             )
         return _html(pages.engine_page(info, ep))

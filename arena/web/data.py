@@ -27,6 +27,7 @@ from arena.outcome import Termination, result_text
 from arena.replay import replay_log
 from arena.rules import Game, Variant
 from arena.store import MatchStatus, Store, StoredMatch, reading_store
+from arena.tournament import sides as bot_sides
 from arena.tournament import sprt as sprt_test
 from arena.tournament.standings import elo_k_of
 from arena.viewer import VIEWER_ASSETS, viewer_data
@@ -154,12 +155,23 @@ class Overview:
 
 @dataclass
 class EnginePage:
+    """A bot's page: a player of the competition, or a bot whose versions are
+    players of their own (a ladder's ``BOT@N``)."""
+
     name: str
     versions: list[dict[str, str]]  # per competition: spec, engine name, version
     row: spb.StandingsRow | None
     faults: list[spb.BotFault]
     bot: spb.BotInfo | None  # the server's registration and liveness
     recent: list[spb.MatchSummary]
+    # Its matches from its side, newest first (the last PAGE_SIZE of `total`),
+    # only version `version`'s when chosen; `players`: what the bot `of`
+    # played as in the competition, with each one's version (None: not one).
+    matches: list[spb.BotMatch] = field(default_factory=list)
+    players: list[tuple[str, int | None]] = field(default_factory=list)
+    version: int | None = None
+    total: int = 0
+    of: str = ""
 
 
 class Source(Protocol):
@@ -173,7 +185,10 @@ class Source(Protocol):
         """The match's summary and its viewer data (None while it is played)."""
         ...
 
-    def engine(self, cid: str, name: str) -> EnginePage | None: ...
+    def engine(self, cid: str, name: str, version: int | None = None) -> EnginePage | None:
+        """A player's or a bot's page; only version ``version``'s matches when given."""
+        ...
+
     def spectator_delay(self, cid: str) -> int:
         """Plays a live match of competition ``cid`` is shown behind."""
         ...
@@ -374,33 +389,64 @@ class StoreSource:
     def watchable(self, cid: str, mid: str) -> tuple[Variant, list[str]] | None:
         return None
 
-    def engine(self, cid: str, name: str) -> EnginePage | None:
+    def bot_of(self, player: str) -> tuple[str, int | None]:
+        """The bot a player belongs to and its version: here each its own."""
+        return bot_sides.same_name(player)
+
+    def engine(self, cid: str, name: str, version: int | None = None) -> EnginePage | None:
+        """The page of player ``name``, or of bot ``name`` whose versions are
+        players (only version ``version``'s matches when given)."""
         if self.competition(cid) is None:
             return None
         with self._open(cid) as store:
             if store is None:
                 return None
             engines = {n: (spec, en, ver) for n, spec, en, ver in store.engines()}
-            if name not in engines:
+            every = store.matches()
+            names = list(engines) + [n for e in every for n in e.seats]
+            bot, number = self.bot_of(name) if name in engines else (name, None)
+            players = bot_sides.players_of(names, bot, self.bot_of)
+            if name not in engines and not players:
                 return None
-            faults = store.faults_of(name)
-            entries = [e for e in store.matches() if name in e.seats]
-        spec, engine_name, version = engines[name]
-        row = next((r for r in self._standings(cid).rows if r.bot == name), None)
+            chosen = [name] if name in engines else players
+            if version is not None:
+                chosen = [p for p in chosen if self.bot_of(p)[1] == version]
+            if not chosen:
+                return None
+            faults = store.seat_faults(chosen)
+        entries = [e for e in every if set(chosen) & set(e.seats)]
         running = self._running(cid)
+        ids = {key.partition("/")[2] for key in running if key.startswith(f"{cid}/")}
+        views = [
+            v
+            for v in bot_sides.bot_matches(entries, faults, bot, self.bot_of, running=ids)
+            if v.player in chosen
+        ]
+        rows = {r.bot: r for r in self._standings(cid).rows}
         recent = [
             wire.listed_match(f"{cid}/{e.id}", e, running)
             for e in entries
             if e.status is MatchStatus.DONE or f"{cid}/{e.id}" in running
         ]
+        played = {p: engines.get(p, ("", "", "")) for p in chosen}
+        seated = {e.id: e.seats for e in entries}
         return EnginePage(
             name,
-            [{"competition": cid, "spec": spec, "engine_name": engine_name, "version": version}],
-            row,
             [
-                spb.BotFault(match=f"{cid}/{m}", kind=k, message=msg, version=version)
-                for m, k, msg in faults
+                {"competition": cid, "spec": spec, "engine_name": engine_name, "version": ver}
+                for spec, engine_name, ver in played.values()
+            ],
+            rows.get(chosen[0]) if len(chosen) == 1 else None,
+            [
+                spb.BotFault(match=f"{cid}/{m}", kind=k, message=msg, version=played[player][2])
+                for m, seat, k, msg in faults
+                if (player := seated[m][seat]) in played
             ],
             None,
             recent[-PAGE_SIZE:][::-1],
+            [wire.bot_match(f"{cid}/{v.entry.id}", v, running) for v in views[-PAGE_SIZE:][::-1]],
+            [(p, self.bot_of(p)[1]) for p in players],
+            version if version is not None else number,
+            len(views),
+            bot,
         )

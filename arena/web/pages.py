@@ -397,6 +397,44 @@ def match_page(
     )
 
 
+OUTCOME_LABELS = {"drawn": "drew", "forfeit": "forfeited", "no_contest": "no contest"}
+
+
+def side_matches(cid: str, ep: EnginePage) -> str:
+    """The bot's matches with each result from its side, and links that
+    choose one of its versions (a ladder's BOT@N)."""
+    choices = ""
+    versions = [(player, n) for player, n in ep.players if n is not None]
+    if versions:
+        links = [f'<a href="{engine_url(cid, ep.of)}">all versions</a>']
+        for player, number in versions:
+            current = " (shown)" if number == ep.version else ""
+            url = f"{engine_url(cid, ep.of)}?version={number}"
+            links.append(f'<a href="{e(url)}" rel="nofollow">{e(player)}</a>{current}')
+        choices = f'<p id="versions">{" | ".join(links)}</p>'
+    if not ep.matches:
+        return f'{choices}<p class="hint">no match yet</p>'
+    rows = "".join(
+        "<tr>"
+        f'<td><a href="{match_url(m.match)}">{e(m.match.partition("/")[2])}</a></td>'
+        f"<td>{e(m.player)}</td><td>{e(', '.join(map(str, m.seats)))}</td>"
+        f"<td>{e(OUTCOME_LABELS.get(m.outcome, m.outcome))}</td>"
+        f"<td>{f'{m.score}-{m.opponent_score}' if m.HasField('score') else ''}</td>"
+        f"<td>{e(', '.join(m.opponents))}</td><td>{e(', '.join(m.partners))}</td>"
+        f"<td>{e('; '.join(f'{f.kind}: {f.message}' for f in m.faults))}</td>"
+        f"<td>{e(m.termination)}</td></tr>"
+        for m in ep.matches
+    )
+    shown = ""
+    if ep.total > len(ep.matches):
+        shown = f'<p class="hint">the latest {len(ep.matches)} of {ep.total}</p>'
+    return (
+        f'{choices}{shown}<table id="side-matches"><thead><tr><th>match</th><th>played as</th>'
+        "<th>seats</th><th>result</th><th>score</th><th>against</th><th>with</th>"
+        f"<th>its faults</th><th>termination</th></tr></thead><tbody>{rows}</tbody></table>"
+    )
+
+
 def engine_page(info: spb.CompetitionInfo, ep: EnginePage) -> str:
     cid = info.id
     versions = "".join(
@@ -439,7 +477,7 @@ def engine_page(info: spb.CompetitionInfo, ep: EnginePage) -> str:
         "<h2>Versions</h2><table><thead><tr><th>spec</th><th>engine</th><th>version</th>"
         f"</tr></thead><tbody>{versions}</tbody></table>"
         f"<h2>Results</h2>{results}"
-        f"<h2>Latest matches</h2>{matches_table(ep.recent, set())}"
+        f"<h2>Its matches</h2>{side_matches(cid, ep)}"
         '<h2>Faults</h2><table id="faults"><thead><tr><th>match</th><th>kind</th>'
         f"<th>message</th></tr></thead><tbody>{faults}</tbody></table>"
     )

@@ -34,6 +34,10 @@ class Catalog(Protocol):
         """The bot's uploaded versions: spec, engine name, version, when."""
         ...
 
+    def bot_of(self, player: str) -> tuple[str, int | None]:
+        """The bot a player belongs to, and its version in a ladder (BOT@N)."""
+        ...
+
 
 class Events(Protocol):
     """The server's event broker, as seen from trio."""
@@ -82,12 +86,16 @@ class ServerSource(StoreSource):
     def competition(self, cid: str) -> spb.CompetitionInfo | None:
         return self.catalog.competition(cid)
 
-    def engine(self, cid: str, name: str) -> EnginePage | None:
-        page = super().engine(cid, name)
+    def bot_of(self, player: str) -> tuple[str, int | None]:
+        return self.catalog.bot_of(player)
+
+    def engine(self, cid: str, name: str, version: int | None = None) -> EnginePage | None:
+        page = super().engine(cid, name, version)
         if page is None:
             return None
-        page.bot = self.catalog.bot(name)
-        page.versions.extend(self.catalog.versions(name))
+        bot = self.bot_of(name)[0]
+        page.bot = self.catalog.bot(bot)
+        page.versions.extend(self.catalog.versions(bot))
         return page
 
     def watchable(self, cid: str, mid: str) -> tuple[Variant, list[str]] | None:

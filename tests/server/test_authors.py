@@ -17,10 +17,12 @@ from arena.server.storage import CompetitionStatus, ServerStorage
 from arena.server.versions import version_player
 from arena.store import ScheduledMatch, open_store
 from arena.transport import sandbox
+from arena.web.data import message_dict
 from arena.wire.v1 import server_pb2 as spb
 from tests.server.test_submissions import bot_dir, participant, submit
 from tests.support.paths import ARENA
 from tests.support.server import ORGANISER, Server, auth, register, wait_for
+from tests.support.sites import start_server
 
 pytestmark = pytest.mark.process
 needs_sandbox = pytest.mark.skipif(
@@ -32,7 +34,11 @@ BOB_MARK = "BOB-SAYS-91c2"
 
 
 def remote(server: Server, *args: str, token: str | None = None) -> subprocess.CompletedProcess:
-    words = [ARENA, "remote", "--server", server.address]
+    return remote_at(server.address, *args, token=token)
+
+
+def remote_at(address: str, *args: str, token: str | None = None) -> subprocess.CompletedProcess:
+    words = [ARENA, "remote", "--server", address]
     if token is not None:
         words += ["--token", token]
     return subprocess.run([*words, *args], capture_output=True, text=True, timeout=60)
@@ -190,23 +196,25 @@ def ladder_store(data: Path) -> str:
     return comp
 
 
-def test_a_ladder_bot_s_matches_are_chosen_by_version(tmp_path):
+def test_a_ladder_bot_s_matches_are_chosen_by_version_in_the_service_and_on_its_page(tmp_path):
     data = tmp_path / "data"
     comp = ladder_store(data)
     token_file = tmp_path / "organiser.token"
     token_file.write_text(ORGANISER)
-    server = Server(data, token_file)
-    server.start()
+    site = start_server(data, token_file)
     try:
-        stub = server.stub()
+        stub = site.stub()
+
+        def reply(version: int) -> spb.BotMatchesReply:
+            request = spb.BotMatchesRequest(competition=comp, bot="alice", version=version)
+            answer = stub.ListBotMatches(request, timeout=30)
+            assert list(answer.players) == ["alice@1", "alice@2"]
+            return answer
 
         def outcomes(version: int) -> list[tuple[str, str, str, int, int]]:
-            request = spb.BotMatchesRequest(competition=comp, bot="alice", version=version)
-            reply = stub.ListBotMatches(request, timeout=30)
-            assert list(reply.players) == ["alice@1", "alice@2"]
             return [
                 (m.match.partition("/")[2], m.player, m.outcome, m.score, m.opponent_score)
-                for m in reply.matches
+                for m in reply(version).matches
             ]
 
         assert outcomes(1) == [("m1", "alice@1", "lost", 4, 11), ("m3", "alice@1", "drawn", 8, 8)]
@@ -223,8 +231,7 @@ def test_a_ladder_bot_s_matches_are_chosen_by_version(tmp_path):
             ("m3", "alice@2"),
             ("m4", "alice@2"),
         ]
-        request = spb.BotMatchesRequest(competition=comp, bot="alice", version=2)
-        forfeit = stub.ListBotMatches(request, timeout=30).matches[-1]
+        forfeit = reply(2).matches[-1]
         assert [(f.seat, f.kind, f.message) for f in forfeit.faults] == [
             (0, "timeout", "no answer")
         ]
@@ -235,15 +242,29 @@ def test_a_ladder_bot_s_matches_are_chosen_by_version(tmp_path):
         assert missing.code() is grpc.StatusCode.NOT_FOUND
         assert "alice@1, alice@2" in missing.details()
 
-        lines = remote(server, "matches", comp, "--bot", "alice", "--version", "2").stdout
-        assert lines.splitlines()[0].split() == [
-            f"{comp}/m2",
-            "alice@2",
-            "won",
-            "11-9",
-            "against",
-            "greedy",
-        ]
+        lines = remote_at(site.grpc, "matches", comp, "--bot", "alice", "--version", "2").stdout
+        first = lines.splitlines()[0].split()
+        assert first == [f"{comp}/m2", "alice@2", "won", "11-9", "against", "greedy"]
         assert "forfeited 0-0 against greedy (timeout: no answer)" in lines
+
+        # The bot's page shows the same, newest first, by version; a version's
+        # own page (BOT@N) is that version's.
+        for version in (1, 2):
+            twin = site.json(f"/api/e/{comp}/alice?version={version}")
+            expected = [message_dict(m) for m in reply(version).matches][::-1]
+            assert twin["matches"] == expected and twin["version"] == version
+            assert site.json(f"/api/e/{comp}/alice@{version}")["matches"] == expected
+        every = site.json(f"/api/e/{comp}/alice")
+        assert every["matches"] == [message_dict(m) for m in reply(0).matches][::-1]
+        assert every["players"] == [
+            {"player": "alice@1", "version": 1},
+            {"player": "alice@2", "version": 2},
+        ]
+        assert len(every["faults"]) == 1 and every["bot"]["owner"] == "alice"
+        status, page, _ = site.get(f"/e/{comp}/alice?version=2")
+        assert status == 200 and 'id="side-matches"' in page
+        assert page.count("<td>won</td>") == 1 and page.count("<td>forfeited</td>") == 1
+        assert "<td>lost</td>" not in page and f"/e/{comp}/alice?version=1" in page
+        assert site.get(f"/e/{comp}/alice?version=3")[0] == 404
     finally:
-        server.stop()
+        site.stop()
