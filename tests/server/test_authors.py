@@ -13,18 +13,19 @@ import pytest
 from arena.archive import pack
 from arena.outcome import Fault, FaultKind, MatchResult, Termination
 from arena.rules import side_of
+from arena.server import authors
 from arena.server.storage import CompetitionStatus, ServerStorage
 from arena.server.versions import version_player
 from arena.store import ScheduledMatch, open_store
 from arena.transport import sandbox
 from arena.web.data import message_dict
+from arena.wire.protocol import MAX_BOT_OUTPUT_REPLY_BYTES
 from arena.wire.v1 import server_pb2 as spb
 from tests.server.test_submissions import bot_dir, participant, submit
 from tests.support.paths import ARENA
 from tests.support.server import ORGANISER, Server, auth, register, wait_for
 from tests.support.sites import start_server
 
-pytestmark = pytest.mark.process
 needs_sandbox = pytest.mark.skipif(
     sandbox.unavailable() is not None, reason=f"no sandbox here: {sandbox.unavailable()}"
 )
@@ -50,6 +51,7 @@ def refused(call, *args, **kwargs) -> grpc.RpcError:
     return caught.value
 
 
+@pytest.mark.process
 @needs_sandbox
 def test_an_author_sees_results_from_its_side_and_downloads_only_its_own_output(
     server, bots, tmp_path
@@ -196,6 +198,7 @@ def ladder_store(data: Path) -> str:
     return comp
 
 
+@pytest.mark.process
 def test_a_ladder_bot_s_matches_are_chosen_by_version_in_the_service_and_on_its_page(tmp_path):
     data = tmp_path / "data"
     comp = ladder_store(data)
@@ -268,3 +271,41 @@ def test_a_ladder_bot_s_matches_are_chosen_by_version_in_the_service_and_on_its_
         assert site.get(f"/e/{comp}/alice?version=3")[0] == 404
     finally:
         site.stop()
+
+
+def test_output_comes_per_seat_and_is_cut_past_its_cap_saying_so(tmp_path):
+    """A Scopone bot in two seats ran as two processes: two parts, in seat
+    order; a file larger than a reply carries is cut, and the reply says so."""
+    data = tmp_path / "data"
+    storage = ServerStorage(data / "server.sqlite")
+    for who in ("alice", "bob"):
+        storage.add_participant(who, f"hash-{who}")
+        storage.add_bot(f"{who}-up", who, f"submission:{who * 8}", "up", "1")
+    storage.add_competition("cteam", "team", 'name = "team"\n', {})
+    store = open_store(data / "cteam" / "results.sqlite", writer=True)
+    store.bind({"name": "team"})
+    seats = ("alice-up", "bob-up", "alice-up", "bob-up")
+    match = ScheduledMatch("t/0", 0, "t", 0, 0, seats)
+    store.schedule([match])
+    store.record(match, MatchResult((11, 3), 0, Termination.COMPLETED, "played"), "t_0.log")
+    store.close()
+    bots = data / "cteam" / "bots"
+    bots.mkdir()
+    big = b"x" * (MAX_BOT_OUTPUT_REPLY_BYTES + 10)
+    for seat, text in ((0, b"first seat\n"), (1, b"BOB'S\n"), (2, big), (3, b"BOB'S\n")):
+        (bots / f"t_0.seat{seat}.{seats[seat]}.log").write_bytes(text)
+
+    output = authors.bot_output(data, storage, "cteam/t/0", "alice-up", "alice")
+    assert [(s.seat, s.player, s.truncated) for s in output.seats] == [
+        (0, "alice-up", False),
+        (2, "alice-up", True),
+    ]
+    assert output.seats[0].data == b"first seat\n"
+    assert len(output.seats[1].data) == MAX_BOT_OUTPUT_REPLY_BYTES
+    assert output.seats[1].kept_bytes == len(big)
+    assert b"BOB" not in b"".join(s.data for s in output.seats)
+    assert authors.bot_output(data, storage, "cteam/t/0", "alice-up", None).seats  # organiser
+    with pytest.raises(authors.ViewRefused) as caught:
+        authors.bot_output(data, storage, "cteam/t/0", "alice-up", "bob")
+    assert caught.value.refusal is authors.Refusal.NOT_OWNER
+    storage.close()
