@@ -81,7 +81,7 @@ def test_a_stopped_bot_is_seen_dead_and_its_matches_forfeit_with_the_reason(tmp_
         shown = subprocess.run(
             [ARENA, "remote", "matches", comp], capture_output=True, text=True, timeout=60, env=env
         ).stdout
-        assert shown.splitlines()[0].split()[5] == "REASON"
+        assert shown.splitlines()[0].split()[5:7] == ["TERMINATION", "REASON"]
         assert shown.count("bob-random absent") == 6
     finally:
         bob_bot.kill()
