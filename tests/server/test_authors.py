@@ -110,9 +110,16 @@ def test_an_author_sees_results_from_its_side_and_downloads_only_its_own_output(
     assert lines.returncode == 0, lines.stderr
     assert len(lines.stdout.splitlines()) == len(theirs.matches)
     assert "forfeited" in lines.stdout and "against alice-up (crash: " in lines.stdout
+    # The plain list names each winner: MATCH SEAT SEAT STATUS SCORE WINNER ...
     plain = remote(server, "matches", comp)
-    assert plain.returncode == 0 and "WINNER" in plain.stdout
-    assert "alice-up" in plain.stdout.split("WINNER", 1)[1]
+    assert plain.returncode == 0 and plain.stdout.split()[4] == "WINNER"
+    for line in plain.stdout.splitlines()[1:]:
+        words = line.split()
+        summary = listed[words[0]]
+        if summary.HasField("winner_side"):
+            assert words[5] == summary.seats[summary.winner_side], line
+        else:
+            assert words[5] == "draw", line
     for args, said in (
         (("matches", comp, "--bot", "nobody"), "no bot named 'nobody'"),
         (("matches", "c-none", "--bot", "alice-up"), "no competition 'c-none'"),
@@ -164,6 +171,41 @@ def test_an_author_sees_results_from_its_side_and_downloads_only_its_own_output(
     log = tmp_path / "m.log"
     done = remote(server, "log", key, "-o", str(log), token=alice)
     assert done.returncode == 0 and "ends with the published chain value" in done.stdout
+
+
+@pytest.mark.process
+@needs_sandbox
+def test_in_scopone_a_bot_s_side_is_its_two_seats_and_its_output_comes_from_both(server, tmp_path):
+    stub = server.stub()
+    alice, bob = participant(stub, "alice"), participant(stub, "bob")
+    for token, name, mark in ((alice, "alice-up", ALICE_MARK), (bob, "bob-up", BOB_MARK)):
+        folder = bot_dir(tmp_path / name, name, "1", "--say", mark)
+        manifest = folder / "bot.toml"
+        manifest.write_text(manifest.read_text().replace('["scopa"]', '["scopone"]'))
+        submit(stub, token, pack(folder))
+    config = 'name = "teams"\nbots = ["alice-up", "bob-up"]\nvariant = "scopone"\nrounds = 1\n'
+    comp = stub.CreateCompetition(
+        spb.CreateCompetitionRequest(config=config), metadata=auth(ORGANISER), timeout=30
+    ).id
+    stub.StartCompetition(spb.CompetitionRef(id=comp), metadata=auth(ORGANISER), timeout=30)
+    wait_for(stub, comp, "finished", 240)
+    listed = {m.id: m for m in stub.ListMatches(spb.CompetitionRef(id=comp), timeout=10).matches}
+    mine = stub.ListBotMatches(spb.BotMatchesRequest(competition=comp, bot="alice-up"), timeout=30)
+    assert len(mine.matches) == len(listed) > 0
+    for m in mine.matches:
+        summary = listed[m.match]
+        assert [summary.seats[s] for s in (0, 1, 2, 3)].count("alice-up") == 2
+        assert list(m.seats) == [m.side, m.side + 2] and list(m.opponents) == ["bob-up"]
+        assert not m.partners
+        assert m.score == summary.final_scores[m.side]
+        won = summary.HasField("winner_side") and summary.winner_side == m.side
+        assert (m.outcome == "won") == won
+        output = stub.GetBotOutput(
+            spb.BotOutputRequest(match=m.match, bot="alice-up"), metadata=auth(alice), timeout=30
+        )
+        assert [s.seat for s in output.seats] == list(m.seats)
+        for part in output.seats:
+            assert ALICE_MARK.encode() in part.data and BOB_MARK.encode() not in part.data
 
 
 def ladder_store(data: Path) -> str:
