@@ -114,7 +114,9 @@ def bot_output(
         if (part := _seat_output(layout, match_id, seat, player)) is not None
     ]
     if not found:
-        raise ViewRefused(Refusal.NOT_KEPT, _not_launched(competition, record.address, bot, key))
+        played = [competition.engines.get(player) for _, player in seated]
+        address = next((a for a in played if a), competition.engines.get(bot, record.address))
+        raise ViewRefused(Refusal.NOT_KEPT, _not_launched(address, bot, key))
     return wire.bot_output(key, bot, found)
 
 
@@ -148,11 +150,12 @@ def _seat_output(
     return data, kept > len(data), kept
 
 
-def _not_launched(competition: Competition, address: str, bot: str, key: str) -> str:
-    played = competition.engines.get(bot, address)
-    if submission_digest(played) is None:
+def _not_launched(address: str, bot: str, key: str) -> str:
+    """Why there is no output of ``bot``, which played from ``address`` (as
+    the competition keeps it for the player, else the bot's)."""
+    if submission_digest(address) is None:
         return (
-            f"the arena did not launch bot {bot!r} in match {key}: it ran at {played}, "
+            f"the arena did not launch bot {bot!r} in match {key}: it ran at {address}, "
             "on its owner's machine, where its output is"
         )
     return f"the arena kept no output of bot {bot!r} in match {key}"
