@@ -153,6 +153,8 @@ def _seat_output(
 def _not_launched(address: str, bot: str, key: str) -> str:
     """Why there is no output of ``bot``, which played from ``address`` (as
     the competition keeps it for the player, else the bot's)."""
+    if address.startswith("builtin:"):
+        return f"bot {bot!r} is a built-in strategy, played inside the arena: it has no output"
     if submission_digest(address) is None:
         return (
             f"the arena did not launch bot {bot!r} in match {key}: it ran at {address}, "
