@@ -235,7 +235,7 @@ def _print_matches(matches: Iterable[spb.MatchSummary]) -> None:
 def _winner(m: spb.MatchSummary) -> str:
     """The winning side by its players' names; "draw", or "-" without a result."""
     if m.HasField("winner_side"):
-        return "+".join(dict.fromkeys(m.seats[m.winner_side :: 2]))
+        return "+".join(sorted(set(m.seats[m.winner_side :: 2])))
     if m.termination in ("completed", "forfeit"):
         return "draw"
     return "-"

@@ -114,7 +114,7 @@ def bot_output(
         if (part := _seat_output(layout, match_id, seat, player)) is not None
     ]
     if not found:
-        played = [competition.engines.get(player) for _, player in seated]
+        played = [_played_from(storage, competition, player) for _, player in seated]
         address = next((a for a in played if a), competition.engines.get(bot, record.address))
         raise ViewRefused(Refusal.NOT_KEPT, _not_launched(address, bot, key))
     return wire.bot_output(key, bot, found)
@@ -150,9 +150,15 @@ def _seat_output(
     return data, kept > len(data), kept
 
 
+def _played_from(storage: ServerStorage, competition: Competition, player: str) -> str | None:
+    """Where a player was reached from: a ladder's version as it entered, else
+    the competition's snapshot; None if neither says."""
+    version = storage.version(competition.id, player)
+    return version.address if version is not None else competition.engines.get(player)
+
+
 def _not_launched(address: str, bot: str, key: str) -> str:
-    """Why there is no output of ``bot``, which played from ``address`` (as
-    the competition keeps it for the player, else the bot's)."""
+    """Why there is no output of ``bot``, which played from ``address``."""
     if address.startswith("builtin:"):
         return f"bot {bot!r} is a built-in strategy, played inside the arena: it has no output"
     if submission_digest(address) is None:

@@ -5,6 +5,7 @@ owner alone; a ladder's versions (BOT@N) chosen one at a time."""
 from __future__ import annotations
 
 import subprocess
+import time
 from pathlib import Path
 
 import grpc
@@ -351,3 +352,66 @@ def test_output_comes_per_seat_and_is_cut_past_its_cap_saying_so(tmp_path):
         authors.bot_output(data, storage, "cteam/t/0", "alice-up", "bob")
     assert caught.value.refusal is authors.Refusal.NOT_OWNER
     storage.close()
+
+
+LADDER = """
+name = "open"
+format = "ladder"
+bots = ["builtin:random"]
+duplicate = true
+acknowledge_remote_twins = true
+[ladder]
+first_sets = 1
+[clock]
+move_time = "1s"
+"""
+
+
+@pytest.mark.process
+def test_in_a_running_ladder_each_version_s_matches_are_its_own(server, bots):
+    """Two versions of one bot (an address update enters the second) play a
+    real ladder; each version's list has its matches only, from its side."""
+    stub = server.stub()
+    alice = register(stub, "alice", "alice-bot", bots["greedy"])
+    comp = stub.CreateCompetition(
+        spb.CreateCompetitionRequest(config=LADDER), metadata=auth(ORGANISER), timeout=30
+    ).id
+    stub.StartCompetition(spb.CompetitionRef(id=comp), metadata=auth(ORGANISER), timeout=30)
+    enter = spb.EnterLadderRequest(competition=comp, bot="alice-bot")
+    stub.EnterLadder(enter, metadata=auth(alice), timeout=60)
+    update = spb.UpdateBotRequest(name="alice-bot", address=bots["random"])
+    stub.UpdateBot(update, metadata=auth(alice), timeout=60)
+
+    def done(version: int) -> list[spb.BotMatch]:
+        request = spb.BotMatchesRequest(competition=comp, bot="alice-bot", version=version)
+        try:
+            matches = stub.ListBotMatches(request, timeout=30).matches
+        except grpc.RpcError as e:  # the second version has no player until it is scheduled
+            assert e.code() is grpc.StatusCode.NOT_FOUND, e.details()
+            return []
+        return [m for m in matches if m.status == "done"]
+
+    deadline = time.monotonic() + 180
+    while not (done(1) and done(2)) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    first, second = done(1), done(2)
+    assert first and second, "both versions played"
+    listed = {m.id: m for m in stub.ListMatches(spb.CompetitionRef(id=comp), timeout=10).matches}
+    for version, matches in ((1, first), (2, second)):
+        for m in matches:
+            summary = listed[m.match]
+            assert m.player == f"alice-bot@{version}" == summary.seats[m.seats[0]]
+            assert m.version == version and list(m.opponents) == ["random"]
+            won = summary.HasField("winner_side") and summary.winner_side == m.side
+            assert (m.outcome == "won") == won
+            assert m.score == summary.final_scores[m.side]
+    every = done(0)
+    assert {m.match for m in every} >= {m.match for m in first + second}
+    # It ran at its owner's addresses: the arena has none of its output.
+    away = refused(
+        stub.GetBotOutput,
+        spb.BotOutputRequest(match=first[0].match, bot="alice-bot"),
+        metadata=auth(alice),
+    )
+    assert away.code() is grpc.StatusCode.FAILED_PRECONDITION
+    assert "owner's machine" in away.details() and bots["greedy"] in away.details()
