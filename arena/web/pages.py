@@ -444,8 +444,11 @@ def engine_page(info: spb.CompetitionInfo, ep: EnginePage) -> str:
         for v in ep.versions
     )
     row = ep.row
+    unrated = "no result yet"
+    if row is None and len(ep.players) > 1:
+        unrated = "each version is rated on its own: choose one under Its matches"
     results = (
-        '<p class="hint">no result yet</p>'
+        f'<p class="hint">{unrated}</p>'
         if row is None
         else (
             f'<p id="results">rank {row.rank}, Elo {row.elo:.1f} [{row.elo_low:.1f}, '

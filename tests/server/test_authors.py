@@ -312,6 +312,10 @@ def test_a_ladder_bot_s_matches_are_chosen_by_version_in_the_service_and_on_its_
         assert page.count("<td>won</td>") == 1 and page.count("<td>forfeited</td>") == 1
         assert "<td>lost</td>" not in page and f"/e/{comp}/alice?version=1" in page
         assert site.get(f"/e/{comp}/alice?version=3")[0] == 404
+        status, page, _ = site.get(f"/e/{comp}/alice")
+        assert status == 200 and "each version is rated on its own" in page
+        table = page.split('id="side-matches"', 1)[1].split("</table>", 1)[0]
+        assert table.count('<tr><td><a href="/m/') == 5  # m3 once from each version's side
     finally:
         site.stop()
 
