@@ -511,6 +511,21 @@ class Store:
         return [_entry(r) for r in rows]
 
     @_guarded
+    def matches_of(self, engines: Collection[str]) -> list[MatchEntry]:
+        """The matches of the schedule where any of ``engines`` sits, in
+        schedule order: an author's few among a ladder's many, found in SQL by
+        each name as the seats' JSON spells it, then checked seat by seat."""
+        names = list(engines)
+        if not names:
+            return []
+        where = " OR ".join("instr(seats, ?) > 0" for _ in names)
+        rows = self.db.execute(
+            f"{self._select_entry} WHERE {where} ORDER BY seq", [json.dumps(n) for n in names]
+        ).fetchall()
+        wanted = set(names)
+        return [entry for entry in map(_entry, rows) if wanted & set(entry.seats)]
+
+    @_guarded
     def match(self, match_id: str) -> MatchEntry | None:
         row = self.db.execute(f"{self._select_entry} WHERE id = ?", (match_id,)).fetchone()
         return None if row is None else _entry(row)

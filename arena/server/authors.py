@@ -52,11 +52,9 @@ def bot_matches(
     being played now."""
     competition = _competition(storage, comp_id)
     with competition_results(data, comp_id) as store:
-        if store is None:
-            entries, names = [], list(competition.bots)
-        else:  # a ladder's players join as they come: its store names them
-            entries = store.matches()
-            names = [n for n, *_ in store.engines()] + [n for e in entries for n in e.seats]
+        # Every seat is one of the store's engines (a ladder adds each version's
+        # before it is scheduled), so the players are found without the schedule.
+        names = list(competition.bots) if store is None else [n for n, *_ in store.engines()]
         players = sides.players_of(names, bot, bot_of)
         if not players:
             raise ViewRefused(Refusal.NOT_FOUND, _absent(storage, competition, bot))
@@ -66,6 +64,7 @@ def bot_matches(
                 f"bot {bot!r} has no version {version} in competition {comp_id}; "
                 f"it plays there as {', '.join(players)}",
             )
+        entries = [] if store is None else store.matches_of(players)
         faults = [] if store is None else store.seat_faults(players)
     ids = {key.partition("/")[2] for key in running if key.startswith(f"{comp_id}/")}
     views = sides.bot_matches(entries, faults, bot, bot_of, version=version, running=ids)

@@ -402,8 +402,7 @@ class StoreSource:
             if store is None:
                 return None
             engines = {n: (spec, en, ver) for n, spec, en, ver in store.engines()}
-            every = store.matches()
-            names = list(engines) + [n for e in every for n in e.seats]
+            names = list(engines)  # every seat is an engine (a ladder's versions too)
             bot, number = self.bot_of(name) if name in engines else (name, None)
             players = bot_sides.players_of(names, bot, self.bot_of)
             if name not in engines and not players:
@@ -414,7 +413,7 @@ class StoreSource:
             if not chosen:
                 return None
             faults = store.seat_faults(chosen)
-        entries = [e for e in every if set(chosen) & set(e.seats)]
+            entries = store.matches_of(chosen)
         running = self._running(cid)
         ids = {key.partition("/")[2] for key in running if key.startswith(f"{cid}/")}
         views = [
