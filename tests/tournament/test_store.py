@@ -499,3 +499,17 @@ def test_the_run_keeps_its_full_sprt_settings_and_an_older_store_says_what_it_la
         old = sprt.kept_settings(run.store)
     assert old is not None and (old.settings.test, old.settings.base) == ("greedy", "random")
     assert old.missing == ("alpha", "beta", "count_faults", "elo0", "elo1", "max_sets")
+
+
+def test_a_player_s_matches_are_found_by_its_exact_name(tmp_path):
+    """One version's matches, never another's whose name holds it (alice@1,
+    alice@10) nor one a LIKE pattern would match (_ is a wildcard there)."""
+    store = open_store(tmp_path / "s.sqlite", writer=True)
+    store.bind({"name": "t"})
+    seats = [("alice@1", "a_b"), ("alice@10", "axb"), ("axb", "alice@1"), ("x", "y")]
+    store.schedule([ScheduledMatch(f"m{i}", i, f"m{i}", i, 0, s) for i, s in enumerate(seats)])
+    assert [e.id for e in store.matches_of(["alice@1"])] == ["m0", "m2"]
+    assert [e.id for e in store.matches_of(["a_b"])] == ["m0"]
+    assert [e.id for e in store.matches_of(["alice@10", "y"])] == ["m1", "m3"]
+    assert store.matches_of([]) == []
+    store.close()
