@@ -79,6 +79,8 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_streams
 	@echo
 	$(BIN)/python -m benchmarks.bench_web
+	@echo
+	$(BIN)/python -m benchmarks.bench_ladder
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis engines/js/node_modules

@@ -102,17 +102,19 @@ def build(data: Path, versions: int, matches: int, seed: int = 0) -> list[str]:
     return names
 
 
-def timed(call, times: int = 20) -> tuple[float, float]:
-    """Median and worst milliseconds of ``times`` calls."""
+def timed(call, times: int = 20) -> tuple[float, float, float]:
+    """Milliseconds of the first of ``times`` calls (cold: a reader's first
+    integrity check of the store, a paused ladder's live view replayed once),
+    and the median and worst of the others."""
     spent = []
     for _ in range(times):
         start = time.perf_counter()
         call()
         spent.append(1000 * (time.perf_counter() - start))
-    return statistics.median(spent), max(spent)
+    return spent[0], statistics.median(spent[1:]), max(spent[1:])
 
 
-def scheduler(data: Path, cached) -> tuple[float, float]:
+def scheduler(data: Path, cached) -> tuple[float, float, float]:
     """Ladder.next_set on the built ladder, with the refit's covariance."""
     storage = ServerStorage(data / "server.sqlite")
     competition = storage.competition(COMP)
@@ -148,13 +150,13 @@ def scheduler(data: Path, cached) -> tuple[float, float]:
             assert matches is not None
             for match in matches:  # played, so that the next decision is a new one
                 run.store.record(match, PLAYED, None)
-        return statistics.median(spent), max(spent)
+        return spent[0], statistics.median(spent[1:]), max(spent[1:])
     finally:
         run.close()
         storage.close()
 
 
-def served(data: Path, player: str) -> dict[str, tuple[float, float]]:
+def served(data: Path, player: str) -> dict[str, tuple[float, float, float]]:
     """A real server on the data: the standings page, its twin and an author's list."""
     token = data / "organiser.token"
     token.write_text(ORGANISER)
@@ -208,15 +210,13 @@ def served(data: Path, player: str) -> dict[str, tuple[float, float]]:
         proc.wait(30)
 
 
-def _author_list(address: str, player: str) -> dict[str, tuple[float, float]]:
+def _author_list(address: str, player: str) -> dict[str, tuple[float, float, float]]:
     import grpc
 
     from arena.server.versions import bot_of
     from arena.wire.v1 import server_pb2 as spb
     from arena.wire.v1 import server_pb2_grpc
 
-    if not hasattr(spb, "BotMatchesRequest"):
-        return {}
     stub = server_pb2_grpc.ArenaStub(grpc.insecure_channel(address))
     request = spb.BotMatchesRequest(competition=COMP, bot=bot_of(player)[0])
     return {"author's match list": timed(lambda: stub.ListBotMatches(request, timeout=60))}
@@ -240,10 +240,14 @@ def main() -> None:
         print(
             f"  background refit (fit, covariance, intervals): {time.perf_counter() - start:.1f} s"
         )
-        median, worst = scheduler(data, cached)
-        print(f"  scheduler, per decision: median {median:.1f} ms, worst {worst:.1f} ms")
-        for what, (median, worst) in served(data, names[2]).items():
-            print(f"  {what}: median {median:.1f} ms, worst {worst:.1f} ms")
+        print("  (first call, then the median and worst of the rest; goal: under 200 ms)")
+        first, median, worst = scheduler(data, cached)
+        print(
+            f"  scheduler, per decision: {first:.0f} ms, then median {median:.1f} ms, "
+            f"worst {worst:.1f} ms"
+        )
+        for what, (first, median, worst) in served(data, names[2]).items():
+            print(f"  {what}: {first:.0f} ms, then median {median:.1f} ms, worst {worst:.1f} ms")
 
 
 if __name__ == "__main__":
