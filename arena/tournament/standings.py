@@ -101,6 +101,7 @@ class Standings:
             if self.anchor
             else f"; dealer advantage {self.dealer_advantage:+.0f} Elo"
         )
+        among = " among the active players" if self.anchor else ""
         lines.append(
             f"\n{self.matches} matches with a result{dealer}. Columns:\n"
             + (
@@ -108,9 +109,15 @@ class Standings:
                 if any(r.baseline for r in self.rows)
                 else ""
             )
-            + f"  Elo           batch Bradley-Terry fit over every match, {centre}\n"
-            "  95% interval  bootstrap over duplicate sets (the unit of a duplicate tournament)\n"
-            "  live          incremental Elo from 1500 in finishing order (changes as it goes)\n"
+            + f"  Elo           batch Bradley-Terry fit over every match{among}, {centre}\n"
+            + (
+                "  95% interval  bootstrap over each pairing's sets, at least Laplace's "
+                f"(Laplace's alone past {BOOTSTRAP_PLAYERS} players; docs/ladder.md)\n"
+                if self.anchor
+                else "  95% interval  bootstrap over duplicate sets "
+                "(the unit of a duplicate tournament)\n"
+            )
+            + "  live          incremental Elo from 1500 in finishing order (changes as it goes)\n"
             "  played        matches with a result (no contests and aborted matches left out)\n"
             "  W-L-D         wins, losses, draws; score = (wins + draws / 2) / played\n"
             "  faults        the engine's own faults: timeouts, crashes, illegal or malformed "
