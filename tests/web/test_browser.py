@@ -196,18 +196,24 @@ def test_a_ladders_versions_and_baseline_tags_refresh_when_a_match_ends(
         watched.load(f"/c/{comp}")
         page = watched.page
         until(lambda: int(page.get_attribute("#competition", "data-refreshed") or 0) >= 1, 60)
-        cells = [
-            row.locator("td").all_inner_texts() for row in page.locator("#versions tbody tr").all()
-        ]
+        cells = page.eval_on_selector_all(
+            "#versions tbody tr",
+            "rows => rows.map(r => Array.from(r.querySelectorAll('td'), td => td.innerText))",
+        )
         assert {c[0]: c[2] for c in cells} == JUDGED
         for player, owner, _state, reason, rating, sets, entered in cells:
             assert owner == player.partition("-")[0] and entered.startswith("20")
             assert re.fullmatch(r"[+-]\d+ ± \d+", rating) and int(sets) >= 0, rating
             assert bool(reason) == (player in ("alice-bot@1", "carol-bot@1"))
-        tags = {
-            row.locator("a").inner_text(): row.locator(".tag").count()
-            for row in page.locator("#standings tbody tr").all()
-        }
+        # Read in one go: the script refills the table whenever a match ends, and
+        # reading it row by row could take a name before a refill and a tag after.
+        tags = dict(
+            page.eval_on_selector_all(
+                "#standings tbody tr",
+                "rows => rows.map(r => [r.querySelector('a').textContent,"
+                " r.querySelectorAll('.tag').length])",
+            )
+        )
         assert tags and all(count == (name in BASELINES) for name, count in tags.items())
     finally:
         stub.CloseCompetition(spb.CompetitionRef(id=comp), metadata=auth(ORGANISER), timeout=10)
