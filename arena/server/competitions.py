@@ -34,6 +34,7 @@ from arena.server.ladder import (
 from arena.server.liveness import Liveness
 from arena.server.storage import Bot, Competition, CompetitionStatus, ServerStorage
 from arena.server.submissions import SubmissionFiles, submission_digest
+from arena.server.versions import BASELINE_PREFIX, baselines_of
 from arena.settings import AddressEngine, BuiltinEngine, ClusterSettings, CommandEngine
 from arena.store import Store, open_store, reading_store
 from arena.strategies import BUILT_IN
@@ -44,8 +45,6 @@ from arena.tournament.schedule import build_schedule
 from arena.transport.seats import check_partners
 from arena.wire import service as wire
 from arena.wire.v1 import server_pb2 as spb
-
-BASELINE_PREFIX = "builtin:"
 
 
 def competition_config(
@@ -145,11 +144,6 @@ def _baseline_name(entry: str) -> str:
             raise ConfigError(f"unknown baseline {entry!r}; known: {known}")
         return which
     return entry
-
-
-def baselines_of(engines: Mapping[str, str]) -> list[str]:
-    """The baselines among a competition's engines (name -> spec), by name."""
-    return [name for name, spec in engines.items() if spec.startswith(BASELINE_PREFIX)]
 
 
 def _engine_table(name: str, spec: str, files: SubmissionFiles | None) -> dict[str, Any]:

@@ -38,6 +38,7 @@ from arena.server.storage import (
     ServerStorage,
     VersionState,
 )
+from arena.server.versions import baselines_of
 from arena.store import MatchStatus, ScheduledMatch, Store, open_store, reading_store
 from arena.tournament import matchmaking
 from arena.tournament.config import TournamentConfig
@@ -291,12 +292,9 @@ class Ladder:
         pending = self._pending_sets()
         if pending:
             return pending[0]
-        phase = self.phase()
-        if phase == LADDER_PHASE:
+        if self.phase() == LADDER_PHASE:
             return self._validation_set() or self._ladder_set()
-        if phase == FINAL_PHASE:
-            return None  # the final is scheduled whole, in start_final
-        return None
+        return None  # closed: the final is scheduled whole, in _start_final
 
     def _validation_set(self) -> list[ScheduledMatch] | None:
         for v in self.versions():
@@ -544,15 +542,10 @@ def _open(competition: Competition) -> str | None:
 def limit_refusal(storage: ServerStorage, competition: Competition, owner: str) -> str | None:
     """Why ``owner`` may enter no more versions in this ladder today, or None
     (checked before an upload's check is run; entering checks it again)."""
-    settings = ladder_settings(competition.config, _baselines(competition))
+    settings = ladder_settings(competition.config, baselines_of(competition.engines))
     if not settings.submissions_per_day:
         return None
-    today = [
-        v
-        for v in storage.versions(competition.id)
-        if v.owner == owner and v.entered_at[:10] == _today()
-    ]
-    if len(today) < settings.submissions_per_day:
+    if storage.entered_today(competition.id, owner) < settings.submissions_per_day:
         return None
     return _over_limit(competition, owner, settings.submissions_per_day)
 
@@ -562,14 +555,6 @@ def _over_limit(competition: Competition, owner: str, limit: int) -> str:
         f"{owner} has entered {limit} version{'s' if limit > 1 else ''} in ladder "
         f"{competition.id} today (UTC), its limit a day; the next is allowed from {next_day()}"
     )
-
-
-def _today() -> str:
-    return datetime.datetime.now(datetime.UTC).date().isoformat()
-
-
-def _baselines(competition: Competition) -> list[str]:
-    return [name for name, spec in competition.engines.items() if spec.startswith("builtin:")]
 
 
 def enter_version(
@@ -588,7 +573,7 @@ def enter_version(
         raise EntryRefused(why)
     if bot.withdrawn:
         raise EntryRefused(f"bot {bot.name!r} was withdrawn")
-    settings = ladder_settings(competition.config, _baselines(competition))
+    settings = ladder_settings(competition.config, baselines_of(competition.engines))
     try:
         check({f"{bot.name}@0": bot.address})
     except ConfigError as e:

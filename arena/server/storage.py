@@ -420,14 +420,8 @@ class ServerStorage:
         transaction, so that two entries at once cannot both pass the limit."""
         now = utc_now()
         with self._lock, self._db:
-            if per_day is not None:
-                (today,) = self._db.execute(
-                    "SELECT COUNT(*) FROM ladder_versions WHERE competition = ? AND owner = ? "
-                    "AND entered_at >= ?",
-                    (comp_id, owner, now[:10]),
-                ).fetchone()
-                if today >= per_day:
-                    return None
+            if per_day is not None and self._entered_since(comp_id, owner, now[:10]) >= per_day:
+                return None
             (last,) = self._db.execute(
                 "SELECT COALESCE(MAX(number), 0) FROM ladder_versions "
                 "WHERE competition = ? AND bot = ?",
@@ -441,6 +435,19 @@ class ServerStorage:
         version = self.version(comp_id, player)
         assert version is not None
         return version
+
+    def entered_today(self, comp_id: str, owner: str) -> int:
+        """How many versions ``owner`` has entered in ladder ``comp_id`` since midnight UTC."""
+        with self._lock:
+            return self._entered_since(comp_id, owner, utc_now()[:10])
+
+    def _entered_since(self, comp_id: str, owner: str, day: str) -> int:
+        (count,) = self._db.execute(
+            "SELECT COUNT(*) FROM ladder_versions WHERE competition = ? AND owner = ? "
+            "AND entered_at >= ?",
+            (comp_id, owner, day),
+        ).fetchone()
+        return int(count)
 
     def version(self, comp_id: str, player: str) -> LadderVersion | None:
         rows = self._query(

@@ -5,7 +5,10 @@ In a fixed competition a player is the bot itself (no ``@``)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 VERSION_MARK = "@"
+BASELINE_PREFIX = "builtin:"  # a baseline's spec: a built-in strategy, playing under its name
 
 
 def version_player(bot: str, number: int) -> str:
@@ -20,3 +23,8 @@ def bot_of(player: str) -> tuple[str, int | None]:
     if not mark or not number.isdigit() or not bot:
         return player, None
     return bot, int(number)
+
+
+def baselines_of(engines: Mapping[str, str]) -> list[str]:
+    """The baselines among a competition's engines (name -> spec), by name."""
+    return [name for name, spec in engines.items() if spec.startswith(BASELINE_PREFIX)]
