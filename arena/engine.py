@@ -70,13 +70,26 @@ class Decision:
     observation: Observation
     legal_moves: tuple[Move, ...]
     clock: SeatClock
+    # Every seat's hand: set only for an in-process engine that sees every hand
+    # (builtin:cheating-mcts); no wire message has a field for it.
+    hands: tuple[int, ...] | None = None
 
     @classmethod
-    def of(cls, match: Match, seat: int, clock: SeatClock, match_id: str, number: int) -> Decision:
-        """The decision ``seat`` is asked for in ``match``'s current deal."""
+    def of(
+        cls,
+        match: Match,
+        seat: int,
+        clock: SeatClock,
+        match_id: str,
+        number: int,
+        every_hand: bool = False,
+    ) -> Decision:
+        """The decision ``seat`` is asked for in ``match``'s current deal
+        (``every_hand``: with every seat's hand, for a cheating engine alone)."""
         deal = match.deal
         assert deal is not None
-        return cls(match_id, number, observe(match, seat), tuple(deal.legal_moves()), clock)
+        hands = tuple(deal.hands) if every_hand else None
+        return cls(match_id, number, observe(match, seat), tuple(deal.legal_moves()), clock, hands)
 
 
 @dataclass(frozen=True)

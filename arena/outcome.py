@@ -136,6 +136,15 @@ class EngineInfo:
     author: str = ""
     confinement: str = ""  # how it ran: its sandbox and limits, remote, in-process
 
+    @property
+    def sees_every_hand(self) -> bool:
+        """Whether it was shown every hand (builtin:cheating-mcts): a research bound."""
+        return self.confinement == SEES_EVERY_HAND
+
+
+# The confinement a log's header gives a seat whose engine saw every hand.
+SEES_EVERY_HAND = "in-process strategy that SEES EVERY HAND (a research bound, not a fair player)"
+
 
 @dataclass(frozen=True)
 class DecisionRecord:

@@ -145,7 +145,9 @@ def launch_of(
         case AddressEngine():
             return SeatLaunch(LaunchKind.ADDRESS, address=engine.address)
         case BuiltinEngine():
-            return SeatLaunch(LaunchKind.BUILTIN, builtin=engine.strategy)
+            return SeatLaunch(
+                LaunchKind.BUILTIN, builtin=engine.describe().removeprefix("builtin:")
+            )
 
 
 def run_match_sync(

@@ -174,15 +174,17 @@ class Referee:
         # What the seat is told is what it is held to: one clock, computed once.
         clock = SeatClock.of(self.settings.clock, self.banks[seat])
         deadline = clock.deadline
-        decision = Decision.of(self.match, seat, clock, self.settings.match_id, index)
+        conn = self.seats[seat]
+        assert isinstance(conn, EngineConnection)
+        decision = Decision.of(
+            self.match, seat, clock, self.settings.match_id, index, conn.sees_every_hand
+        )
         legal = decision.legal_moves
         number = self.match.deal_number
         move, comment, problem = None, "", None
         allowed = deadline + self.settings.clock.grace
         start = trio.current_time()
         measured: float | None = None
-        conn = self.seats[seat]
-        assert isinstance(conn, EngineConnection)
         # A bot timed where it runs is judged by that time; the event loop's cut-off
         # only stops one that never returns, so a late loop is never its timeout.
         cutoff = allowed + IN_PROCESS_SLACK if conn.times_itself else allowed

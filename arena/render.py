@@ -76,9 +76,14 @@ def render_text(
     cards = card_lister(faces)
     h = replay.header
     seats = " | ".join(f"seat {i}: {n}" for i, n in enumerate(replay.names))
+    seeing = [e for e in h.engines if e.sees_every_hand]
     lines = [
         f"match {h.match_id}: {replay.variant.describe()}",
         seats,
+        *(
+            f"seat {e.seat} ({e.name}) SEES EVERY HAND: a research bound, not a fair player"
+            for e in seeing
+        ),
         f"started {h.started_at}, arena {h.arena_version}"
         + (f"; seen from seat {seat} ({replay.names[seat]})" if seat is not None else ""),
         "",

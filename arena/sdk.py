@@ -42,6 +42,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from arena import __version__
+from arena.engine import SeatClock
 from arena.rules import Game, Move, Observation
 from arena.wire import convert
 from arena.wire.protocol import LISTEN_ENV, LISTENING_PREFIX, MAX_REQUEST_BYTES
@@ -60,6 +61,14 @@ class Decision:
     time_limit: float  # seconds for this decision (network grace not included)
     deal_number: int
     decision: int  # index of the decision within the deal
+    bank: float | None = None  # seconds left in the seat's bank; None: no bank
+    increment: float = 0.0  # seconds added to the bank after each decision
+    move_time: float | None = None  # the per-decision limit; None: only the bank counts
+
+    @property
+    def clock(self) -> SeatClock:
+        """The seat's clock as the referee computed it (arena.engine.SeatClock)."""
+        return SeatClock(self.move_time, self.bank, self.increment, self.time_limit)
 
     def rng(self, salt: object = "") -> random.Random:
         """A random generator seeded by this decision alone: the same match
@@ -105,6 +114,9 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
             time_limit=request.clock.deadline_ms / 1000,
             deal_number=obs.deal_number,
             decision=request.decision,
+            bank=request.clock.bank_ms / 1000 if request.clock.bank_ms else None,
+            increment=request.clock.increment_ms / 1000,
+            move_time=request.clock.move_time_ms / 1000 if request.clock.move_time_ms else None,
         )
 
     def decide_pb(self, request: epb.DecisionRequest) -> epb.DecisionResponse:

@@ -252,9 +252,10 @@ class BuiltinEngine:
 
     name: str
     strategy: str  # its key in arena.strategies.BUILT_IN
+    options: tuple[str, ...] = ()  # its options, as words: ("--think", "0.1")
 
     def describe(self) -> str:
-        return f"builtin:{self.strategy}"
+        return shlex.join([f"builtin:{self.strategy}", *self.options])
 
 
 @dataclass(frozen=True)
@@ -304,11 +305,19 @@ def engine_spec(name: str, spec: str) -> EngineSpec:
     """The engine ``name`` reached by ``spec`` (the SPEC of ``NAME=SPEC``)."""
     name = checked_name(name, "engine name")
     if spec.startswith("builtin:"):
-        which = spec.split(":", 1)[1]
+        try:
+            words = shlex.split(spec)
+        except ValueError as e:
+            raise ConfigError(f"engine {name}: cannot read {spec!r}: {e}") from None
+        which = words[0].split(":", 1)[1]
         if which not in BUILT_IN:
             known = ", ".join(f"builtin:{k}" for k in BUILT_IN)
-            raise ConfigError(f"engine {name}: unknown {spec!r}; known: {known}")
-        return BuiltinEngine(name, which)
+            raise ConfigError(f"engine {name}: unknown {words[0]!r}; known: {known}")
+        try:
+            BUILT_IN[which].check(words[1:])
+        except ConfigError as e:
+            raise ConfigError(f"engine {name}: {e}") from None
+        return BuiltinEngine(name, which, tuple(words[1:]))
     if _ADDRESS.match(spec):
         return AddressEngine(name, spec)
     try:

@@ -1,4 +1,5 @@
-"""Built-in playing strategies: uniformly random, and a greedy heuristic.
+"""Built-in playing strategies: uniformly random, a greedy heuristic, and the
+registry of every built-in player (``builtin:NAME``), thinking ones included.
 
 A strategy sees what a bot sees, an Observation and the legal moves, and
 returns one of the moves. The example engines in engines/ serve these same
@@ -8,7 +9,10 @@ strategies over gRPC.
 from __future__ import annotations
 
 import random as _random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
+from arena.errors import ConfigError
 from arena.rules import Move, Observation, Strategy
 from arena.rules.cards import DENARI_MASK, PRIMIERA, RANK, SETTEBELLO, cards_of
 
@@ -75,4 +79,81 @@ def greedy_strategy(rng: _random.Random | None = None) -> Strategy:
     return choose
 
 
-BUILT_IN = {"random": random_strategy, "greedy": greedy_strategy}
+@dataclass(frozen=True)
+class BuiltIn:
+    """One built-in player: how to make it for a seat (a generator seeded per
+    match and seat, and its options as words of a command line), and what
+    the connection must hand it beyond an observation."""
+
+    name: str
+    summary: str
+    make: Callable[[_random.Random, Sequence[str]], Strategy]
+    thinks: bool = False  # called with clock=the seat's clock
+    sees_every_hand: bool = False  # called with hands=every hand: never a competitor
+
+    def __call__(self, rng: _random.Random, options: Sequence[str] = ()) -> Strategy:
+        return self.make(rng, options)
+
+    def check(self, options: Sequence[str]) -> None:
+        """ConfigError unless the options are the player's own."""
+        self.make(_random.Random(0), options)
+
+
+def _plain(factory: Callable[[_random.Random], Strategy], name: str):  # type: ignore[no-untyped-def]
+    def make(rng: _random.Random, options: Sequence[str]) -> Strategy:
+        if options:
+            raise ConfigError(f"builtin:{name} takes no options, not {' '.join(options)!r}")
+        return factory(rng)
+
+    return make
+
+
+def _search(which: str):  # type: ignore[no-untyped-def]
+    def make(rng: _random.Random, options: Sequence[str]) -> Strategy:
+        from arena.search import players  # the search engines load only when used
+
+        return getattr(players, which)(rng, options)  # type: ignore[no-any-return]
+
+    return make
+
+
+BUILT_IN: dict[str, BuiltIn] = {
+    b.name: b
+    for b in (
+        BuiltIn(
+            "random", "each legal move with equal probability", _plain(random_strategy, "random")
+        ),
+        BuiltIn(
+            "greedy", "the best one-ply reading of the table", _plain(greedy_strategy, "greedy")
+        ),
+        BuiltIn(
+            "search",
+            "determinized flat Monte Carlo (--think S, --iterations N)",
+            _search("flat_player"),
+            thinks=True,
+        ),
+        BuiltIn(
+            "ismcts",
+            "information-set MCTS (--think S, --iterations N, --exploration C)",
+            _search("ismcts_player"),
+            thinks=True,
+        ),
+        BuiltIn(
+            "cheating-mcts",
+            "MCTS that sees every hand: a research upper bound, never a competitor",
+            _search("cheating_player"),
+            thinks=True,
+            sees_every_hand=True,
+        ),
+    )
+}
+"""Every built-in player by name (``builtin:NAME [OPTIONS]``)."""
+
+
+def sees_every_hand(spec: str) -> bool:
+    """Whether an engine spec (as a store or log keeps it) names a built-in
+    player that sees every hand."""
+    if not spec.startswith("builtin:"):
+        return False
+    player = BUILT_IN.get(spec.removeprefix("builtin:").split(" ", 1)[0])
+    return player is not None and player.sees_every_hand

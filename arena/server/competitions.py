@@ -138,10 +138,16 @@ def competition_config(
 def _baseline_name(entry: str) -> str:
     """The name a ``bots`` entry plays under: a baseline ``builtin:NAME`` is NAME."""
     if entry.startswith(BASELINE_PREFIX):
-        which = entry[len(BASELINE_PREFIX) :]
+        which = entry[len(BASELINE_PREFIX) :].split(" ", 1)[0]  # then its options, if any
+        fair = [k for k, b in BUILT_IN.items() if not b.sees_every_hand]
         if which not in BUILT_IN:
-            known = ", ".join(f"{BASELINE_PREFIX}{k}" for k in BUILT_IN)
+            known = ", ".join(f"{BASELINE_PREFIX}{k}" for k in fair)
             raise ConfigError(f"unknown baseline {entry!r}; known: {known}")
+        if BUILT_IN[which].sees_every_hand:
+            raise ConfigError(
+                f"{BASELINE_PREFIX}{which} sees every hand: a research bound for local "
+                "tournaments, never a competitor (competitions refuse it)"
+            )
         return which
     return entry
 

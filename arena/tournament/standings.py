@@ -16,6 +16,7 @@ from arena.ratings import (
 )
 from arena.rules import side_of
 from arena.store import Store, StoredMatch
+from arena.strategies import sees_every_hand
 from arena.tournament.schedule import sides_of
 
 
@@ -35,6 +36,7 @@ class Row:
     faults: int
     suspended: str
     baseline: bool = False  # a built-in strategy the organiser entered as a yardstick
+    sees_every_hand: bool = False  # builtin:cheating-mcts: a research bound, not a fair player
 
 
 @dataclass
@@ -86,6 +88,7 @@ class Standings:
             interval = f"[{r.elo_low:+.0f}, {r.elo_high:+.0f}]"
             wld = f"{r.wins}-{r.losses}-{r.draws}"
             name = f"{r.engine} *" if r.baseline else r.engine
+            name = f"{name} !" if r.sees_every_hand else name
             lines.append(
                 f"{r.rank:>2} {name:<16} {r.elo:>+7.0f} {interval:>17} {r.live_elo:>6.0f} "
                 f"{r.played:>6} {wld:>11} {100 * r.score:>5.1f}% {r.faults:>6}"
@@ -107,6 +110,12 @@ class Standings:
             + (
                 "  *             a baseline: a built-in strategy the organiser entered\n"
                 if any(r.baseline for r in self.rows)
+                else ""
+            )
+            + (
+                "  !             sees every hand (builtin:cheating-mcts): a research bound, "
+                "not a fair player\n"
+                if any(r.sees_every_hand for r in self.rows)
                 else ""
             )
             + f"  Elo           batch Bradley-Terry fit over every match{among}, {centre}\n"
@@ -213,6 +222,7 @@ def compute_standings(
             for name in set(side_players(m, side)):
                 tally.setdefault(name, []).append(match_score(m, side))
     names = [n for n, *_ in store.engines() if active is None or n in active]
+    seeing = {n for n, spec, *_ in store.engines() if sees_every_hand(spec)}
     faults = store.fault_counts()
     suspended = store.suspended()
     if games:
@@ -242,6 +252,7 @@ def compute_standings(
                 faults=faults.get(name, 0),
                 suspended=suspended.get(name, ""),
                 baseline=name in baselines,
+                sees_every_hand=name in seeing,
             )
         )
     rows.sort(key=lambda r: -r.elo)

@@ -27,7 +27,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.engine import Answer, Decision, Hello, Notification
 from arena.errors import BotError
-from arena.outcome import FaultKind
+from arena.outcome import SEES_EVERY_HAND, FaultKind
 from arena.rules import Move, Strategy
 from arena.rules.cards import BIT, DECK_SIZE, FULL_DECK
 from arena.transport.bridge import PeerGone, wait_future
@@ -47,6 +47,9 @@ class EngineConnection:
     # True when decide_timed measures the bot where it runs (in-process): its
     # time, not the event loop's, decides a timeout.
     times_itself: bool = False
+    # Only an in-process research engine (builtin:cheating-mcts) is ever shown
+    # every hand; the referee never sends hands over the wire.
+    sees_every_hand: bool = False
 
     async def handshake(self, timeout: float) -> Hello:
         raise NotImplementedError
@@ -318,18 +321,28 @@ class InProcessConnection(EngineConnection):
         version: str = "1.0",
         author: str = "",
         label: str | None = None,
+        thinks: bool = False,
+        sees_every_hand: bool = False,
     ) -> None:
         self.strategy = strategy
         self.info = Hello(name, version, author, PROTOCOL_VERSION)
         self.label = label or f"{name} (in-process)"
-        self.confinement = "in-process strategy"
+        self.confinement = SEES_EVERY_HAND if sees_every_hand else "in-process strategy"
         self.times_itself = True
         self.death = None
+        self.thinks = thinks  # the strategy also takes clock=the seat's clock
+        self.sees_every_hand = sees_every_hand  # and hands=every hand (a research bound)
 
     def _decide(self, decision: Decision) -> tuple[Answer, float]:
         start = time.perf_counter()
         # A list of its own: what the strategy does to it is never the referee's.
-        chosen = self.strategy(decision.observation, list(decision.legal_moves))
+        moves = list(decision.legal_moves)
+        extra: dict[str, object] = {}
+        if self.thinks:
+            extra["clock"] = decision.clock
+        if self.sees_every_hand:
+            extra["hands"] = decision.hands
+        chosen = self.strategy(decision.observation, moves, **extra)
         return Answer(strategy_move(chosen)), time.perf_counter() - start
 
     async def handshake(self, timeout: float) -> Hello:

@@ -116,8 +116,15 @@ def check_partners(engines: Sequence[EngineSpec | EngineConnection], allow_share
 
 def builtin_connection(spec: BuiltinEngine, seed: str, label: str) -> InProcessConnection:
     """A built-in strategy, seeded per match and seat so that replays are exact."""
-    strategy = BUILT_IN[spec.strategy](random.Random(seed))
-    return InProcessConnection(strategy, name=spec.strategy, author="Scopa Arena", label=label)
+    player = BUILT_IN[spec.strategy]
+    return InProcessConnection(
+        player(random.Random(seed), spec.options),
+        name=spec.strategy,
+        author="Scopa Arena",
+        label=label,
+        thinks=player.thinks,
+        sees_every_hand=player.sees_every_hand,
+    )
 
 
 class WarmPool:

@@ -1,0 +1,190 @@
+"""The thinking players, ready to sit at a table: options read like a command
+line (``builtin:ismcts --think 0.1``, ``engines/ismcts/bot.py --think 0.1``),
+and a think time taken from the seat's own clock.
+
+Each player is a strategy (Observation, legal moves -> move) that also takes
+the seat's clock by keyword, and, for the cheating player alone, every hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol, overload
+
+from arena.errors import ConfigError
+from arena.rules import Move, Observation
+from arena.rules.cards import DECK_SIZE
+from arena.search import flat, ismcts
+
+DEFAULT_THINK = 0.2  # seconds a move at most, when neither --think nor --iterations is given
+# The share of a decision's deadline a player may think: the rest is for the
+# wire, the referee and a busy machine, so that it never times out.
+DEADLINE_SHARE = 0.5
+# Later deals the bank must still last for, in this deal's worth of moves.
+RESERVE_DEALS = 2
+INCREMENT_SHARE = 0.8
+
+
+class Clock(Protocol):
+    """What a player reads of its clock (arena.engine.SeatClock has these)."""
+
+    @property
+    def deadline(self) -> float: ...
+    @property
+    def bank(self) -> float | None: ...
+    @property
+    def increment(self) -> float: ...
+
+
+def think_time(obs: Observation, clock: Clock | None, cap: float | None) -> float | None:
+    """Seconds to think at this decision: at most ``cap``, at most half the
+    deadline, and with a bank at most its share over the moves the seat still
+    has to make (this deal's, and ``RESERVE_DEALS`` deals more) plus most of
+    the increment. None: no limit at all (no clock and no cap)."""
+    limits = [] if cap is None else [cap]
+    if clock is not None:
+        if clock.deadline > 0:  # 0: told no limit
+            limits.append(clock.deadline * DEADLINE_SHARE)
+        if clock.bank is not None:
+            seats = len(obs.hand_sizes)
+            moves_left = obs.hand_sizes[obs.seat] + obs.stock_count // seats
+            moves_left += RESERVE_DEALS * DECK_SIZE // seats
+            limits.append(clock.bank / moves_left + clock.increment * INCREMENT_SHARE)
+    return max(0.0, min(limits)) if limits else None
+
+
+@dataclass(frozen=True)
+class ThinkOptions:
+    """How long a player thinks: a cap in seconds, a number of iterations, or both
+    (whichever ends first; the clock can only shorten it)."""
+
+    think: float | None
+    iterations: int | None
+    exploration: float = ismcts.EXPLORATION
+
+
+def _positive(kind: type[int] | type[float]):  # type: ignore[no-untyped-def]
+    def read(text: str) -> int | float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"must be positive, not {text}")
+        return value
+
+    return read
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise ConfigError(f"{self.prog}: {message}")
+
+
+def think_parser(name: str, exploration: bool = True) -> argparse.ArgumentParser:
+    parser = _Parser(prog=f"builtin:{name}", add_help=False)
+    parser.add_argument(
+        "--think",
+        type=_positive(float),
+        default=None,
+        help=f"seconds a move at most (default {DEFAULT_THINK}, or none with --iterations)",
+    )
+    parser.add_argument(
+        "--iterations", type=_positive(int), default=None, help="iterations a move at most"
+    )
+    if exploration:
+        parser.add_argument(
+            "--exploration",
+            type=_positive(float),
+            default=ismcts.EXPLORATION,
+            help=f"UCB1's constant (default {ismcts.EXPLORATION})",
+        )
+    return parser
+
+
+@overload
+def think_options(
+    name: str, argv: Sequence[str], exploration: bool = ..., *, rest: Literal[False] = ...
+) -> ThinkOptions: ...
+@overload
+def think_options(
+    name: str, argv: Sequence[str], exploration: bool = ..., *, rest: Literal[True]
+) -> tuple[ThinkOptions, list[str]]: ...
+def think_options(
+    name: str, argv: Sequence[str], exploration: bool = True, *, rest: bool = False
+) -> ThinkOptions | tuple[ThinkOptions, list[str]]:
+    """The options of a thinking player; ConfigError naming the bad one.
+    ``rest``: also return the words that are not its own (a bot's --listen)."""
+    args, others = think_parser(name, exploration).parse_known_args(list(argv))
+    if others and not rest:
+        raise ConfigError(f"builtin:{name}: unknown option {others[0]!r}")
+    think = args.think
+    if think is None and args.iterations is None:
+        think = DEFAULT_THINK
+    options = ThinkOptions(think, args.iterations, getattr(args, "exploration", ismcts.EXPLORATION))
+    return (options, others) if rest else options
+
+
+class IsmctsPlayer:
+    """Information-set MCTS at a seat (arena.search.ismcts)."""
+
+    def __init__(self, rng: random.Random, options: ThinkOptions, cheating: bool = False) -> None:
+        self.rng = rng
+        self.options = options
+        self.cheating = cheating
+        self.last: ismcts.SearchResult | None = None  # the latest search, for tests and benches
+
+    def __call__(
+        self,
+        obs: Observation,
+        moves: list[Move],
+        *,
+        clock: Clock | None = None,
+        hands: Sequence[int] | None = None,
+    ) -> Move:
+        if len(moves) == 1:
+            return moves[0]
+        if self.cheating and hands is None:
+            raise ConfigError("the cheating player was not shown the hands")
+        seconds = think_time(obs, clock, self.options.think)
+        result = ismcts.search(
+            obs,
+            moves,
+            self.rng,
+            iterations=self.options.iterations,
+            seconds=seconds,
+            hands=hands if self.cheating else None,
+            exploration=self.options.exploration,
+        )
+        self.last = result
+        return result.best
+
+
+class FlatPlayer:
+    """Determinized flat Monte Carlo at a seat (arena.search.flat)."""
+
+    def __init__(self, rng: random.Random, options: ThinkOptions) -> None:
+        self.rng = rng
+        self.options = options
+
+    def __call__(self, obs: Observation, moves: list[Move], *, clock: Clock | None = None) -> Move:
+        if len(moves) == 1:
+            return moves[0]
+        seconds = think_time(obs, clock, self.options.think)
+        values = flat.evaluate(obs, moves, self.rng, seconds, self.options.iterations)
+        return moves[max(range(len(moves)), key=values.__getitem__)]
+
+
+def ismcts_player(rng: random.Random, argv: Sequence[str] = ()) -> IsmctsPlayer:
+    return IsmctsPlayer(rng, think_options("ismcts", argv))
+
+
+def cheating_player(rng: random.Random, argv: Sequence[str] = ()) -> IsmctsPlayer:
+    return IsmctsPlayer(rng, think_options("cheating-mcts", argv), cheating=True)
+
+
+def flat_player(rng: random.Random, argv: Sequence[str] = ()) -> FlatPlayer:
+    return FlatPlayer(rng, think_options("search", argv, exploration=False))
