@@ -255,24 +255,34 @@ def cmd_sprt(args: argparse.Namespace) -> int:
     return 0
 
 
-# The yardstick a new bot is measured against: the built-in strategies, and the
-# example search bot when the checkout has it (thinking briefly, to stay fast).
-SEARCH_BOT = Path(__file__).resolve().parents[2] / "engines" / "search" / "bot.py"
-GAUNTLET_SEARCH_THINK = 0.05
+# The yardstick a new bot is measured against: built-in players, from the
+# weakest to the reference engine (thinking briefly, to stay fast).
+GAUNTLET_OPPONENTS = ("random", "greedy", "traditional", "ismcts")
+GAUNTLET_THINK = 0.1  # seconds a move for the thinking opponents
+
+
+def gauntlet_opponents(text: str | None) -> list[dict[str, str]]:
+    """The opponents' engine tables: built-in players by name (``--opponents``)."""
+    from arena.strategies import BUILT_IN
+
+    names = [n.strip() for n in text.split(",")] if text else list(GAUNTLET_OPPONENTS)
+    opponents = []
+    for name in names:
+        player = BUILT_IN.get(name)
+        if player is None or player.sees_every_hand:
+            fair = ", ".join(k for k, b in BUILT_IN.items() if not b.sees_every_hand)
+            raise ConfigError(f"--opponents: no built-in opponent {name!r}; known: {fair}")
+        spec = f"builtin:{name}" + (f" --think {GAUNTLET_THINK}" if player.thinks else "")
+        opponents.append({"name": name, "spec": spec})
+    return opponents
 
 
 def gauntlet_config(args: argparse.Namespace) -> TournamentConfig:
-    """Your bot against random, greedy and (from a checkout) search, in duplicate sets."""
+    """Your bot against built-in opponents (by default random to ismcts), in duplicate sets."""
     from arena.tournament.config import config_from_dict
 
     mine = _engine_entry(args.engine)
-    opponents = [
-        {"name": "random", "spec": "builtin:random"},
-        {"name": "greedy", "spec": "builtin:greedy"},
-    ]
-    if SEARCH_BOT.exists():
-        spec = f"{sys.executable} {SEARCH_BOT} --think {GAUNTLET_SEARCH_THINK}"
-        opponents.append({"name": "search", "spec": spec})
+    opponents = gauntlet_opponents(args.opponents)
     if mine["name"] in {o["name"] for o in opponents}:
         raise ConfigError(
             f"name your bot something other than {', '.join(o['name'] for o in opponents)}"
@@ -379,13 +389,22 @@ def add_parsers(sub: Subparsers) -> None:
     add_cluster_option(tour)
     gauntlet = sub.add_parser(
         "gauntlet",
-        help="measure a bot against random, greedy and search (Elo with intervals)",
+        help="measure a bot against random, greedy, traditional and ismcts (Elo with intervals)",
         description=(
-            "Play your bot against the built-in random and greedy strategies and the example "
-            "search bot (when run from a checkout), in duplicate sets, and print its Elo "
-            "against each with a 95%% interval. The defaults take a few minutes on 2 cores; "
-            "run it again with the same --output to add nothing, or a new one for a new bot."
+            "Play your bot against built-in opponents (by default random, greedy, the "
+            "rule-based traditional player and the reference engine ismcts, thinking "
+            f"{GAUNTLET_THINK:g} s a move) in duplicate sets, and print its Elo against each "
+            "with a 95%% interval. The defaults take a few minutes on 2 cores; run it again "
+            "with the same --output to add nothing, or a new one for a new bot."
         ),
+    )
+    gauntlet.add_argument(
+        "--opponents",
+        default=None,
+        metavar="LIST",
+        help="built-in opponents, comma-separated (default "
+        + ",".join(GAUNTLET_OPPONENTS)
+        + "; also search)",
     )
     gauntlet.add_argument(
         "--engine",

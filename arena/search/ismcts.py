@@ -40,6 +40,7 @@ from arena.rules.determinize import determinize
 # Deal points a side can make beyond the other's, on a typical spread: the
 # reward's unit, so that UCB's exploration constant reads in the same terms.
 REWARD_SCALE = 4.0
+REWARDS = ("points", "win")
 EXPLORATION = 0.7  # UCB1's c, over rewards in units of REWARD_SCALE (measured: README)
 
 
@@ -105,13 +106,19 @@ def search(
     seconds: float | None = None,
     hands: Sequence[int] | None = None,
     exploration: float = EXPLORATION,
+    reward: str = "points",
 ) -> SearchResult:
     """Search the seat's position for at most ``iterations`` iterations and at
     most ``seconds`` (at least one of them; at least one iteration).
 
-    ``hands`` (every seat's hand) makes it the cheating variant."""
+    ``hands`` (every seat's hand) makes it the cheating variant. ``reward``:
+    "points", the deal's point difference over REWARD_SCALE, or "win", the
+    deal won (1), tied (0) or lost (-1)."""
     if iterations is None and seconds is None:
         raise ValueError("search needs iterations, seconds or both")
+    if reward not in REWARDS:
+        raise ValueError(f"reward must be one of {', '.join(REWARDS)}, not {reward!r}")
+    by_points = reward == "points"
     start = time.perf_counter()
     deadline = start + seconds if seconds is not None else math.inf
     limit = iterations if iterations is not None else 1 << 62
@@ -153,7 +160,8 @@ def search(
             node = children[best]
         # Simulation: the rest of the deal at random, on the fast path.
         points = deal.random_playout(uniform)
-        diff = (points[0] - points[1]) * scale
+        margin = points[0] - points[1]
+        diff = margin * scale if by_points else float((margin > 0) - (margin < 0))
         # Backpropagation: each node credits the side that made its move.
         while node is not root:
             node.visits += 1

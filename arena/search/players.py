@@ -64,6 +64,7 @@ class ThinkOptions:
     think: float | None
     iterations: int | None
     exploration: float = ismcts.EXPLORATION
+    reward: str = "points"
 
 
 def _positive(kind: type[int] | type[float]):  # type: ignore[no-untyped-def]
@@ -102,6 +103,12 @@ def think_parser(name: str, exploration: bool = True) -> argparse.ArgumentParser
             default=ismcts.EXPLORATION,
             help=f"UCB1's constant (default {ismcts.EXPLORATION})",
         )
+        parser.add_argument(
+            "--reward",
+            choices=ismcts.REWARDS,
+            default="points",
+            help="what a playout is worth: the deal's point difference (default) or its result",
+        )
     return parser
 
 
@@ -124,7 +131,12 @@ def think_options(
     think = args.think
     if think is None and args.iterations is None:
         think = DEFAULT_THINK
-    options = ThinkOptions(think, args.iterations, getattr(args, "exploration", ismcts.EXPLORATION))
+    options = ThinkOptions(
+        think,
+        args.iterations,
+        getattr(args, "exploration", ismcts.EXPLORATION),
+        getattr(args, "reward", "points"),
+    )
     return (options, others) if rest else options
 
 
@@ -158,6 +170,7 @@ class IsmctsPlayer:
             seconds=seconds,
             hands=hands if self.cheating else None,
             exploration=self.options.exploration,
+            reward=self.options.reward,
         )
         self.last = result
         return result.best

@@ -1,4 +1,4 @@
-"""`arena gauntlet`: a new bot measured against random, greedy and search."""
+"""`arena gauntlet`: a new bot measured against the built-in opponents."""
 
 import re
 import subprocess
@@ -21,9 +21,11 @@ def test_a_bot_gets_its_elo_against_each_opponent(tmp_path):
     )  # fmt: skip
     assert out.returncode == 0, out.stdout + out.stderr
     rows = re.findall(
-        r"^  (random|greedy|search) +(\d+) +([\d.]+) +([+-]\d+) ± (\d+)", out.stdout, re.M
+        r"^  (random|greedy|traditional|ismcts) +(\d+) +([\d.]+) +([+-]\d+) ± (\d+)",
+        out.stdout,
+        re.M,
     )
-    assert [r[0] for r in rows] == ["random", "greedy", "search"], out.stdout
+    assert [r[0] for r in rows] == ["random", "greedy", "traditional", "ismcts"], out.stdout
     assert all(int(r[1]) == 2 for r in rows)
     assert (tmp_path / "g" / "results.sqlite").exists()
 
@@ -34,3 +36,12 @@ def test_the_bot_must_not_take_an_opponents_name():
         capture_output=True, text=True, timeout=60, cwd=ROOT,
     )  # fmt: skip
     assert out.returncode == 2 and "other than random, greedy" in out.stderr
+
+
+def test_opponents_are_built_in_fair_players():
+    for bad in ("cheating-mcts", "stockfish"):
+        out = subprocess.run(
+            [ARENA, "gauntlet", "--engine", "mine=builtin:random", "--opponents", f"greedy,{bad}"],
+            capture_output=True, text=True, timeout=60, cwd=ROOT,
+        )  # fmt: skip
+        assert out.returncode == 2 and f"no built-in opponent {bad!r}" in out.stderr, out.stderr
