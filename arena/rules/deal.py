@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from arena.errors import IllegalMoveError, RulesError
-from arena.rules.cards import BIT, DECK_SIZE, KING_MASK, cards_text
+from arena.rules.cards import BIT, DECK_SIZE, KING_MASK, RANK, cards_text
 from arena.rules.moves import (
     _CARD_PATTERN,
     _HANDS,
@@ -44,6 +44,10 @@ class Play(NamedTuple):
 
 
 _new_play = tuple.__new__
+
+# _RANK_SUM[bits]: the ranks of one suit's cards in a 10-bit pattern, added up
+# (bit i is the card of rank i + 1 in every suit).
+_RANK_SUM = tuple(sum(i + 1 for i in range(10) if bits >> i & 1) for bits in range(1024))
 
 
 _ALL_CARDS = frozenset(range(DECK_SIZE))
@@ -216,9 +220,19 @@ class Deal:
             self._give_leftovers(side)
         return play
 
-    def random_playout(self, random: Callable[[], float]) -> list[int]:
+    def random_playout(
+        self, random: Callable[[], float], capture_bias: float = 0.0, care: float = 0.0
+    ) -> list[int]:
         """Play the deal to its end, each move uniformly among the legal moves
         (``random()`` in [0, 1) picks it), and return each side's points.
+
+        ``capture_bias``: when some move captures, the move is drawn among the
+        captures alone with this probability (one more ``random()`` then), as
+        a player who takes what it can; 0 (the default) is uniform play.
+        ``care``: then, with this probability (one more ``random()``), among
+        the moves drawn from, those that leave no table one card could sweep
+        (empty, or adding up to more than 10), when there are some and not
+        only those.
 
         The inner loop of Monte Carlo search, so it is written for speed: the
         same moves as ``play_unchecked(legal_moves()[int(random() * n)])`` step
@@ -238,6 +252,7 @@ class Deal:
         following = (*range(1, seats), 0)  # following[s]: the seat after s
         hands_get = _HANDS.get
         p, plans, card_pattern, bits = _PATTERN_BY_BITS, _PLANS, _CARD_PATTERN, BIT
+        rs, ranks = _RANK_SUM, RANK
         # The table's rank pattern, kept up to date as cards come and go.
         key = p[table & 1023] + p[table >> 10 & 1023] + p[table >> 20 & 1023] + p[table >> 30]
         while True:
@@ -257,6 +272,25 @@ class Deal:
                 else:
                     sets = capture_sets(table, r)
                     moves += [(c, m) for m in (fewest_of(sets) if fewest else sets)]
+            if capture_bias:
+                captures = [m for m in moves if m[1]]
+                if captures and len(captures) < len(moves) and random() < capture_bias:
+                    moves = captures
+            if care:
+                total = rs[table & 1023] + rs[table >> 10 & 1023] + rs[table >> 20 & 1023]
+                total += rs[table >> 30]
+                safe = []
+                for m in moves:
+                    t = m[1]
+                    if t:
+                        left = total - rs[t & 1023] - rs[t >> 10 & 1023] - rs[t >> 20 & 1023]
+                        left -= rs[t >> 30]
+                    else:
+                        left = total + ranks[m[0]]
+                    if left == 0 or left > 10:
+                        safe.append(m)
+                if safe and len(safe) < len(moves) and random() < care:
+                    moves = safe
             card, taken = moves[int(random() * len(moves))]
             bit = bits[card]
             hands[seat] = hand ^ bit

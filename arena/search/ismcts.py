@@ -8,15 +8,20 @@ the seat has not seen at random, consistent with everything it has seen
 children are moves, a child is eligible only when its move is legal in this
 deal, and it is chosen by UCB1 with availability counts (a move that was
 seldom possible is not penalised for being seldom tried). One new node per
-iteration; below it the deal is played out uniformly at random on the rules
-engine's fast path (Deal.random_playout); the deal's outcome is backed up,
+iteration, its move drawn as the playouts draw theirs; below it the deal is
+played out on the rules engine's fast path (Deal.random_playout, taking
+something when it can four times in five); the deal's outcome is backed up,
 each node crediting the side whose move led to it.
 
+At the root, by default, every move is tried on each sampled deal
+(``paired``): the seat's own moves are legal in every deal, so the root
+needs no UCB, and comparing its moves on the same deals takes the luck of
+the deal out of their difference, as flat Monte Carlo search does. The best
+move is then the one with the best mean.
+
 The reward is the deal's point difference for that side, divided by
-``REWARD_SCALE`` (engines/ismcts/README.md says why deal points and not deal
-wins, with what was measured). Every deal is searched on its own: the match
-score does not change which move is best often enough to pay for a model of
-it at these budgets.
+``REWARD_SCALE``. Every deal is searched on its own: the match score is not
+modelled. engines/ismcts/README.md gives what each choice was measured at.
 
 A cheating variant sees every hand (``hands``): then the only unknown is the
 stock's order, and the same tree is plain UCT over that one deal. It is a
@@ -41,6 +46,9 @@ from arena.rules.determinize import determinize
 # reward's unit, so that UCB's exploration constant reads in the same terms.
 REWARD_SCALE = 4.0
 REWARDS = ("points", "win")
+CAPTURE_BIAS = 0.8  # playouts take something when they can, this often (measured: README)
+PAIRED = True  # every root move tried on each sampled deal (measured: README)
+CARE = 0.0  # and leave no table one card sweeps, this often (measured: README)
 EXPLORATION = 0.7  # UCB1's c, over rewards in units of REWARD_SCALE (measured: README)
 
 
@@ -71,7 +79,8 @@ class SearchResult:
 
     @property
     def best(self) -> Move:
-        """The most visited move (the robust child), its value breaking ties."""
+        """The most visited move (the robust child), its value breaking ties:
+        searched ``paired``, every root move has the same visits, so the value decides."""
         order = max(range(len(self.moves)), key=lambda i: (self.visits[i], self.values[i]))
         return self.moves[order]
 
@@ -107,9 +116,14 @@ def search(
     hands: Sequence[int] | None = None,
     exploration: float = EXPLORATION,
     reward: str = "points",
+    capture_bias: float = CAPTURE_BIAS,
+    care: float = CARE,
+    paired: bool = PAIRED,
 ) -> SearchResult:
     """Search the seat's position for at most ``iterations`` iterations and at
-    most ``seconds`` (at least one of them; at least one iteration).
+    most ``seconds`` (at least one of them; at least one iteration; ``paired``,
+    iterations come a sampled deal at a time, one per root move, so the count
+    is rounded up to a whole number of deals).
 
     ``hands`` (every seat's hand) makes it the cheating variant. ``reward``:
     "points", the deal's point difference over REWARD_SCALE, or "win", the
@@ -126,11 +140,13 @@ def search(
     scale = 1.0 / REWARD_SCALE
     log, sqrt = math.log, math.sqrt
     uniform = rng.random
+    side = obs.seat & 1
     done = 0
-    while done < limit:
-        deal = true_deal(obs, hands, rng) if hands is not None else determinize(obs, rng)
-        node = root
-        # Selection and expansion: down the tree along moves legal in this deal.
+
+    def descend(deal: Deal, node: Node) -> None:
+        """One iteration from ``node`` in ``deal``: down the tree along moves
+        legal in this deal, one new node, a playout, and the outcome backed up."""
+        # Selection and expansion.
         while deal.to_move is not None:
             legal = deal.legal_moves()
             children = node.children
@@ -150,6 +166,12 @@ def search(
                         best, best_score = move, score
             mover = deal.to_move & 1
             if untried:
+                # The new node's move as the playouts would choose it: a reply
+                # tried first is a likely one, not any one.
+                if capture_bias:
+                    captures = [m for m in untried if m[1]]
+                    if captures and uniform() < capture_bias:
+                        untried = captures
                 move = untried[int(uniform() * len(untried))]
                 child = children[move] = Node(node, mover)
                 deal.play_unchecked(move)
@@ -158,8 +180,8 @@ def search(
             assert best is not None
             deal.play_unchecked(best)
             node = children[best]
-        # Simulation: the rest of the deal at random, on the fast path.
-        points = deal.random_playout(uniform)
+        # Simulation: the rest of the deal, on the fast path.
+        points = deal.random_playout(uniform, capture_bias, care)
         margin = points[0] - points[1]
         diff = margin * scale if by_points else float((margin > 0) - (margin < 0))
         # Backpropagation: each node credits the side that made its move.
@@ -170,8 +192,23 @@ def search(
             assert parent is not None
             node = parent
         root.visits += 1
-        done += 1
-        if (done & 15) == 0 and time.perf_counter() >= deadline:
+
+    firsts = [root.children.setdefault(m, Node(root, side)) for m in moves] if paired else []
+    while done < limit:
+        world = true_deal(obs, hands, rng) if hands is not None else determinize(obs, rng)
+        if paired:
+            # Every root move on this same deal: their values differ by the
+            # move, not by the cards dealt (common random numbers, as flat search).
+            for move, first in zip(moves, firsts, strict=True):
+                deal = world.copy()
+                deal.play_unchecked(move)
+                first.available += 1
+                descend(deal, first)
+            done += len(moves)
+        else:
+            descend(world, root)
+            done += 1
+        if ((done & 15) == 0 or paired) and time.perf_counter() >= deadline:
             break
     found = [root.children.get(m) for m in moves]
     return SearchResult(

@@ -65,6 +65,9 @@ class ThinkOptions:
     iterations: int | None
     exploration: float = ismcts.EXPLORATION
     reward: str = "points"
+    capture_bias: float = ismcts.CAPTURE_BIAS
+    care: float = ismcts.CARE
+    paired: bool = ismcts.PAIRED
 
 
 def _positive(kind: type[int] | type[float]):  # type: ignore[no-untyped-def]
@@ -109,6 +112,26 @@ def think_parser(name: str, exploration: bool = True) -> argparse.ArgumentParser
             default="points",
             help="what a playout is worth: the deal's point difference (default) or its result",
         )
+        parser.add_argument(
+            "--capture-bias",
+            type=float,
+            default=ismcts.CAPTURE_BIAS,
+            help="how often a playout captures when it can "
+            f"(default {ismcts.CAPTURE_BIAS}; 0: uniform)",
+        )
+        parser.add_argument(
+            "--care",
+            type=float,
+            default=ismcts.CARE,
+            help="how often a playout avoids leaving a table one card sweeps "
+            f"(default {ismcts.CARE})",
+        )
+        parser.add_argument(
+            "--paired",
+            action=argparse.BooleanOptionalAction,
+            default=ismcts.PAIRED,
+            help="try every root move on each sampled deal, rather than choose by UCB1",
+        )
     return parser
 
 
@@ -136,6 +159,9 @@ def think_options(
         args.iterations,
         getattr(args, "exploration", ismcts.EXPLORATION),
         getattr(args, "reward", "points"),
+        getattr(args, "capture_bias", ismcts.CAPTURE_BIAS),
+        getattr(args, "care", ismcts.CARE),
+        getattr(args, "paired", ismcts.PAIRED),
     )
     return (options, others) if rest else options
 
@@ -171,6 +197,9 @@ class IsmctsPlayer:
             hands=hands if self.cheating else None,
             exploration=self.options.exploration,
             reward=self.options.reward,
+            capture_bias=self.options.capture_bias,
+            care=self.options.care,
+            paired=self.options.paired,
         )
         self.last = result
         return result.best

@@ -5,7 +5,7 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.rules import Deal, Game, Match, Variant, legal_moves, seeded_deck
+from arena.rules import Deal, Game, Match, Move, Variant, legal_moves, seeded_deck
 from arena.rules.cards import RANK, RANK_MASK, cards_of
 from arena.rules.scoring import score_deal
 
@@ -106,18 +106,35 @@ def test_random_playout_equals_step_by_step_play(game, deck_seed, play_seed):
     rng = random.Random(deck_seed)
     for _ in range(rng.randrange(12)):  # start from somewhere inside the deal
         a.play(rng.choice(a.legal_moves()))
-    assert_playout_equals_steps(a, play_seed)
+    assert_playout_equals_steps(a.copy(), play_seed)
+    assert_playout_equals_steps(a, play_seed, capture_bias=0.8, care=0.7)
 
 
-def assert_playout_equals_steps(a: Deal, play_seed: int, where: object = None) -> None:
+def _left(table: int, move: Move) -> int:
+    """The ranks left on the table after ``move``, added up."""
+    after = table & ~move.captures if move.captures else table | 1 << move.card
+    return sum(RANK[c] for c in cards_of(after))
+
+
+def assert_playout_equals_steps(
+    a: Deal, play_seed: int, where: object = None, capture_bias: float = 0.0, care: float = 0.0
+) -> None:
     """From ``a``'s position, random_playout ends where playing each of its
-    moves step by step does (the same random draws pick the same moves)."""
+    moves step by step does (the same random draws pick the same moves; with
+    a capture bias, the captures alone, when drawn, as the docstring says)."""
     b = a.copy()
     r1, r2 = random.Random(play_seed).random, random.Random(play_seed).random
     while not a.is_over:
         moves = a.legal_moves()
+        captures = [m for m in moves if m.captures]
+        if capture_bias and captures and len(captures) < len(moves) and r1() < capture_bias:
+            moves = captures
+        if care:
+            safe = [m for m in moves if _left(a.table, m) == 0 or _left(a.table, m) > 10]
+            if safe and len(safe) < len(moves) and r1() < care:
+                moves = safe
         a.play_unchecked(moves[int(r1() * len(moves))])
-    points = b.random_playout(r2)
+    points = b.random_playout(r2, capture_bias, care)
     assert (b.hands, b.table, b.piles, b.scope, b.leftover) == (
         a.hands,
         a.table,
@@ -162,4 +179,6 @@ def test_random_playout_equals_step_by_step_play_on_many_deals():
                     a = Deal(variant, seed % game.seats, seeded_deck(seed, 3))
                     for _ in range(seed % 7):
                         a.play(a.legal_moves()[seed % len(a.legal_moves())])
-                    assert_playout_equals_steps(a, seed, (game, fewest, last_player, seed))
+                    for bias, care in ((0.0, 0.0), (0.8, 0.0), (0.8, 0.7), (0.0, 0.7)):
+                        where = (game, fewest, last_player, seed, bias, care)
+                        assert_playout_equals_steps(a.copy(), seed, where, bias, care)

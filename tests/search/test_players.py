@@ -121,11 +121,21 @@ def test_ismcts_takes_the_sweep_and_keeps_the_settebello():
 def test_a_fixed_number_of_iterations_gives_the_same_move_and_counts():
     _, obs = first_observation(Game.SCOPONE)
     moves = observe_moves(obs)
-    a = ismcts.search(obs, moves, random.Random(7), iterations=500)
-    b = ismcts.search(obs, moves, random.Random(7), iterations=500)
-    assert a.iterations == b.iterations == 500
-    assert (a.visits, a.values, a.best) == (b.visits, b.values, b.best)
-    assert sum(a.visits) == 500  # every iteration starts at one of the root's moves
+    for paired in (False, True):
+        a = ismcts.search(obs, moves, random.Random(7), iterations=500, paired=paired)
+        b = ismcts.search(obs, moves, random.Random(7), iterations=500, paired=paired)
+        assert (a.iterations, a.visits, a.values, a.best) == (
+            b.iterations,
+            b.visits,
+            b.values,
+            b.best,
+        )
+        assert sum(a.visits) == a.iterations  # every iteration starts at one of the root's moves
+        if paired:  # a sampled deal at a time, every root move on each
+            assert set(a.visits) == {a.iterations // len(moves)}
+            assert 500 <= a.iterations < 500 + len(moves)
+        else:
+            assert a.iterations == 500
 
 
 def test_the_cheating_player_plays_the_true_hands_and_only_them():
