@@ -68,6 +68,8 @@ bench: $(STAMP)
 	@echo
 	$(BIN)/python -m benchmarks.bench_search
 	@echo
+	$(BIN)/python -m benchmarks.bench_ismcts
+	@echo
 	$(BIN)/python -m benchmarks.bench_tournament
 	@echo
 	$(BIN)/python -m benchmarks.bench_cluster

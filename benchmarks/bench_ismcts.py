@@ -18,7 +18,7 @@ import random
 import statistics
 import time
 
-from arena.rules import Deal, Game, Match, Observation, Variant, observe
+from arena.rules import Game, Match, Observation, Variant, observe
 from arena.rules.determinize import determinize
 from arena.search import ismcts
 

@@ -1,7 +1,8 @@
-"""How long the search engine (engines/search/bot.py) thinks when the arena
-tells it its move time: it aims at half, so the rest is its margin against the
-machine's latency. The tests check the budget it sets by its own clock
-(tests/referee/test_search.py); this prints what the referee measured.
+"""How long the search engines (engines/search/bot.py, engines/ismcts/bot.py)
+think when the arena tells them their move time: they aim at half, so the
+rest is their margin against the machine's latency. The tests check the
+budget they set by their own clock (tests/search/test_players.py); this
+prints what the referee measured.
 
     python -m benchmarks.bench_search [--matches N] [--move-time SECONDS]
 """
@@ -27,10 +28,15 @@ def main() -> None:
     ap.add_argument("--move-time", type=float, default=0.4)
     args = ap.parse_args()
     clock = ClockSettings(move_time=args.move_time, grace=args.move_time / 2)
-    search = f"{sys.executable} {ROOT / 'engines/search/bot.py'} --think 10"
+    for engine in ("search", "ismcts"):
+        measure(engine, args.matches, args.move_time, clock)
+
+
+def measure(engine: str, matches: int, move_time: float, clock: ClockSettings) -> None:
+    search = f"{sys.executable} {ROOT / 'engines' / engine / 'bot.py'} --think 10"
     thinking: list[float] = []
     timeouts = 0
-    for seed in range(args.matches):
+    for seed in range(matches):
         settings = MatchSettings(
             Variant(Game.SCOPA, deal_limit=1, target=None),
             seed=seed,
@@ -40,8 +46,8 @@ def main() -> None:
         report = run_match_sync([f"search={search}", "greedy=builtin:greedy"], settings)
         thinking += [d.think_time for d in report.decisions if d.seat == 0]
         timeouts += sum(f.kind is FaultKind.TIMEOUT for f in report.result.faults)
-    budget = args.move_time / 2
-    print(f"search engine told {args.move_time * 1000:.0f} ms a move ({len(thinking)} decisions)")
+    budget = move_time / 2
+    print(f"{engine} engine told {move_time * 1000:.0f} ms a move ({len(thinking)} decisions)")
     print(
         f"  think time: median {statistics.median(thinking) * 1000:.0f} ms, "
         f"max {max(thinking) * 1000:.0f} ms (aims at {budget * 1000:.0f} ms)"
@@ -49,7 +55,7 @@ def main() -> None:
     print(
         f"  over {budget * 600:.0f} ms (60% of its aim): "
         f"{sum(t > budget * 0.6 for t in thinking) / len(thinking):.0%}; "
-        f"over what it was told: {sum(t > args.move_time for t in thinking)}; timeouts {timeouts}"
+        f"over what it was told: {sum(t > move_time for t in thinking)}; timeouts {timeouts}"
     )
 
 
