@@ -47,6 +47,7 @@ from arena.rules.determinize import determinize
 REWARD_SCALE = 4.0
 REWARDS = ("points", "win")
 CAPTURE_BIAS = 0.8  # playouts take something when they can, this often (measured: README)
+DEPTH = 64  # plies the tree may grow below the root (more than any deal has)
 PAIRED = True  # every root move tried on each sampled deal (measured: README)
 CARE = 0.0  # and leave no table one card sweeps, this often (measured: README)
 EXPLORATION = 0.7  # UCB1's c, over rewards in units of REWARD_SCALE (measured: README)
@@ -55,11 +56,12 @@ EXPLORATION = 0.7  # UCB1's c, over rewards in units of REWARD_SCALE (measured: 
 class Node:
     """One move in the tree, reached from its parent; ``side`` made it."""
 
-    __slots__ = ("available", "children", "parent", "side", "total", "visits")
+    __slots__ = ("available", "children", "depth", "parent", "side", "total", "visits")
 
     def __init__(self, parent: Node | None, side: int) -> None:
         self.parent = parent
         self.side = side
+        self.depth: int = 0 if parent is None else parent.depth + 1
         self.children: dict[tuple[int, int], Node] = {}
         self.visits = 0
         self.available = 1  # iterations in which this node's move was legal
@@ -119,6 +121,7 @@ def search(
     capture_bias: float = CAPTURE_BIAS,
     care: float = CARE,
     paired: bool = PAIRED,
+    depth: int = DEPTH,
 ) -> SearchResult:
     """Search the seat's position for at most ``iterations`` iterations and at
     most ``seconds`` (at least one of them; at least one iteration; ``paired``,
@@ -147,7 +150,7 @@ def search(
         """One iteration from ``node`` in ``deal``: down the tree along moves
         legal in this deal, one new node, a playout, and the outcome backed up."""
         # Selection and expansion.
-        while deal.to_move is not None:
+        while deal.to_move is not None and node.depth < depth:
             legal = deal.legal_moves()
             children = node.children
             untried = []

@@ -68,6 +68,7 @@ class ThinkOptions:
     capture_bias: float = ismcts.CAPTURE_BIAS
     care: float = ismcts.CARE
     paired: bool = ismcts.PAIRED
+    depth: int = ismcts.DEPTH
 
 
 def _positive(kind: type[int] | type[float]):  # type: ignore[no-untyped-def]
@@ -132,6 +133,12 @@ def think_parser(name: str, exploration: bool = True) -> argparse.ArgumentParser
             default=ismcts.PAIRED,
             help="try every root move on each sampled deal, rather than choose by UCB1",
         )
+        parser.add_argument(
+            "--depth",
+            type=_positive(int),
+            default=ismcts.DEPTH,
+            help="plies the tree may grow below the root (default: the whole deal)",
+        )
     return parser
 
 
@@ -162,6 +169,7 @@ def think_options(
         getattr(args, "capture_bias", ismcts.CAPTURE_BIAS),
         getattr(args, "care", ismcts.CARE),
         getattr(args, "paired", ismcts.PAIRED),
+        getattr(args, "depth", ismcts.DEPTH),
     )
     return (options, others) if rest else options
 
@@ -200,6 +208,7 @@ class IsmctsPlayer:
             capture_bias=self.options.capture_bias,
             care=self.options.care,
             paired=self.options.paired,
+            depth=self.options.depth,
         )
         self.last = result
         return result.best

@@ -158,7 +158,7 @@ def test_options_are_checked_and_explained():
     for bad, said in [
         (["--think", "-1"], "must be positive"),
         (["--iterations", "many"], "not a number"),
-        (["--depth", "3"], "unknown option '--depth'"),
+        (["--width", "3"], "unknown option '--width'"),
     ]:
         with pytest.raises(ConfigError, match=said):
             BUILT_IN["ismcts"].check(bad)

@@ -314,6 +314,16 @@ def test_a_baseline_plays_in_a_fixed_competition_and_every_table_marks_it(server
         assert wrong.code() is grpc.StatusCode.INVALID_ARGUMENT
         assert "unknown baseline 'builtin:grredy'" in wrong.details()
         assert "builtin:greedy" in wrong.details()
+        # The player that sees every hand is never a competitor.
+        cheat = config.replace("builtin:greedy", "builtin:cheating-mcts")
+        wrong = refused(
+            stub.CreateCompetition,
+            spb.CreateCompetitionRequest(config=cheat),
+            metadata=auth(ORGANISER),
+            timeout=30,
+        )
+        assert wrong.code() is grpc.StatusCode.INVALID_ARGUMENT
+        assert "builtin:cheating-mcts sees every hand" in wrong.details()
 
 
 def test_a_scopone_ladder_seats_a_side_with_one_version(server, tmp_path):
