@@ -58,6 +58,11 @@ def cmd_play(args: argparse.Namespace) -> int:
         if name not in BUILT_IN:
             known = ", ".join(BUILT_IN)
             raise ConfigError(f"unknown strategy {name!r} for seat {i}; known: {known}")
+        if BUILT_IN[name].sees_every_hand:
+            raise ConfigError(
+                f"{name} sees every hand, which only a refereed match can show it: "
+                f'arena match --engine "c=builtin:{name}" ...'
+            )
         strategies.append(BUILT_IN[name](random.Random(f"{args.seed}/{i}")))
     match = play_match(Match(variant, seed=args.seed), strategies)
     print(match_summary(variant, names, match.finished, match.scores, match.winner))
