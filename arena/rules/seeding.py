@@ -25,6 +25,9 @@ MATCH_SEED_MODULUS = 2**64  # logs hold a match seed as a uint64
 _WORDS = Struct(">8I")  # one SHA-256 block read as 8 big-endian uint32s
 _DECIMAL = re.compile(r"-?[0-9]+")
 _INDEX = re.compile(r"[0-9]+")
+# A set of a tournament whose pairings share decks: ``deals#R:PAIRING``, dealt
+# from the seed of ``deals#R`` alone (no engine name holds "#" or ":").
+_SHARED_DECKS = re.compile(r"(deals#[0-9]+):.+", re.DOTALL)
 _LIMITS = tuple(0 if n == 0 else 2**32 - 2**32 % n for n in range(DECK_SIZE + 1))
 
 
@@ -58,12 +61,22 @@ def commitment(master: str | int) -> str:
     ).hexdigest()
 
 
+def deck_set_of(set_id: str) -> str:
+    """The id a set's seed is derived from: the set id itself, except for a set
+    of shared decks, ``deals#R:PAIRING``, whose decks are those of ``deals#R``
+    (round R of every pairing of the tournament plays the same decks)."""
+    shared = _SHARED_DECKS.fullmatch(set_id)
+    return shared.group(1) if shared else set_id
+
+
 def set_seed(master: str | int, set_id: str) -> int:
     """The seed of a duplicate set (every match of the set plays its decks):
     the first 8 bytes of SHA-256 of ``scopa-arena/set-seed/v1/LEN/MASTER/SET_ID``
-    (LEN the master's length in UTF-8 bytes), big-endian, top bit cleared."""
+    (LEN the master's length in UTF-8 bytes), big-endian, top bit cleared.
+    SET_ID is ``deals#R`` for every set ``deals#R:PAIRING`` (deck_set_of)."""
     raw = _utf8(seed_text(master), "seed")
-    message = b"scopa-arena/set-seed/v1/%d/%s/%s" % (len(raw), raw, _utf8(set_id, "set id"))
+    key = _utf8(deck_set_of(set_id), "set id")
+    message = b"scopa-arena/set-seed/v1/%d/%s/%s" % (len(raw), raw, key)
     top = int.from_bytes(hashlib.sha256(message).digest()[:8], "big")
     return top & ((1 << SET_SEED_BITS) - 1)
 

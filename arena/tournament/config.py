@@ -134,6 +134,10 @@ class TournamentConfig:
     # Duplicate sets (or single matches) per pairing.
     rounds: int = field(default=1, metadata={KEY: Key(least=1)})
     duplicate: bool = True
+    # True: round R of every pairing plays the same decks (set ids deals#R:PAIRING),
+    # so that results of different pairings compare deck by deck; False: each
+    # pairing's own (docs/seeds.md).
+    shared_decks: bool = False
     # The master seed; None: a fresh random one, kept in the store.
     seed: str | None = field(default=None, metadata={KEY: Key(read=_seed)})
     concurrency: int = field(default=1, metadata={KEY: Key(least=1)})
@@ -179,15 +183,19 @@ class TournamentConfig:
 
     def cautions(self) -> list[str]:
         """What the organiser should know before this runs (printed, not refused)."""
-        if (
-            self.duplicate
-            and self.keep_warm
-            and any(isinstance(e, CommandEngine) for e in self.engines)
-        ):
+        if not self.keep_warm or not any(isinstance(e, CommandEngine) for e in self.engines):
+            return []
+        if self.duplicate:
             return [
                 "keep_warm with duplicate deals: a warm bot process plays both matches of a "
                 "duplicate set (never at once) and can remember the first deal's cards when its "
                 "twin comes; launch per match (the default) to rule that out"
+            ]
+        if self.shared_decks:
+            return [
+                "keep_warm with shared decks: a warm bot process meets each round's decks again "
+                "in its other pairings and can remember them; launch per match (the default) to "
+                "rule that out"
             ]
         return []
 
@@ -237,6 +245,8 @@ class TournamentConfig:
                 data.update(_sandbox_keys(f"engine.{e.name}.sandbox", e.sandbox or self.sandbox))
         if self.allow_shared_partners:  # absent when false: older stores still resume
             data["allow_shared_partners"] = True
+        if self.shared_decks:
+            data["shared_decks"] = True
         if self.sprt is not None:
             data["sprt.test"] = self.sprt.test
             data["sprt.base"] = self.sprt.base
@@ -528,14 +538,22 @@ def _refuse_unplayable(cfg: TournamentConfig, where: str) -> None:
         raise ConfigError(f"{where}: partnership needs at least 4 engines")
     if len(names) < 2 and cfg.format is not TournamentFormat.LADDER:
         raise ConfigError(f"{where}: a tournament needs at least 2 engines")
-    remote = [e.name for e in cfg.engines if isinstance(e, AddressEngine)]
-    if cfg.duplicate and remote and not cfg.acknowledge_remote_twins:
-        what = "is a remote bot" if len(remote) == 1 else "are remote bots"
+    if cfg.shared_decks and cfg.format in (TournamentFormat.SPRT, TournamentFormat.LADDER):
         raise ConfigError(
-            f"{where}: {', '.join(remote)} {what}: with duplicate deals a remote bot can "
+            f"{where}: shared_decks is for round robin, gauntlet, teams and partnership "
+            f"tournaments, not format {cfg.format}"
+        )
+    remote = [e.name for e in cfg.engines if isinstance(e, AddressEngine)]
+    if (cfg.duplicate or cfg.shared_decks) and remote and not cfg.acknowledge_remote_twins:
+        what = "is a remote bot" if len(remote) == 1 else "are remote bots"
+        dealt = "duplicate deals" if cfg.duplicate else "shared decks"
+        off = " and shared_decks = false" if cfg.duplicate and cfg.shared_decks else ""
+        key = "duplicate" if cfg.duplicate else "shared_decks"
+        raise ConfigError(
+            f"{where}: {', '.join(remote)} {what}: with {dealt} a remote bot can "
             "remember a deal and recognise its twin later (its first hand and the table "
             "give it away), which no schedule prevents; "
-            "set duplicate = false, or acknowledge_remote_twins = true to accept it"
+            f"set {key} = false{off}, or acknowledge_remote_twins = true to accept it"
         )
 
 

@@ -62,6 +62,12 @@ def pairings(cfg: TournamentConfig) -> list[tuple[str, str]]:
     return list(itertools.combinations(names, 2))
 
 
+def _set_id(cfg: TournamentConfig, pairing: str, r: int) -> str:
+    """The id of round ``r`` of a pairing: ``PAIRING#R``, or ``deals#R:PAIRING``
+    when every pairing plays the same decks (its seed is that of ``deals#R``)."""
+    return f"deals#{r}:{pairing}" if cfg.shared_decks else f"{pairing}#{r}"
+
+
 def build_schedule(cfg: TournamentConfig) -> list[ScheduledMatch]:
     """Every match of a round robin, gauntlet, teams or partnership tournament."""
     out: list[ScheduledMatch] = []
@@ -74,7 +80,7 @@ def build_schedule(cfg: TournamentConfig) -> list[ScheduledMatch]:
                 p0, p1, q0, q1 = split  # team P = p0+p1 at seats 0 and 2
                 seating = (p0, q0, p1, q1)
                 for r in range(cfg.rounds):
-                    set_id = f"{p0}+{p1}~{q0}+{q1}#{r}"
+                    set_id = _set_id(cfg, f"{p0}+{p1}~{q0}+{q1}", r)
                     k = 4 if cfg.duplicate else 1
                     out += make_set(
                         cfg,
@@ -87,7 +93,7 @@ def build_schedule(cfg: TournamentConfig) -> list[ScheduledMatch]:
     for x, y in pairings(cfg):
         base: tuple[str, ...] = (x, y, x, y) if four else (x, y)
         for r in range(cfg.rounds):
-            set_id = f"{x}~{y}#{r}"
+            set_id = _set_id(cfg, f"{x}~{y}", r)
             if cfg.duplicate:
                 out += make_set(cfg, set_id, base, 2, len(out))
             else:

@@ -272,3 +272,16 @@ def test_a_void_deal_is_dealt_again_from_the_next_attempt():
     decks = [*match.void_decks, deal.deck]
     assert deck_difference(seed, 2, match.first_dealer, [decks]) is None
     assert deck_difference(seed, 2, match.first_dealer, [decks[1:]]) is not None
+
+
+def test_a_set_of_shared_decks_takes_the_seed_of_its_round():
+    """docs/seeds.md: ``deals#R:PAIRING`` is dealt from the seed of ``deals#R``."""
+    from arena.rules.seeding import deck_set_of
+
+    assert set_seed("1", "deals#3:greedy~random") == set_seed("1", "deals#3")
+    assert set_seed("1", "deals#3:a+b~c+d") == set_seed("1", "deals#3")
+    assert set_seed("1", "deals#3:greedy~random") != set_seed("1", "deals#4:greedy~random")
+    assert match_seed("1", "deals#3:greedy~random/1") == set_seed("1", "deals#3")
+    # Other set ids keep their own seeds, the ladder's "l:N:A~B" among them.
+    for plain in ("greedy~random#3", "sprt#3", "l:2:a~b", "f:a~b#0", "deals#x:a~b"):
+        assert deck_set_of(plain) == plain

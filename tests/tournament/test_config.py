@@ -180,7 +180,7 @@ def test_a_file_s_keys_are_the_fields_of_the_config():
         "output", "store", "keep_warm", "challenger", "suspend_after", "startup_timeout",
         "clock", "policy", "engine", "sprt", "sandbox", "acknowledge_remote_twins",
         "stop_after_startup_failures", "startup_failure_forfeits", "allow_shared_partners",
-        "spectator_delay", "cluster",
+        "spectator_delay", "cluster", "shared_decks",
     } == TOP_KEYS  # fmt: skip
     cfg = config_from_dict(BASE)
     assert cfg == TournamentConfig(engines=cfg.engines)
@@ -284,3 +284,19 @@ def test_a_script_beside_the_file_is_found_whichever_interpreter_runs_it(tmp_pat
     elsewhere.mkdir()
     (elsewhere / "t.toml").write_text(path.read_text())  # no such script beside it: as written
     assert load_config(elsewhere / "t.toml").engines[0].command[-1] == script
+
+
+def test_shared_decks_are_refused_where_no_schedule_of_pairings_is_built():
+    sprt = {"format": "sprt", "sprt": {"test": "a", "base": "b"}, "shared_decks": True}
+    with pytest.raises(ConfigError, match="shared_decks is for round robin"):
+        config_from_dict({**BASE, **sprt})
+
+
+def test_shared_decks_with_a_remote_bot_need_the_organiser_to_accept_it():
+    remote = {
+        "engine": [{"name": "a", "spec": "localhost:5000"}, {"name": "b", "spec": "builtin:random"}]
+    }
+    raw = {**remote, "duplicate": False, "shared_decks": True}
+    with pytest.raises(ConfigError, match="with shared decks a remote bot"):
+        config_from_dict(raw)
+    assert config_from_dict({**raw, "acknowledge_remote_twins": True}).shared_decks

@@ -62,6 +62,28 @@ def test_partnership_each_engine_plays_every_seat_once_per_set():
     assert Counter(m.seed for m in schedule).most_common(1)[0][1] == 4
 
 
+def test_shared_decks_deal_round_r_of_every_pairing_from_the_same_decks():
+    cfg = config({"engine": engines("a", "b", "c"), "rounds": 3, "shared_decks": True})
+    schedule = build_schedule(cfg)
+    assert len(schedule) == 3 * 3 * 2
+    by_round: dict[str, set[tuple[int, int]]] = {}
+    for m in schedule:
+        deck_set, pairing = m.set_id.split(":")
+        assert deck_set.startswith("deals#") and "~" in pairing
+        by_round.setdefault(deck_set, set()).add((m.seed, m.first_dealer))
+    assert sorted(by_round) == ["deals#0", "deals#1", "deals#2"]
+    assert all(len(seeds) == 1 for seeds in by_round.values())  # one deck sequence per round
+    assert len({m.seed for m in schedule}) == 3
+    plain = build_schedule(config({"engine": engines("a", "b", "c"), "rounds": 3}))
+    assert len({m.seed for m in plain}) == 9  # by default each pairing has its own decks
+
+
+def test_shared_decks_are_part_of_the_fingerprint_only_when_on():
+    raw = {"engine": engines("a", "b"), "rounds": 1}
+    assert "shared_decks" not in config(raw).fingerprint()  # older stores still resume
+    assert config({**raw, "shared_decks": True}).fingerprint()["shared_decks"] is True
+
+
 def test_no_duplicate_means_single_matches_alternating_seats():
     cfg = config({"engine": engines("a", "b"), "rounds": 2, "duplicate": False})
     first, second = build_schedule(cfg)
@@ -74,6 +96,13 @@ def test_every_match_gets_the_seed_and_dealer_a_verifier_derives_from_its_schedu
         {"engine": engines("a", "b", "c"), "rounds": 2, "seed": 7},
         {"engine": engines("a", "b", "c", "d"), "variant": "scopone", "format": "partnership"},
         {"engine": engines("a", "b"), "rounds": 3, "duplicate": False, "seed": 99},
+        {"engine": engines("a", "b", "c"), "rounds": 2, "shared_decks": True},
+        {
+            "engine": engines("a", "b", "c", "d"),
+            "variant": "scopone",
+            "format": "partnership",
+            "shared_decks": True,
+        },
     ]
     for raw in configs:
         cfg = config(raw)
