@@ -9,7 +9,8 @@ PROTOS := $(wildcard proto/arena/wire/v1/*.proto)
 # The JavaScript example bot's packages (engines/js), from its lock file.
 JS_STAMP := engines/js/node_modules/.installed
 
-.PHONY: help setup demo test test-fast lint proto proto-check bench clean
+.PHONY: help setup demo test test-fast lint proto proto-check bench paper paper-quick strength \
+	strength-quick clean
 
 help:
 	@echo "make demo         set up, then play a demonstration match"
@@ -17,6 +18,10 @@ help:
 	@echo "make test-fast    set up, then run the tests that start no process (seconds)"
 	@echo "make lint         ruff and mypy over arena/"
 	@echo "make bench        print the speed figures"
+	@echo "make paper        Di Palma & Lanzi's Scopone table on the arena (2 h; docs/paper.md)"
+	@echo "make paper-quick  the same protocol with random and greedy (a minute)"
+	@echo "make strength     Elo of the engines at equal think time, Scopa and Scopone"
+	@echo "make strength-quick  the same with random and greedy (a minute)"
 	@echo "make proto        regenerate arena/wire/v1 from proto/"
 	@echo "make proto-check  fail if the committed generated code is stale"
 	@echo "make clean        remove the virtual environment and caches"
@@ -83,6 +88,21 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_web
 	@echo
 	$(BIN)/python -m benchmarks.bench_ladder
+
+# ARGS=... adds options, e.g. make paper ARGS="--deep --iterations 0.5".
+paper: $(STAMP)
+	$(BIN)/python -m benchmarks.paper --cluster local $(ARGS)
+
+paper-quick: $(STAMP)
+	$(BIN)/python -m benchmarks.paper --players random,greedy --decks 100 \
+		--output out/paper-quick $(ARGS)
+
+strength: $(STAMP)
+	$(BIN)/python -m benchmarks.strength --cluster local $(ARGS)
+
+strength-quick: $(STAMP)
+	$(BIN)/python -m benchmarks.strength --players random,greedy --sets 50 \
+		--output out/strength-quick $(ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis engines/js/node_modules
