@@ -185,7 +185,7 @@ def game_markdown(plan: Plan, game: Game, standings: Standings) -> list[str]:
         f"{plan.sets} duplicate sets per pairing, {game.matches} matches in "
         f"{duration(game.seconds)} ({plan.parallel} at once): "
         f"{per_set / max(1, len(game.pairings)):.2f} s per set of 2 matches, "
-        f"{per_set:.1f} s per round (a set of each of the {len(game.pairings)} pairings), "
+        f"{per_set:.1f} s per round (a set of each pairing, {len(game.pairings)} in all), "
         f"{game.deals_per_match:.1f} deals per match (greedy against greedy).",
         "",
         "| # | engine | Elo | 95% interval | W-L-D | score |",
