@@ -83,8 +83,8 @@ PAPER_NAMES = {
     "random": "Random",
     "greedy": "Greedy",
     "traditional": "Chitarrella-Saracino (CS)",
-    "ismcts": "ISMCTS, 4,000 iterations",
-    "cheating-mcts": "MCTS (cheating), 1,000 iterations",
+    "ismcts": "ISMCTS (4,000 iterations)",
+    "cheating-mcts": "MCTS, cheating (1,000 iterations)",
 }
 PAPER_DEEP = (64.8, 11.8, 23.3)  # ISMCTS at 32,000 iterations against CS
 # ISMCTS at 4,000 iterations against Greedy, as the dealer's team and as the other team.
@@ -187,10 +187,11 @@ def probe(plan: Plan, output: Path) -> None:
     )
     plan.base = max(0.0, seconds - one) / (2 * (decks - 1))  # a run's start and end left out
     specs = {spec for e in plan.experiments for _, spec in e.players}
-    for spec in sorted(specs - {"builtin:random"}):
+    for i, spec in enumerate(sorted(specs - {"builtin:random"})):
         name = spec.split()[0].removeprefix("builtin:").replace(":", "-") or "player"
         vs = Experiment("probe", [(name, spec), ("probe-random", "builtin:random")], "")
-        took = run_tournament(plan.config(vs, 1, local=True), output / "probe" / name, quiet=True)
+        where = output / "probe" / f"{i}-{name}"  # two specs may share a name
+        took = run_tournament(plan.config(vs, 1, local=True), where, quiet=True)
         plan.extra[spec] = max(0.0, (took - one) / 2)
         print(f"  {spec}: {plan.base + plan.extra[spec]:.2f} s per match against random")
 
@@ -267,7 +268,7 @@ def markdown(plan: Plan, output: Path, argv: Sequence[str], revealed: str) -> st
                 f"Over the pairings among {', '.join(f'`{n}`' for n in field_)} only, as the "
                 "paper's tournament had no greedy player.",
                 "",
-                "| player | paper's | games | wins, % [95%] | ties | losses "
+                "| player | the paper's player | games | wins, % [95%] | ties | losses "
                 "| paper: wins / ties / losses |",
                 "| --- | --- | ---: | --- | --- | --- | --- |",
             ]
@@ -308,8 +309,10 @@ def markdown(plan: Plan, output: Path, argv: Sequence[str], revealed: str) -> st
         for (a, b), t in pairings.items():
             mine = [m for m in matches if set(m.seats) == {a, b}]
             dealer, other = seat_tallies(mine, a)
-            ref = PAPER_SEATS.get((a, b))
-            note = f"{pct(ref[0])} / {pct(ref[1])} (dealer's / other)" if ref else ""
+            note = ""
+            for who, vs in ((a, b), (b, a)):
+                if ref := PAPER_SEATS.get((who, vs)):
+                    note = f"`{who}` wins {pct(ref[0])} as dealer's team, {pct(ref[1])} as other"
             lines.append(
                 f"| `{a}` | `{b}` | {t.games} | {t.cell(t.wins)} | {t.cell(t.ties)} | "
                 f"{t.cell(t.losses)} | {dealer.cell(dealer.wins)} | {other.cell(other.wins)} | "
@@ -348,11 +351,14 @@ def markdown(plan: Plan, output: Path, argv: Sequence[str], revealed: str) -> st
 
 
 def budget_seconds(text: str) -> float:
-    """A duration such as "2h", "90m" or "1800s"."""
-    text = text.strip().lower()
-    if text.endswith("h"):
-        return float(text[:-1]) * 3600
-    return parse_duration(text)
+    """A duration such as "2h", "1h45m", "90m" or "1800s"."""
+    hours, h, rest = text.strip().lower().partition("h")
+    if not h:
+        return parse_duration(text)
+    try:
+        return float(hours) * 3600 + (parse_duration(rest) if rest else 0.0)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a duration like 2h, 1h45m or 90m") from None
 
 
 def build_plan(args: argparse.Namespace) -> Plan:
