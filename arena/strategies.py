@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from arena.errors import ConfigError
 from arena.rules import Move, Observation, Strategy
 from arena.rules.cards import DENARI_MASK, PRIMIERA, RANK, SETTEBELLO, cards_of
+from arena.traditional import traditional_strategy
 
 
 def random_strategy(rng: _random.Random) -> Strategy:
@@ -125,6 +126,11 @@ BUILT_IN: dict[str, BuiltIn] = {
         ),
         BuiltIn(
             "greedy", "the best one-ply reading of the table", _plain(greedy_strategy, "greedy")
+        ),
+        BuiltIn(
+            "traditional",
+            "Chitarrella's and Saracino's rules for Scopone, in order of priority",
+            _plain(traditional_strategy, "traditional"),
         ),
         BuiltIn(
             "search",
