@@ -58,7 +58,7 @@ DENARO = 0.12
 CARD = 0.05
 # A trailed card is laid where a later player may take it, not only the next.
 TRAIL_SHARE = 0.3
-NEAR = 0.03  # moves within this of the best value are "equal" for rules 5-10
+NEAR = 0.1  # moves within this of the best value are "equal" for rules 5-10
 
 SEVENS = RANK_MASK[7]
 
