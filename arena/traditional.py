@@ -314,8 +314,8 @@ def spariglio(obs: Observation, move: Move) -> float:
     """Rule 7. "Il mazziere e il suo compagno cerchino di mantenere le carte
     pari, gli avversari di sparigliarle" (the dealer and his partner try to
     keep the cards paired, their opponents to unpair them) -- Chitarrella; the
-    spariglio is the first rule of Saracino and of Di Palma and Lanzi's CS
-    player. A capture of two or more cards by their sum unpairs ranks; the
+    spariglio comes first in Di Palma's account of the CS player (thesis,
+    4.2.1). A capture of two or more cards by their sum unpairs ranks; the
     count is of ranks with an odd number of cards still in play (hands,
     stock, table) after the move. The dealer's side wants few, the other many."""
     card, taken = move
@@ -344,8 +344,8 @@ def trail_a_double(obs: Observation, move: Move) -> float:
 def trail_a_dead_card(obs: Observation, move: Move) -> float:
     """Rule 9. A card whose other copies have all been seen cannot be paired
     by anyone, only taken in a sum: the "card is dead", and is the safest to
-    lay. Counting the ranks played is what Chitarrella's memory maxim asks
-    (and Saracino's "contare le carte"); the bot counts them from the plays."""
+    lay. Counting the ranks played is what Chitarrella's memory maxim asks;
+    the bot counts them from the captures and the table."""
     if move.captures:
         return 0.0
     others = RANK_MASK[RANK[move.card]] & ~obs.hand

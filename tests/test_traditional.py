@@ -3,6 +3,9 @@ card by card, every game played through, and its strength against greedy."""
 
 import importlib.util
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -236,6 +239,23 @@ def test_the_engine_serves_the_same_rules():
     deal = at(Game.SCOPONE, ["7b Rd 4c", "", "", ""], "3c 4s")
     decision = Decision("m", 0, observe(deal, 0), deal.legal_moves(), 1.0, 0, 0)
     assert bot.choose(decision) == move("7bx3c+4s")
+
+
+@pytest.mark.process
+def test_the_engine_plays_a_scopone_match_over_grpc(tmp_path):
+    bot = f"{sys.executable} {ROOT / 'engines/traditional/bot.py'}"
+    engines = [f"t={bot}", "g=builtin:greedy", "u=builtin:traditional", "h=builtin:greedy"]
+    args = ["match", "--variant", "scopone", "--seed", "4", "--log", str(tmp_path / "m.log")]
+    for engine in engines:
+        args += ["--engine", engine]
+    out = subprocess.run(
+        [str(Path(sys.executable).parent / "arena"), *args],
+        capture_output=True,
+        text=True,
+        timeout=100,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "termination: completed" in out.stdout
 
 
 # ---------------------------------------------------------------- strength
