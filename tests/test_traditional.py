@@ -227,8 +227,12 @@ def test_it_plays_every_game_to_the_end_and_replays_exactly(game):
     assert [d.plays for d in first.finished] == [d.plays for d in again.finished]
 
 
-def test_it_is_a_built_in_baseline():
-    assert BUILT_IN["traditional"] is T.traditional_strategy
+def test_it_is_a_built_in_player_that_sees_only_its_own_hand():
+    player = BUILT_IN["traditional"]
+    assert not player.thinks and not player.sees_every_hand
+    deal = at(Game.SCOPONE, ["7b Rd 4c", "", "", ""], "3c 4s")
+    strategy = player(random.Random(1))
+    assert strategy(observe(deal, 0), deal.legal_moves()) == move("7bx3c+4s")
 
 
 def test_the_engine_serves_the_same_rules():
