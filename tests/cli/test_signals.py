@@ -199,7 +199,8 @@ def test_a_stopped_tournament_keeps_its_finished_matches_and_resumes(stop, statu
 
 
 def gauntlet(mine: str) -> list[str]:
-    """Six matches; the first halves of its three pairs start at once."""
+    """Eight matches; the first halves of its four pairs (random, greedy,
+    traditional, ismcts) start at once."""
     return [ARENA, "gauntlet", "--engine", f"mine={mine}", "--sets", "1", "--seed", "3"]
 
 
@@ -211,7 +212,7 @@ def sprt(test: str) -> list[str]:
 
 @pytest.mark.parametrize(("stop", "status"), STOPS, ids=IDS)
 @pytest.mark.parametrize(
-    ("command", "in_flight"), [(gauntlet, 3), (sprt, 2)], ids=["gauntlet", "sprt"]
+    ("command", "in_flight"), [(gauntlet, 4), (sprt, 2)], ids=["gauntlet", "sprt"]
 )
 def test_a_stopped_gauntlet_or_sprt_resumes(command, in_flight, stop, status, tag, tmp_path):
     """Every match has the slow engine: those started are in flight when the signal comes."""
