@@ -164,3 +164,21 @@ def test_options_are_checked_and_explained():
             BUILT_IN["ismcts"].check(bad)
     with pytest.raises(ConfigError, match="takes no options"):
         BUILT_IN["greedy"].check(["--think", "1"])
+
+
+@pytest.mark.parametrize("game", [Game.SCOPA, Game.SCOPONE])
+def test_the_engines_play_a_match_on_a_bank_without_a_timeout(game):
+    """Built in, on a 3 s bank with 20 ms a move more and no move limit: they
+    think within it, the bank never runs dry, and no decision is late."""
+    from arena.settings import ClockSettings, MatchSettings
+    from tests.support.matches import play
+
+    clock = ClockSettings(move_time=None, bank=3.0, increment=0.02, grace=0.2)
+    settings = MatchSettings(Variant(game, target=None, deal_limit=2), seed=9, clock=clock)
+    engines = ["i=builtin:ismcts --think 5", "s=builtin:search --think 5"]
+    report = play(settings, engines if game is Game.SCOPA else engines * 2)
+    assert not report.result.faults, report.result.faults
+    thinking = [d for d in report.decisions if d.bank_left is not None]
+    assert thinking and min(d.bank_left for d in thinking) > 0.5
+    # They did think: a 3 s bank over two deals is more than a few milliseconds a move.
+    assert max(d.think_time for d in report.decisions) > 0.02
