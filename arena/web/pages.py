@@ -114,6 +114,10 @@ BASELINE_TAG = (
     '<span class="tag" title="a built-in strategy the organiser entered as a yardstick">'
     "baseline</span>"
 )
+SEES_EVERY_HAND_TAG = (
+    '<span class="tag" title="shown every hand: a research bound, not a fair player">'
+    "sees every hand</span>"
+)
 
 
 def standings_table(cid: str, reply: spb.StandingsReply) -> str:
@@ -121,7 +125,8 @@ def standings_table(cid: str, reply: spb.StandingsReply) -> str:
         "<tr>"
         f"<td>{r.rank}</td>"
         f'<td><a href="{engine_url(cid, r.bot)}">{e(r.bot)}</a>'
-        f"{BASELINE_TAG if r.baseline else ''}</td>"
+        f"{BASELINE_TAG if r.baseline else ''}"
+        f"{SEES_EVERY_HAND_TAG if r.sees_every_hand else ''}</td>"
         f"<td>{r.elo:.1f}</td><td>[{r.elo_low:.1f}, {r.elo_high:.1f}]</td>"
         f"<td>{r.played}</td><td>{r.wins}/{r.draws}/{r.losses}</td><td>{r.faults}</td></tr>"
         for r in reply.rows

@@ -202,6 +202,8 @@ class StandingsLine(Protocol):
     def faults(self) -> int: ...
     @property
     def baseline(self) -> bool: ...
+    @property
+    def sees_every_hand(self) -> bool: ...
 
 
 def standings_reply(text: str, rows: Iterable[StandingsLine] = ()) -> spb.StandingsReply:
@@ -220,6 +222,7 @@ def standings_reply(text: str, rows: Iterable[StandingsLine] = ()) -> spb.Standi
                 draws=r.draws,
                 faults=r.faults,
                 baseline=r.baseline,
+                sees_every_hand=r.sees_every_hand,
             )
             for r in rows
         ],

@@ -73,6 +73,11 @@
         tag.title = "a built-in strategy the organiser entered as a yardstick";
         name.appendChild(tag);
       }
+      if (r.sees_every_hand) {
+        var seeing = text("span", "sees every hand", "tag");
+        seeing.title = "shown every hand: a research bound, not a fair player";
+        name.appendChild(seeing);
+      }
       tr.appendChild(text("td", r.rank));
       tr.appendChild(name);
       tr.appendChild(text("td", r.elo.toFixed(1)));

@@ -148,7 +148,7 @@ class CompetitionInfo(_message.Message):
     def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., status: _Optional[str] = ..., matches_done: _Optional[int] = ..., matches_total: _Optional[int] = ..., bots: _Optional[_Iterable[str]] = ..., seed_commitment: _Optional[str] = ..., seed: _Optional[str] = ..., reason: _Optional[str] = ..., created_at: _Optional[str] = ..., spectator_delay: _Optional[int] = ..., format: _Optional[str] = ..., phase: _Optional[str] = ..., final_seed_commitment: _Optional[str] = ..., final_seed: _Optional[str] = ...) -> None: ...
 
 class StandingsRow(_message.Message):
-    __slots__ = ("rank", "bot", "elo", "elo_low", "elo_high", "played", "wins", "losses", "draws", "faults", "baseline")
+    __slots__ = ("rank", "bot", "elo", "elo_low", "elo_high", "played", "wins", "losses", "draws", "faults", "baseline", "sees_every_hand")
     RANK_FIELD_NUMBER: _ClassVar[int]
     BOT_FIELD_NUMBER: _ClassVar[int]
     ELO_FIELD_NUMBER: _ClassVar[int]
@@ -160,6 +160,7 @@ class StandingsRow(_message.Message):
     DRAWS_FIELD_NUMBER: _ClassVar[int]
     FAULTS_FIELD_NUMBER: _ClassVar[int]
     BASELINE_FIELD_NUMBER: _ClassVar[int]
+    SEES_EVERY_HAND_FIELD_NUMBER: _ClassVar[int]
     rank: int
     bot: str
     elo: float
@@ -171,7 +172,8 @@ class StandingsRow(_message.Message):
     draws: int
     faults: int
     baseline: bool
-    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[str] = ..., elo: _Optional[float] = ..., elo_low: _Optional[float] = ..., elo_high: _Optional[float] = ..., played: _Optional[int] = ..., wins: _Optional[int] = ..., losses: _Optional[int] = ..., draws: _Optional[int] = ..., faults: _Optional[int] = ..., baseline: _Optional[bool] = ...) -> None: ...
+    sees_every_hand: bool
+    def __init__(self, rank: _Optional[int] = ..., bot: _Optional[str] = ..., elo: _Optional[float] = ..., elo_low: _Optional[float] = ..., elo_high: _Optional[float] = ..., played: _Optional[int] = ..., wins: _Optional[int] = ..., losses: _Optional[int] = ..., draws: _Optional[int] = ..., faults: _Optional[int] = ..., baseline: _Optional[bool] = ..., sees_every_hand: _Optional[bool] = ...) -> None: ...
 
 class StandingsReply(_message.Message):
     __slots__ = ("rows", "text")
