@@ -6,6 +6,7 @@ from its store, and the arithmetic of the tables."""
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import io
 import math
@@ -23,6 +24,9 @@ from arena.store import Store, StoredMatch
 from arena.tournament.schedule import sides_of
 
 Z95 = 1.959963984540054  # the two-sided 95% normal quantile
+
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def wilson(k: float, n: int, z: float = Z95) -> tuple[float, float]:
@@ -242,3 +246,20 @@ def log_decks(store_path: Path) -> dict[str, list[tuple[int, ...]]]:
                 decks += [*deal.void_decks, deal.deck]
         out[e.id] = decks
     return out
+
+
+def add_run_options(ap: argparse.ArgumentParser, name: str) -> None:
+    """The options both experiment commands share: where the matches run and
+    where the run's files and its markdown table go."""
+    ap.add_argument(
+        "--cluster",
+        default=None,
+        metavar="ADDRESS",
+        help="play on a Ray cluster ('local': one worker process per core of this machine)",
+    )
+    ap.add_argument(
+        "--concurrency", type=int, default=None, help="matches at once (default: cores)"
+    )
+    ap.add_argument("--output", type=Path, default=ROOT / "out" / name)
+    ap.add_argument("--markdown", type=Path, default=None, help=f"default OUTPUT/{name}.md")
+    ap.add_argument("--estimate", action="store_true", help="print the estimate and stop")

@@ -46,6 +46,7 @@ from arena.errors import ArenaError
 from arena.settings import parse_duration
 from benchmarks.experiment import (
     Tally,
+    add_run_options,
     cores,
     dealer_tally,
     duration,
@@ -422,20 +423,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="wall time --decks auto fits the games in (default 1h50m: the whole run, its "
         "timing and the Ray start included, within 2 hours)",
     )
-    ap.add_argument(
-        "--cluster",
-        default=None,
-        metavar="ADDRESS",
-        help="play on a Ray cluster ('local': one worker process per core of this machine)",
-    )
-    ap.add_argument(
-        "--concurrency", type=int, default=None, help="matches at once (default: cores)"
-    )
     ap.add_argument("--move-time", default="120s", help="limit per decision (default 120s)")
     ap.add_argument("--seed", default="scopone-paper-2018", help="master seed of the decks")
-    ap.add_argument("--output", type=Path, default=ROOT / "out" / "paper")
-    ap.add_argument("--markdown", type=Path, default=None, help="default OUTPUT/paper.md")
-    ap.add_argument("--estimate", action="store_true", help="print the estimate and stop")
+    add_run_options(ap, "paper")
     args = ap.parse_args(argv)
     argv = list(sys.argv[1:] if argv is None else argv)
     output: Path = args.output.resolve()

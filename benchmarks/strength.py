@@ -43,6 +43,7 @@ from typing import Any
 from arena.errors import ArenaError
 from arena.tournament.standings import Standings, compute_standings
 from benchmarks.experiment import (
+    add_run_options,
     cores,
     duration,
     engines_table,
@@ -253,19 +254,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--games", default="scopa,scopone", help="scopa, scopone or both")
     ap.add_argument("--target", type=int, default=11, help="points a match is played to")
     ap.add_argument("--budget", default="1h", help="wall time --sets auto fits in (default 1h)")
-    ap.add_argument(
-        "--cluster",
-        default=None,
-        metavar="ADDRESS",
-        help="play on a Ray cluster ('local': one worker process per core of this machine)",
-    )
-    ap.add_argument(
-        "--concurrency", type=int, default=None, help="matches at once (default: cores)"
-    )
     ap.add_argument("--seed", default="strength", help="master seed (each game adds its name)")
-    ap.add_argument("--output", type=Path, default=ROOT / "out" / "strength")
-    ap.add_argument("--markdown", type=Path, default=None, help="default OUTPUT/strength.md")
-    ap.add_argument("--estimate", action="store_true", help="print the estimate and stop")
+    add_run_options(ap, "strength")
     args = ap.parse_args(argv)
     argv = list(sys.argv[1:] if argv is None else argv)
     output: Path = args.output.resolve()
