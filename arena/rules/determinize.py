@@ -37,11 +37,17 @@ def determinize(obs: Observation, rng: random.Random) -> Deal:
         if s == obs.seat:
             hands.append(obs.hand)
         else:
-            hands.append(sum(BIT[c] for c in unseen[pos : pos + n]))
+            hand = 0
+            for c in unseen[pos : pos + n]:
+                hand |= BIT[c]
+            hands.append(hand)
             pos += n
     stock = unseen[pos:]
     last = obs.last_capture_seat
-    dealt = [c for c in range(DECK_SIZE) if c not in set(stock)]
+    in_stock = 0
+    for c in stock:
+        in_stock |= BIT[c]
+    dealt = [c for c in range(DECK_SIZE) if not in_stock >> c & 1]
     deal = Deal.__new__(Deal)
     deal.variant = obs.variant
     deal.dealer = obs.dealer
