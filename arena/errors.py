@@ -88,3 +88,8 @@ class VerifyError(RecordError):
     def at(self, path: str | PathLike[str]) -> VerifyError:
         """This error, naming the log it is about."""
         return self if self.path is not None else VerifyError(self.reason, path)
+
+
+class AnalysisError(ArenaError):
+    """A move analysis that cannot be made or used: a file that is not one
+    (arena analyse's JSON), or the analysis of another log than the one shown."""

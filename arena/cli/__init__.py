@@ -3,6 +3,7 @@
     match.py       arena play, arena match, arena demo
     tournament.py  arena tournament, arena ratings, arena sprt
     replay.py      arena replay
+    analyse.py     arena analyse
     verify.py      arena verify-seed
     web.py         arena web
     serve.py       arena serve, arena check
@@ -28,7 +29,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from arena import __version__
-from arena.cli import exits, match, remote, replay, serve, signals, tournament, verify, web
+from arena.cli import analyse, exits, match, remote, replay, serve, signals, tournament, verify, web
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
@@ -67,6 +68,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     match.add_parsers(sub)
     replay.add_parsers(sub)
+    analyse.add_parsers(sub)
     serve.add_parsers(sub)
     remote.add_parsers(sub)
     tournament.add_parsers(sub)
