@@ -420,8 +420,8 @@ def summary_text(analysis: Analysis) -> list[str]:
         lines.append(
             f"seat {s.seat} ({s.name}): {s.decisions} decision(s), {s.choices} with a choice; "
             f"mean loss {s.mean_loss:.3f} deal points per decision (total {s.total_loss:.2f}); "
-            f"{s.inaccuracies} inaccuracies, {s.mistakes} mistakes, {s.blunders} blunders "
-            "in this match"
+            f"in this match: inaccuracies {s.inaccuracies}, mistakes {s.mistakes}, "
+            f"blunders {s.blunders}"
         )
     return lines
 

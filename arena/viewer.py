@@ -21,12 +21,13 @@ from collections.abc import Sequence
 from importlib import resources
 from typing import Any
 
+from arena.errors import AnalysisError
 from arena.outcome import DealScored, MatchResult, result_text
 from arena.render import Faces
 from arena.replay import Replay
 from arena.report import side_names
 from arena.rules import FinishedDeal, Play, Sight, Variant, View, Viewer, cards_of
-from arena.rules.cards import RANK, SUIT, SUIT_LETTERS
+from arena.rules.cards import RANK, SUIT, SUIT_LETTERS, parse_card
 
 __all__ = ["VIEWER_ASSETS", "frames", "render_html", "viewer_data"]
 
@@ -78,6 +79,7 @@ def blank_frame(kind: str) -> dict[str, Any]:
         "scoring": None,
         "leftover": None,
         "result": None,
+        "analysis": None,
     }
 
 
@@ -198,13 +200,22 @@ def over_frame(result: dict[str, Any], previous: dict[str, Any] | None) -> dict[
 
 
 def frames(
-    replay: Replay, seat: int | None = None, *, public: bool = False
+    replay: Replay,
+    seat: int | None = None,
+    *,
+    public: bool = False,
+    analysis: dict[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """Every position to show, as plain data (the page's only input): the deal
     as dealt, the position after each decision, the deal's scoring, and the
     match's end when the log has it. Seen by ``seat`` (its own hand only), by
-    a spectator when ``public`` (no hand), else by the replay (every hand)."""
+    a spectator when ``public`` (no hand), else by the replay (every hand).
+    With ``analysis`` (an ``arena analyse`` document of this log), each play
+    frame carries its decision's analysis: every decision's when the viewer
+    sees every hand, only ``seat``'s own when it is one seat's view (another
+    seat's legal moves would show its hand), none for a spectator."""
     viewer: Viewer = Sight.PUBLIC if public else Sight.ALL if seat is None else seat
+    marks = {} if analysis is None or public else analysis_marks(analysis)
     variant = replay.variant
     out: list[dict[str, Any]] = []
     for deal in replay.deals:
@@ -217,6 +228,17 @@ def frames(
                 card, taken = step.move
                 play = Play(step.seat, card, taken, step.scopa)
                 frame = play_frame(variant, play, step.after.seen_by(viewer))
+                mark = marks.get((step.deal, step.index))
+                if mark is not None and (mark["seat"], mark["chosen"]["text"]) != (
+                    step.seat,
+                    str(step.move),
+                ):
+                    raise AnalysisError(
+                        f"the analysis is not of this log: deal {step.deal + 1}, decision "
+                        f"{step.index} is seat {step.seat}'s {step.move} in the log"
+                    )
+                if mark is not None and (seat is None or seat == step.seat):
+                    frame["analysis"] = mark
             frame["think_ms"] = round(step.think_us / 1000, 3)
             frame["comment"] = step.comment
             if step.fault is not None:
@@ -250,16 +272,77 @@ def base_data(variant: Variant, names: Sequence[str], title: str) -> dict[str, A
         "frames": [],
         "result": None,
         "status": "",
+        "analysis": None,
     }
 
 
-def viewer_data(replay: Replay, seat: int | None = None) -> dict[str, Any]:
-    """Everything the page draws, JSON-safe: the match, its seats, its frames."""
+def _move_mark(entry: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "played": card_data(parse_card(entry["card"])),
+        "captured": [card_data(parse_card(c)) for c in entry["captures"]],
+        "text": str(entry["text"]),
+        "mean": float(entry["mean"]),
+        "se": float(entry["se"]),
+    }
+
+
+def analysis_marks(analysis: dict[str, Any]) -> dict[tuple[int, int], dict[str, Any]]:
+    """Each analysed decision, by (deal, index), as a frame shows it: the class,
+    the loss, the chosen and the best move, and every move best first.
+    AnalysisError when the document is not what ``arena analyse`` writes."""
+    marks = {}
+    try:
+        for d in analysis["decisions"]:
+            moves = [_move_mark(m) for m in d["moves"]]
+            chosen, best = int(d["chosen"]), int(d["best"])
+            order = sorted(range(len(moves)), key=lambda i: (-moves[i]["mean"], i))
+            category = d["class"]
+            if category not in (None, "inaccuracy", "mistake", "blunder"):
+                raise ValueError(f"no class {category!r}")
+            marks[(int(d["deal"]), int(d["index"]))] = {
+                "seat": int(d["seat"]),
+                "class": category,
+                "loss": float(d["loss"]),
+                "loss_se": float(d["loss_se"]),
+                "samples": int(d["samples"]),
+                "chosen": moves[chosen],
+                "best": moves[best],
+                "is_best": chosen == best,
+                "moves": [{**moves[i], "chosen": i == chosen} for i in order],
+            }
+    except (KeyError, TypeError, ValueError, IndexError) as e:
+        raise AnalysisError(f"the analysis cannot be shown: {type(e).__name__}: {e}") from None
+    return marks
+
+
+SUMMARY_KEYS = ("seat", "name", "decisions", "mean_loss", "inaccuracies", "mistakes", "blunders")
+
+
+def analysis_data(analysis: dict[str, Any], seat: int | None) -> dict[str, Any]:
+    """What the page says of the analysis as a whole: how it was made, and
+    each seat's summary (only ``seat``'s in one seat's view)."""
+    method = analysis.get("method") or {}
+    summary = [s for s in analysis.get("summary") or [] if seat is None or s.get("seat") == seat]
+    return {
+        "samples": method.get("samples"),
+        "think": method.get("think"),
+        "reproducible": bool(method.get("reproducible")),
+        "thresholds": dict(analysis.get("thresholds") or {}),
+        "summary": [{key: s.get(key) for key in SUMMARY_KEYS} for s in summary],
+    }
+
+
+def viewer_data(
+    replay: Replay, seat: int | None = None, analysis: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """Everything the page draws, JSON-safe: the match, its seats, its frames,
+    and the move analysis when one is given (``arena.analysis.load_analysis``)."""
     title = f"Scopa Arena — match {replay.header.match_id}: {replay.variant.describe()}"
     data = base_data(replay.variant, replay.names, title)
     data.update(
         view_seat=seat,
-        frames=frames(replay, seat),
+        frames=frames(replay, seat, analysis=analysis),
+        analysis=None if analysis is None else analysis_data(analysis, seat),
         result=None
         if replay.result is None
         else result_data(replay.variant, replay.names, replay.result),
@@ -309,16 +392,23 @@ body {{ margin: 0; background: #073f14; }}
 """
 
 
-def render_html(replay: Replay, seat: int | None = None, faces: Faces | str = Faces.ITALIAN) -> str:
+def render_html(
+    replay: Replay,
+    seat: int | None = None,
+    faces: Faces | str = Faces.ITALIAN,
+    analysis: dict[str, Any] | None = None,
+) -> str:
     """The viewer as one offline file: its style, script and data inlined.
     ``faces``: the suits it opens with: italian, french, or short (French
-    suits, cards named in the arena's notation, 7d); the page can switch."""
+    suits, cards named in the arena's notation, 7d); the page can switch.
+    ``analysis``: an ``arena analyse`` document of this log, shown beside
+    each decision."""
     style = Faces.parse(faces)
     js = VIEWER_ASSETS["viewer.js"].replace("</script", "<\\/script")
     css = VIEWER_ASSETS["viewer.css"].replace("</style", "<\\/style")
     return PAGE.format(
         css=css,
         js=js,
-        data=_script_json(viewer_data(replay, seat)),
+        data=_script_json(viewer_data(replay, seat, analysis)),
         options=_script_json({"faces": style}),
     )

@@ -6,9 +6,13 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from arena.cli import exits
 from arena.cli.common import Subparsers, positive
+
+if TYPE_CHECKING:
+    from arena.replay import Replay
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
@@ -47,10 +51,12 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if args.html:
         from arena.viewer import render_html
 
+        analysis, shown = _analysis(args, path, replay)
         Path(args.html).write_text(
-            render_html(replay, seat=args.seat, faces=args.faces), encoding="utf-8"
+            render_html(replay, seat=args.seat, faces=args.faces, analysis=analysis),
+            encoding="utf-8",
         )
-        print(f"{replay.status()}\nwrote {args.html}")
+        print(f"{replay.status()}\n{shown}wrote {args.html}")
         return status
     print(
         render_text(
@@ -62,6 +68,30 @@ def cmd_replay(args: argparse.Namespace) -> int:
         )
     )
     return status
+
+
+def _analysis(
+    args: argparse.Namespace, log: Path, replay: Replay
+) -> tuple[dict[str, Any] | None, str]:
+    """The move analysis to show beside the decisions: --analysis FILE (an
+    error when it cannot be used), else LOG.analysis.json when it is there
+    and is this log's (a warning when it is not); and a line saying which."""
+    from arena.analysis import analysis_path, load_analysis
+    from arena.errors import AnalysisError
+
+    if args.no_analysis:
+        return None, ""
+    if args.analysis is not None:
+        path = Path(args.analysis)
+        return load_analysis(path, replay), f"with the analysis {path}\n"
+    path = analysis_path(log)
+    if not path.exists():
+        return None, ""
+    try:
+        return load_analysis(path, replay), f"with the analysis {path}\n"
+    except (AnalysisError, OSError) as e:
+        print(f"arena: warning: not showing the analysis: {e}", file=sys.stderr)
+        return None, ""
 
 
 def add_parsers(sub: Subparsers) -> None:
@@ -92,4 +122,12 @@ def add_parsers(sub: Subparsers) -> None:
         "--json", action="store_true", help="the log's records as JSON, once verified"
     )
     replay.add_argument("--html", metavar="OUT.html", default=None, help="write the HTML viewer")
+    replay.add_argument(
+        "--analysis",
+        metavar="FILE",
+        default=None,
+        help="--html: show this move analysis (arena analyse --output) beside each decision; "
+        "by default LOG.analysis.json (arena analyse --save) is shown when it is there",
+    )
+    replay.add_argument("--no-analysis", action="store_true", help="--html: show no move analysis")
     replay.set_defaults(func=cmd_replay)

@@ -21,6 +21,7 @@ from typing import Any, Protocol
 
 from google.protobuf.json_format import MessageToDict
 
+from arena.analysis import analysis_path, load_analysis
 from arena.errors import ArenaError
 from arena.layout import Layout
 from arena.outcome import Termination, result_text
@@ -367,9 +368,16 @@ class StoreSource:
             return info, None
         path = self._layout(cid).stored_log(entry.log_path)
         try:
-            data = viewer_data(replay_log(path))
+            replay = replay_log(path)
         except (ArenaError, OSError) as e:
-            data = {"error": f"the log cannot be shown: {e}"}
+            return info, {"error": f"the log cannot be shown: {e}"}
+        found = analysis_path(path)
+        try:
+            analysis = load_analysis(found, replay) if found.exists() else None
+            data = viewer_data(replay, analysis=analysis)
+        except (ArenaError, OSError) as e:  # the match is still shown, without it
+            data = viewer_data(replay)
+            data["status"] += f"; the analysis beside its log is not shown: {e}"
         return info, data
 
     def seats(self, cid: str, mid: str) -> tuple[Variant, list[str]] | None:

@@ -129,6 +129,26 @@
     return ms >= 1000 ? (ms / 1000).toFixed(2) + " s" : ms.toFixed(1) + " ms";
   }
 
+  function signed(x) {
+    return (x < 0 ? "\u2212" : "+") + Math.abs(x).toFixed(2);
+  }
+
+  /* A line per analysed seat: its mean loss and how many decisions were flagged. */
+  function analysisSummary(analysis, seatName) {
+    const box = el("div", "analysis-summary");
+    box.id = "analysis-summary";
+    const how = analysis.samples !== null && analysis.samples !== undefined
+      ? analysis.samples + " sampled deals per decision"
+      : analysis.think + " s per decision (time-bounded: the figures depend on the machine)";
+    box.appendChild(el("div", "", "Move analysis from each seat's own view, " + how + ":"));
+    for (const s of analysis.summary) {
+      box.appendChild(el("div", "analysis-seat", seatName(s.seat) + ": mean loss " +
+        Number(s.mean_loss).toFixed(3) + " deal points over " + s.decisions + " decision(s); " +
+        "inaccuracies " + s.inaccuracies + ", mistakes " + s.mistakes + ", blunders " + s.blunders));
+    }
+    return box;
+  }
+
   /* Autoplay speeds: milliseconds per step, the default marked. */
   const SPEEDS = [["slow", 2000], ["normal", 1000], ["fast", 400], ["fastest", 120]];
   const DEFAULT_SPEED = 1000;
@@ -157,6 +177,7 @@
     const meta = el("div", "meta", data.variant + (data.view_seat === null || data.view_seat === undefined
       ? "" : " \u2014 seen from seat " + data.view_seat + " (" + names[data.view_seat] + "): other hands are hidden"));
     head.appendChild(meta);
+    if (data.analysis) head.appendChild(analysisSummary(data.analysis, seatName));
     root.appendChild(head);
 
     const bar = el("div", "bar");
@@ -213,6 +234,7 @@
     const scoreLine = part(root, "score", "score");
     const caption = part(root, "caption", "caption");
     const note = part(root, "note", "note");
+    const analysisBox = part(root, "analysis", "analysis");
 
     const board = el("div", "board seats-" + seats);
     root.appendChild(board);
@@ -416,6 +438,42 @@
       scoringBox.appendChild(left);
     }
 
+    function moveName(m) {
+      return cardName(m.played, faces) +
+        (m.captured.length ? " taking " + cardsName(m.captured, faces) : " (laid)");
+    }
+
+    /* The analysis of the decision that led to this frame (arena analyse):
+       its class and loss, the best move, then every move best first. */
+    function drawAnalysis(f) {
+      analysisBox.textContent = "";
+      const a = f.analysis;
+      analysisBox.hidden = !a;
+      if (!a) return;
+      const headLine = el("div", "analysis-head");
+      headLine.appendChild(el("span", "analysis-title", "Analysis of " + seatName(a.seat) + "'s move: "));
+      let verdict = "the best move";
+      if (!a.is_best) verdict = a.class ? a.class : "not flagged";
+      const mark = el("span", "verdict", verdict);
+      mark.dataset.verdict = a.is_best ? "best" : (a.class || "none");
+      headLine.appendChild(mark);
+      if (!a.is_best) {
+        headLine.appendChild(el("span", "loss", " — loses " + a.loss.toFixed(2) + " ± " +
+          a.loss_se.toFixed(2) + " deal points against the best, " + moveName(a.best) + " (" +
+          signed(a.best.mean) + ")"));
+      }
+      analysisBox.appendChild(headLine);
+      const list = el("ol", "analysis-moves");
+      for (const m of a.moves) {
+        const item = el("li", m.chosen ? "chosen" : "", signed(m.mean) + " ± " + m.se.toFixed(2) +
+          "  " + moveName(m) + (m.chosen ? "  ← played" : ""));
+        list.appendChild(item);
+      }
+      analysisBox.appendChild(list);
+      analysisBox.appendChild(el("div", "analysis-method", "Expected deal points of each move, " +
+        "from what this seat could see (" + a.samples + " sampled deals)."));
+    }
+
     function show(i) {
       if (!frames.length) {
         caption.textContent = "No deal yet.";
@@ -435,6 +493,7 @@
       note.textContent = "";
       if (f.fault) note.appendChild(el("div", "fault", "Fault (" + f.fault.kind + "): " + f.fault.message));
       if (f.comment) note.appendChild(el("div", "comment", "Comment from " + names[f.seat] + ": " + f.comment));
+      drawAnalysis(f);
       for (let s = 0; s < seats; s++) drawSeat(f, s);
       drawCentre(f);
       drawPiles(f);
