@@ -75,6 +75,8 @@ bench: $(STAMP)
 	@echo
 	$(BIN)/python -m benchmarks.bench_ismcts
 	@echo
+	$(BIN)/python -m benchmarks.bench_analysis
+	@echo
 	$(BIN)/python -m benchmarks.bench_tournament
 	@echo
 	$(BIN)/python -m benchmarks.bench_cluster
