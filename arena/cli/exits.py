@@ -46,11 +46,12 @@ EXIT_STATUSES = f"""\
 exit status:
   {OK:<4} success (arena match: the match was played to its end; with
        --on-fault substitute, any faults it had are printed)
-  {FAILED:<4} a check or verification failed (arena check, arena replay: the log was
-       tampered with or breaks the rules, arena verify-seed: a deck differs)
+  {FAILED:<4} a check or verification failed (arena check; arena replay, arena analyse:
+       the log was tampered with or breaks the rules; arena verify-seed: a deck differs)
   {USAGE:<4} usage or configuration error: a bad option or file, a refused request,
        a bot program that does not exist, a results store in use or damaged
-  {REPLAY_INCOMPLETE:<4} arena replay: the log verifies but stops before the match's end
+  {REPLAY_INCOMPLETE:<4} arena replay, arena analyse: the log verifies but stops before the
+       match's end
   {MATCH_FORFEIT:<4} arena match: a bot's fault ended the match (a forfeit); the fault is printed
   {MATCH_NO_CONTEST:<4} arena match: no contest, a seat failed before the first deal (it
        exited, never listened, could not be reached or failed the handshake);
