@@ -76,3 +76,30 @@ def test_errors_and_exit_statuses(log, tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["analyse", str(log), "--samples", "8", "--think", "1"])
     assert "not allowed with argument" in capsys.readouterr().err
+
+
+def test_replay_html_shows_the_analysis_beside_the_log(log, tmp_path, capsys):
+    html = tmp_path / "m.html"
+    saved = analysis_path(log)
+    assert main(["analyse", str(log), "--seat", "0", "--samples", "4", "--save"]) == exits.OK
+    capsys.readouterr()
+    try:
+        assert main(["replay", str(log), "--html", str(html)]) == exits.OK
+        assert f"with the analysis {saved}" in capsys.readouterr().out
+        page = html.read_text()
+        assert '"analysis": {"seat": 0' in page and '"analysis": {"samples": 4' in page
+        assert main(["replay", str(log), "--html", str(html), "--no-analysis"]) == exits.OK
+        assert "with the analysis" not in capsys.readouterr().out
+        assert '"analysis": {' not in html.read_text()
+        other = tmp_path / "other.log"
+        write_log(other, Game.SCOPA, 6)
+        analysis_path(other).write_text(saved.read_text())
+        assert main(["replay", str(other), "--html", str(html)]) == exits.OK
+        said = capsys.readouterr()
+        assert "not showing the analysis" in said.err and "another log" in said.err
+        assert '"analysis": {' not in html.read_text()
+        named = ["replay", str(other), "--html", str(html), "--analysis", str(saved)]
+        assert main(named) == exits.USAGE
+        assert "the analysis of another log" in capsys.readouterr().err
+    finally:
+        saved.unlink()
