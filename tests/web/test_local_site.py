@@ -40,7 +40,7 @@ def test_every_page_type_answers_with_its_json_twin(local_site, tournament):
     # The StandingsRow fields of the gRPC service, as `arena ratings` computes them.
     assert set(rows["greedy"]) == {
         "rank", "bot", "elo", "elo_low", "elo_high", "played", "wins", "losses", "draws", "faults",
-        "baseline",
+        "baseline", "sees_every_hand",
     }  # fmt: skip
     # A local tournament's built-in engines are its players; only a server's
     # `builtin:NAME` entries are baselines.
