@@ -221,7 +221,11 @@ class Deal:
         return play
 
     def random_playout(
-        self, random: Callable[[], float], capture_bias: float = 0.0, care: float = 0.0
+        self,
+        random: Callable[[], float],
+        capture_bias: float = 0.0,
+        care: float = 0.0,
+        sweep: float = 0.0,
     ) -> list[int]:
         """Play the deal to its end, each move uniformly among the legal moves
         (``random()`` in [0, 1) picks it), and return each side's points.
@@ -232,7 +236,9 @@ class Deal:
         ``care``: then, with this probability (one more ``random()``), among
         the moves drawn from, those that leave no table one card could sweep
         (empty, or adding up to more than 10), when there are some and not
-        only those.
+        only those. ``sweep``: before both, with this probability (one more
+        ``random()``), the moves that take the whole table, when there are
+        some and not only those.
 
         The inner loop of Monte Carlo search, so it is written for speed: the
         same moves as ``play_unchecked(legal_moves()[int(random() * n)])`` step
@@ -272,6 +278,10 @@ class Deal:
                 else:
                     sets = capture_sets(table, r)
                     moves += [(c, m) for m in (fewest_of(sets) if fewest else sets)]
+            if sweep and table:
+                sweeps = [m for m in moves if m[1] == table]
+                if sweeps and len(sweeps) < len(moves) and random() < sweep:
+                    moves = sweeps
             if capture_bias:
                 captures = [m for m in moves if m[1]]
                 if captures and len(captures) < len(moves) and random() < capture_bias:

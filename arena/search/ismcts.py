@@ -50,6 +50,7 @@ CAPTURE_BIAS = 0.8  # playouts take something when they can, this often (measure
 DEPTH = 64  # plies the tree may grow below the root (more than any deal has)
 PAIRED = True  # every root move tried on each sampled deal (measured: README)
 CARE = 0.0  # and leave no table one card sweeps, this often (measured: README)
+SWEEP = 0.0  # and sweep the table when they can, this often (measured: README)
 EXPLORATION = 0.7  # UCB1's c, over rewards in units of REWARD_SCALE (measured: README)
 
 
@@ -120,6 +121,7 @@ def search(
     reward: str = "points",
     capture_bias: float = CAPTURE_BIAS,
     care: float = CARE,
+    sweep: float = SWEEP,
     paired: bool = PAIRED,
     depth: int = DEPTH,
 ) -> SearchResult:
@@ -171,6 +173,11 @@ def search(
             if untried:
                 # The new node's move as the playouts would choose it: a reply
                 # tried first is a likely one, not any one.
+                table = deal.table
+                if sweep and table:
+                    sweeps = [m for m in untried if m[1] == table]
+                    if sweeps and uniform() < sweep:
+                        untried = sweeps
                 if capture_bias:
                     captures = [m for m in untried if m[1]]
                     if captures and uniform() < capture_bias:
@@ -184,7 +191,7 @@ def search(
             deal.play_unchecked(best)
             node = children[best]
         # Simulation: the rest of the deal, on the fast path.
-        points = deal.random_playout(uniform, capture_bias, care)
+        points = deal.random_playout(uniform, capture_bias, care, sweep)
         margin = points[0] - points[1]
         diff = margin * scale if by_points else float((margin > 0) - (margin < 0))
         # Backpropagation: each node credits the side that made its move.

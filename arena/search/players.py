@@ -67,6 +67,7 @@ class ThinkOptions:
     reward: str = "points"
     capture_bias: float = ismcts.CAPTURE_BIAS
     care: float = ismcts.CARE
+    sweep: float = ismcts.SWEEP
     paired: bool = ismcts.PAIRED
     depth: int = ismcts.DEPTH
 
@@ -128,6 +129,12 @@ def think_parser(name: str, exploration: bool = True) -> argparse.ArgumentParser
             f"(default {ismcts.CARE})",
         )
         parser.add_argument(
+            "--sweep",
+            type=float,
+            default=ismcts.SWEEP,
+            help=f"how often a playout sweeps the table when it can (default {ismcts.SWEEP})",
+        )
+        parser.add_argument(
             "--paired",
             action=argparse.BooleanOptionalAction,
             default=ismcts.PAIRED,
@@ -168,6 +175,7 @@ def think_options(
         getattr(args, "reward", "points"),
         getattr(args, "capture_bias", ismcts.CAPTURE_BIAS),
         getattr(args, "care", ismcts.CARE),
+        getattr(args, "sweep", ismcts.SWEEP),
         getattr(args, "paired", ismcts.PAIRED),
         getattr(args, "depth", ismcts.DEPTH),
     )
@@ -207,6 +215,7 @@ class IsmctsPlayer:
             reward=self.options.reward,
             capture_bias=self.options.capture_bias,
             care=self.options.care,
+            sweep=self.options.sweep,
             paired=self.options.paired,
             depth=self.options.depth,
         )

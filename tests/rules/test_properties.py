@@ -107,7 +107,8 @@ def test_random_playout_equals_step_by_step_play(game, deck_seed, play_seed):
     for _ in range(rng.randrange(12)):  # start from somewhere inside the deal
         a.play(rng.choice(a.legal_moves()))
     assert_playout_equals_steps(a.copy(), play_seed)
-    assert_playout_equals_steps(a, play_seed, capture_bias=0.8, care=0.7)
+    assert_playout_equals_steps(a.copy(), play_seed, capture_bias=0.8, care=0.7)
+    assert_playout_equals_steps(a, play_seed, capture_bias=0.8, care=0.7, sweep=0.9)
 
 
 def _left(table: int, move: Move) -> int:
@@ -117,7 +118,12 @@ def _left(table: int, move: Move) -> int:
 
 
 def assert_playout_equals_steps(
-    a: Deal, play_seed: int, where: object = None, capture_bias: float = 0.0, care: float = 0.0
+    a: Deal,
+    play_seed: int,
+    where: object = None,
+    capture_bias: float = 0.0,
+    care: float = 0.0,
+    sweep: float = 0.0,
 ) -> None:
     """From ``a``'s position, random_playout ends where playing each of its
     moves step by step does (the same random draws pick the same moves; with
@@ -126,6 +132,9 @@ def assert_playout_equals_steps(
     r1, r2 = random.Random(play_seed).random, random.Random(play_seed).random
     while not a.is_over:
         moves = a.legal_moves()
+        sweeps = [m for m in moves if a.table and m.captures == a.table]
+        if sweep and sweeps and len(sweeps) < len(moves) and r1() < sweep:
+            moves = sweeps
         captures = [m for m in moves if m.captures]
         if capture_bias and captures and len(captures) < len(moves) and r1() < capture_bias:
             moves = captures
@@ -134,7 +143,7 @@ def assert_playout_equals_steps(
             if safe and len(safe) < len(moves) and r1() < care:
                 moves = safe
         a.play_unchecked(moves[int(r1() * len(moves))])
-    points = b.random_playout(r2, capture_bias, care)
+    points = b.random_playout(r2, capture_bias, care, sweep)
     assert (b.hands, b.table, b.piles, b.scope, b.leftover) == (
         a.hands,
         a.table,
@@ -179,6 +188,13 @@ def test_random_playout_equals_step_by_step_play_on_many_deals():
                     a = Deal(variant, seed % game.seats, seeded_deck(seed, 3))
                     for _ in range(seed % 7):
                         a.play(a.legal_moves()[seed % len(a.legal_moves())])
-                    for bias, care in ((0.0, 0.0), (0.8, 0.0), (0.8, 0.7), (0.0, 0.7)):
-                        where = (game, fewest, last_player, seed, bias, care)
-                        assert_playout_equals_steps(a.copy(), seed, where, bias, care)
+                    for bias, care, sweep in (
+                        (0.0, 0.0, 0.0),
+                        (0.8, 0.0, 0.0),
+                        (0.8, 0.7, 0.0),
+                        (0.0, 0.7, 0.0),
+                        (0.8, 0.0, 1.0),
+                        (0.0, 0.0, 0.6),
+                    ):
+                        where = (game, fewest, last_player, seed, bias, care, sweep)
+                        assert_playout_equals_steps(a.copy(), seed, where, bias, care, sweep)
