@@ -5,8 +5,10 @@ Positions: the first decision of a deal and one a third of the way in, for
 Scopa and Scopone (9+4), from fixed seeds. Each figure is the median of
 ``--rounds`` searches of ``--seconds`` each. The breakdown times the three
 parts of an iteration on their own, over the same positions: dealing the
-unseen cards (determinize), walking and growing the tree (the rest), and the
-random playout from the new node (Deal.random_playout).
+unseen cards (determinize, one sample per root move's iteration when the root
+is paired), walking and growing the tree (the rest), and the playout from the
+new node (Deal.random_playout with the search's policy; timed from the
+sampled position, so a little longer than the playout below a new node).
 
     python -m benchmarks.bench_ismcts [--seconds 1] [--rounds 3]
 """
@@ -50,14 +52,15 @@ def rate(obs: Observation, moves: list, seconds: float, rounds: int, cheat: bool
 
 
 def parts(obs: Observation, n: int = 2000) -> tuple[float, float]:
-    """Microseconds to determinize, and to play a determinized deal out at random."""
+    """Microseconds to determinize, and to play a determinized deal out with
+    the search's playout policy."""
     rng = random.Random(1)
     start = time.perf_counter()
     worlds = [determinize(obs, rng) for _ in range(n)]
     dealt = (time.perf_counter() - start) / n
     start = time.perf_counter()
     for w in worlds:
-        w.random_playout(rng.random)
+        w.random_playout(rng.random, ismcts.CAPTURE_BIAS, ismcts.CARE, ismcts.SWEEP)
     played = (time.perf_counter() - start) / n
     return dealt * 1e6, played * 1e6
 
@@ -78,11 +81,18 @@ def main() -> None:
             cheat = rate(obs, moves, args.seconds, args.rounds, cheat=True)
             dealt, played = parts(obs)
             per = 1e6 / it
+            # Paired, one sampled deal serves every root move: an iteration's share of it.
+            dealt /= len(moves) if ismcts.PAIRED else 1
             tree = max(0.0, per - dealt - played)
             print(
                 f"{game.value:<9} {label:<12} {it:>8.0f} {cheat:>9.0f} {per:>6.0f} "
                 f"{dealt / per:>10.0%} {played / per:>8.0%} {tree / per:>6.0%}"
             )
+    print(
+        "shares: the parts timed apart over the same positions, against an iteration's time;\n"
+        "the playout is timed from the sampled position, longer than one below a new node,\n"
+        "so the shares are rough and can add up past 100% (the tree then shows 0%)"
+    )
 
 
 if __name__ == "__main__":
