@@ -173,8 +173,8 @@ def search(
             if untried:
                 # The new node's move as the playouts would choose it: a reply
                 # tried first is a likely one, not any one.
-                table = deal.table
-                if sweep and table:
+                if sweep and deal.table:
+                    table = deal.table
                     sweeps = [m for m in untried if m[1] == table]
                     if sweeps and uniform() < sweep:
                         untried = sweeps
