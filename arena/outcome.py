@@ -218,6 +218,7 @@ class LaunchKind(enum.StrEnum):
     ADDRESS = "address"  # a bot someone else runs
     BUILTIN = "builtin"  # an in-process strategy
     CONNECTION = "connection"  # a connection the caller opened itself
+    HUMAN = "human"  # a person, playing in a browser
 
 
 @dataclass(frozen=True)
@@ -233,6 +234,7 @@ class SeatLaunch:
     address: str = ""  # address; connection, when it has one
     builtin: str = ""  # builtin: the strategy's name
     sandbox: SandboxSettings | None = None  # command: what it was launched under
+    clock: ClockSettings | None = None  # the seat's own clock (a person's), if not the match's
 
 
 @dataclass(frozen=True)
@@ -258,6 +260,11 @@ class MatchHeader:
     sandbox: SandboxSettings | None = None
     launches: tuple[SeatLaunch, ...] = ()  # in seat order, like ``engines``
     source_revision: str = ""  # the arena's git commit, when it ran from a checkout
+
+    def clock_of(self, seat: int) -> ClockSettings:
+        """The clock seat ``seat`` played under: its own, else the match's."""
+        own = self.launches[seat].clock if seat < len(self.launches) else None
+        return own or self.clock
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ bots for sure. Nothing else builds a Referee.
 from __future__ import annotations
 
 import concurrent.futures
+import dataclasses
 import functools
 import hashlib
 import os
@@ -33,11 +34,12 @@ from arena.settings import (
     BuiltinEngine,
     CommandEngine,
     EngineSpec,
+    HumanEngine,
     MatchSettings,
-    SandboxSettings,
     parse_engine,
 )
 from arena.transport.connection import EngineConnection, GrpcConnection
+from arena.transport.human import People
 from arena.transport.seats import WarmPool, greet, open_seats
 
 # An engine to seat: a spec ("NAME=SPEC" or parsed), or a bot the caller has
@@ -52,6 +54,11 @@ def seat_engines(
     both seats of their side (one instance per seat)."""
     parsed = [parse_engine(e) if isinstance(e, str) else e for e in engines]
     if seats == 4 and len(parsed) == 2:
+        if any(isinstance(e, HumanEngine) for e in parsed):
+            raise ConfigError(
+                "a person takes one seat, never a side's two (they would see "
+                "their partner's hand): give four engines"
+            )
         parsed = [parsed[0], parsed[1], parsed[0], parsed[1]]
     if len(parsed) != seats:
         extra = " (or 2: each plays both seats of its side)" if seats == 4 else ""
@@ -68,6 +75,7 @@ async def run_match(
     warm: WarmPool | None = None,
     bot_output: Path | None = None,
     allow_shared_partners: bool = False,
+    people: People | None = None,
 ) -> MatchReport:
     """Referee one match and return its report.
 
@@ -82,6 +90,8 @@ async def run_match(
         bot_output: where launched bots' stdout and stderr go (size-capped), one file
             per seat named after the log (LOG-STEM.seatN.ENGINE.log), else the match id.
         allow_shared_partners: let one remote address serve two partner seats.
+        people: the table where the match's human seats play (arena.web.table
+            serves it); each human seat plays on its own clock.
 
     Raises ConfigError when the match cannot be set up (a bad spec, a command
     or script that does not exist, an unwritable log or bot output): no match
@@ -90,8 +100,12 @@ async def run_match(
     """
     settings = settings or MatchSettings()
     seated = seat_engines(engines, settings.variant.seats)
+    if any(isinstance(e, HumanEngine) for e in seated):
+        grace = settings.clock.grace
+        clocks = tuple(e.clock(grace) if isinstance(e, HumanEngine) else None for e in seated)
+        settings = dataclasses.replace(settings, seat_clocks=clocks)
     names = [e.name if isinstance(e, EngineSpec) else e[0] for e in seated]
-    launches = [launch_of(e, settings.sandbox) for e in seated]
+    launches = [launch_of(e, settings) for e in seated]
     writer = open_log(Path(log), launches) if log is not None else None
     report = None
     try:
@@ -104,6 +118,7 @@ async def run_match(
             allow_shared_partners=allow_shared_partners,
             warm=warm,
             sandbox=settings.sandbox,
+            people=people,
         ) as seats:
             greeting = await greet(seats, names, settings)
             report = await Referee(settings, seats, greeting, writer, spectate).run()
@@ -124,11 +139,13 @@ def open_log(path: Path, launches: Sequence[SeatLaunch] = ()) -> LogWriter:
 
 
 def launch_of(
-    engine: EngineSpec | tuple[str, EngineConnection], sandbox: SandboxSettings
+    engine: EngineSpec | tuple[str, EngineConnection], settings: MatchSettings
 ) -> SeatLaunch:
     """How a seat's engine is reached, as its log records it: a command by the
     digest of its words (each one's bytes and a NUL) and its program's name,
-    with the sandbox it is launched under (its own, or the match's)."""
+    with the sandbox it is launched under (its own, or the match's); a person
+    with the clock they play on."""
+    sandbox = settings.sandbox
     if isinstance(engine, tuple):
         conn = engine[1]
         address = conn.address if isinstance(conn, GrpcConnection) else ""
@@ -148,6 +165,8 @@ def launch_of(
             return SeatLaunch(
                 LaunchKind.BUILTIN, builtin=engine.describe().removeprefix("builtin:")
             )
+        case HumanEngine():
+            return SeatLaunch(LaunchKind.HUMAN, clock=engine.clock(settings.clock.grace))
 
 
 def run_match_sync(

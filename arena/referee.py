@@ -47,7 +47,7 @@ from arena.outcome import (
     Termination,
 )
 from arena.record import LogWriter
-from arena.rules import Match, Move, Play, Sight, view
+from arena.rules import Match, Move, Play, Sight, observe, view
 from arena.rules.cards import card_name
 from arena.settings import MatchSettings, Substitute
 from arena.transport.connection import EngineConnection
@@ -98,7 +98,14 @@ class Referee:
         self.decisions: list[DecisionRecord] = []
         self.faults: list[Fault] = list(greeting.faults)
         self.strikes = [0] * variant.seats
-        self.banks: list[float | None] = [settings.clock.bank] * variant.seats
+        self.clocks = [settings.clock_of(seat) for seat in range(variant.seats)]
+        self.banks: list[float | None] = [clock.bank for clock in self.clocks]
+        # Seats shown their view after every play (a person's page), not only when asked.
+        self.followers = [
+            seat
+            for seat, c in enumerate(self.seats)
+            if isinstance(c, EngineConnection) and c.follows
+        ]
 
     # The match ------------------------------------------------------------------
 
@@ -126,14 +133,14 @@ class Referee:
             reason = "; ".join(f.headline() for f in self.opening_faults)
             return self._result(Termination.NO_CONTEST, None, reason)
         settings = self.settings
-        engines, clock = tuple(self.engines), SeatClock.of(settings.clock, settings.clock.bank)
+        engines, clocks = tuple(self.engines), [SeatClock.of(c, c.bank) for c in self.clocks]
         await self._notify_all(
             lambda seat: MatchStarted(
                 settings.match_id,
                 settings.variant,
                 seat,
                 engines,
-                clock,
+                clocks[seat],
                 self.match.first_dealer,
             )
         )
@@ -151,6 +158,7 @@ class Referee:
         if self.log is not None:
             self.log.deal_started(match.deal_number, deal.dealer, deal.deck, match.void_decks)
         self._publish(DealBegan(match.deal_number, deal.dealer))
+        self._show_followers()
         index = 0
         while deal.to_move is not None:
             record = await self._decide(deal.to_move, index)
@@ -160,6 +168,7 @@ class Referee:
                 record = dataclasses.replace(record, scopa=True)
             self._record(record)
             self._publish(play)
+            self._show_followers()
             index += 1
         done = match.end_deal()
         if self.log is not None:
@@ -172,7 +181,7 @@ class Referee:
 
     async def _decide(self, seat: int, index: int) -> DecisionRecord:
         # What the seat is told is what it is held to: one clock, computed once.
-        clock = SeatClock.of(self.settings.clock, self.banks[seat])
+        clock = SeatClock.of(self.clocks[seat], self.banks[seat])
         deadline = clock.deadline
         conn = self.seats[seat]
         assert isinstance(conn, EngineConnection)
@@ -182,7 +191,7 @@ class Referee:
         legal = decision.legal_moves
         number = self.match.deal_number
         move, comment, problem = None, "", None
-        allowed = deadline + self.settings.clock.grace
+        allowed = deadline + self.clocks[seat].grace
         start = trio.current_time()
         measured: float | None = None
         # A bot timed where it runs is judged by that time; the event loop's cut-off
@@ -245,6 +254,14 @@ class Referee:
             return legal[0]
         rng = random.Random(f"{self.settings.seed}/substitute/{deal_number}/{index}")
         return legal[int(rng.random() * len(legal))]
+
+    def _show_followers(self) -> None:
+        """Each following seat's own view of the position, as a bot of that seat
+        would be shown it when asked (arena.rules.observe): nothing more."""
+        for seat in self.followers:
+            conn = self.seats[seat]
+            assert isinstance(conn, EngineConnection)
+            conn.show(observe(self.match, seat))
 
     async def _notify_all(self, build: Callable[[int], Notification]) -> None:
         """Best effort, all seats at once, bounded in time: never a fault."""

@@ -254,7 +254,7 @@ class _Checks:
         self.seats = header.variant.seats
         self.faults: list[Fault] = []  # the decisions' faults, in order
         self.strikes = [0] * self.seats
-        self.banks: list[float | None] = [header.clock.bank] * self.seats
+        self.banks: list[float | None] = [header.clock_of(s).bank for s in range(self.seats)]
         self.forfeit: DecisionRecord | None = None  # the decision that forfeited the match
 
     def seat(self, seat: int, deal: int | None, index: int | None, what: str) -> None:
@@ -303,11 +303,13 @@ class _Checks:
             )
 
     def _clock(self, d: DecisionRecord, deal: int, index: int) -> None:
-        """The deadline follows from the header's clock and the seat's bank, the
-        bank from its think times; an answer past its deadline is a timeout."""
+        """The deadline follows from the seat's clock (the header's, or its own)
+        and its bank, the bank from its think times; an answer past its deadline
+        is a timeout."""
         if d.deadline is None:  # a version-1 log does not keep the clock
             return
-        clock = SeatClock.of(self.header.clock, self.banks[d.seat])
+        settings = self.header.clock_of(d.seat)
+        clock = SeatClock.of(settings, self.banks[d.seat])
         expected = clock.deadline
         if abs(d.deadline - expected) > _CLOCK_SLACK:
             raise _fail(
@@ -315,7 +317,7 @@ class _Checks:
                 index,
                 f"the log allows seat {d.seat} {d.deadline:g}s, the clock allows {expected:g}s",
             )
-        grace = self.header.clock.grace
+        grace = settings.grace
         if d.fault is None and d.think_time > d.deadline + grace + _CLOCK_SLACK:
             raise _fail(
                 deal,

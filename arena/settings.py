@@ -244,6 +244,14 @@ class MatchSettings:
     decks: DeckSource | None = None
     # How launched engines run (an engine's own setting, if any, wins).
     sandbox: SandboxSettings = field(default_factory=SandboxSettings)
+    # A seat's own clock, where it has one (a person's bank and increment),
+    # by seat; None or a missing entry: the match's ``clock``.
+    seat_clocks: tuple[ClockSettings | None, ...] = ()
+
+    def clock_of(self, seat: int) -> ClockSettings:
+        """The clock seat ``seat`` plays under."""
+        own = self.seat_clocks[seat] if seat < len(self.seat_clocks) else None
+        return own or self.clock
 
 
 @dataclass(frozen=True)
@@ -286,14 +294,66 @@ class CommandEngine:
         return " ".join(self.command) + (f" (in {self.workdir})" if self.workdir else "")
 
 
+# A person's clock, unless the engine's options say otherwise: generous, as a
+# person reads the table and moves a mouse (Board Game Arena gives a bank and
+# a credit per turn the same way).
+HUMAN_BANK = 300.0
+HUMAN_INCREMENT = 10.0
+HUMAN_JOIN = 600.0  # how long a seat waits for its person to sit down
+
+
+@dataclass(frozen=True)
+class HumanEngine:
+    """A person at the table, playing in a browser (``me=human``): a seat
+    whose decisions come from the page at its secret address. It plays on a
+    bank of its own, topped up by an increment after each move."""
+
+    name: str
+    bank: float = HUMAN_BANK
+    increment: float = HUMAN_INCREMENT
+    join_timeout: float = HUMAN_JOIN  # from the match's start to the person sitting down
+
+    def clock(self, grace: float) -> ClockSettings:
+        """The seat's clock: its bank and increment, no limit per move."""
+        return ClockSettings(move_time=None, bank=self.bank, increment=self.increment, grace=grace)
+
+    def describe(self) -> str:
+        return f"human --bank {self.bank:g}s --increment {self.increment:g}s"
+
+
+def human_engine(name: str, words: Sequence[str]) -> HumanEngine:
+    """``human [--bank D] [--increment D] [--join D]``: ConfigError naming a bad option."""
+    values = {"--bank": HUMAN_BANK, "--increment": HUMAN_INCREMENT, "--join": HUMAN_JOIN}
+    rest = list(words)
+    while rest:
+        option = rest.pop(0)
+        key, sep, value = option.partition("=")
+        if key not in values:
+            known = ", ".join(values)
+            raise ConfigError(f"engine {name}: human takes {known}, not {option!r}")
+        if not sep:
+            if not rest:
+                raise ConfigError(f"engine {name}: {key} needs a duration, e.g. {key} 5m")
+            value = rest.pop(0)
+        try:
+            values[key] = parse_duration(value)
+        except ConfigError as e:
+            raise ConfigError(f"engine {name}: {key}: {e}") from None
+    bank, increment, join = values["--bank"], values["--increment"], values["--join"]
+    if bank <= 0 or join <= 0:
+        raise ConfigError(f"engine {name}: a person's bank and join time must be positive")
+    return HumanEngine(name, bank, increment, join)
+
+
 # How one engine is reached: match on the type to tell the kinds apart.
-EngineSpec: TypeAlias = BuiltinEngine | AddressEngine | CommandEngine
+EngineSpec: TypeAlias = BuiltinEngine | AddressEngine | CommandEngine | HumanEngine
 
 
 def parse_engine(text: str) -> EngineSpec:
     """``NAME=SPEC``, the one parser of an engine: SPEC is ``builtin:NAME`` (an
-    in-process strategy), an address of a bot someone runs, or else a command
-    line the arena launches. ConfigError saying what is wrong otherwise."""
+    in-process strategy), ``human`` (a person in a browser), an address of a
+    bot someone runs, or else a command line the arena launches. ConfigError
+    saying what is wrong otherwise."""
     name, sep, spec = text.partition("=")
     name, spec = name.strip(), spec.strip()
     if not sep or not spec:
@@ -304,6 +364,12 @@ def parse_engine(text: str) -> EngineSpec:
 def engine_spec(name: str, spec: str) -> EngineSpec:
     """The engine ``name`` reached by ``spec`` (the SPEC of ``NAME=SPEC``)."""
     name = checked_name(name, "engine name")
+    if spec == "human" or spec.startswith("human "):
+        try:
+            words = shlex.split(spec)
+        except ValueError as e:
+            raise ConfigError(f"engine {name}: cannot read {spec!r}: {e}") from None
+        return human_engine(name, words[1:])
     if spec.startswith("builtin:"):
         try:
             words = shlex.split(spec)

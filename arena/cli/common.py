@@ -34,6 +34,17 @@ def positive(text: str) -> int:
     return value
 
 
+def whole(text: str) -> int:
+    """A whole number of at least 0 (a delay in plays)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} cannot be negative")
+    return value
+
+
 def duration(text: str) -> float:
     """Seconds: ``1s``, ``250ms``, ``2m`` or a bare number, read by the one
     duration parser so the command line and tournament files agree."""

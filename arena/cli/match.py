@@ -23,6 +23,7 @@ from arena.cli.common import (
     sandbox_from_args,
     sandbox_overrides,
     variant_from_args,
+    whole,
 )
 from arena.errors import ConfigError
 from arena.rules import Game, Variant
@@ -30,6 +31,7 @@ from arena.settings import (
     ClockSettings,
     EngineSpec,
     FaultPolicy,
+    HumanEngine,
     MatchSettings,
     OnFault,
     SandboxSettings,
@@ -149,6 +151,16 @@ def cmd_match(args: argparse.Namespace) -> int:
     policy = FaultPolicy(
         OnFault(args.on_fault), strikes=args.strikes, substitute=Substitute(args.substitute)
     )
+    people = [s for s in specs if isinstance(s, HumanEngine)]
+    if people and args.http is None:
+        raise ConfigError(
+            f"{people[0].name} is a person's seat: give --http HOST:PORT, where their "
+            "page is served (e.g. --http 127.0.0.1:8000)"
+        )
+    if args.http is not None:
+        from arena.web.serve import split_listen
+
+        split_listen(args.http)  # a bad address is refused before anything starts
     seed = secrets.randbits(63) if args.seed is None else args.seed
     print(f"seed {seed}", flush=True)
     settings = match_settings(
@@ -160,12 +172,42 @@ def cmd_match(args: argparse.Namespace) -> int:
         startup_timeout=args.startup_timeout,
         sandbox=sandbox_from_args(args),
     )
+    if args.http is not None:
+        return _host(args, specs, settings)
     report = play_and_print(
         specs,
         settings,
         log=Path(args.log) if args.log else None,
         bot_output=Path(args.bot_output) if args.bot_output else None,
         allow_shared_partners=args.allow_shared_partners,
+    )
+    return match_status(report.result.termination)
+
+
+def _host(args: argparse.Namespace, specs: Sequence[EngineSpec], settings: MatchSettings) -> int:
+    """`arena match --http`: the match with its table served in the browser."""
+    import functools
+
+    import trio
+
+    from arena.web.table import host_match
+
+    def say(line: str) -> None:
+        print(line, flush=True)
+
+    report = trio.run(
+        functools.partial(
+            host_match,
+            specs,
+            settings,
+            args.http,
+            log=Path(args.log) if args.log else None,
+            bot_output=Path(args.bot_output) if args.bot_output else None,
+            allow_shared_partners=args.allow_shared_partners,
+            spectator_delay=args.spectator_delay,
+            linger=args.linger,
+            announce=say,
+        )
     )
     return match_status(report.result.termination)
 
@@ -275,9 +317,12 @@ def add_parsers(sub: Subparsers) -> None:
         description=(
             "Referee one match between bots. Each --engine is NAME=SPEC, in seat order; "
             "SPEC is an address (HOST:PORT or unix:/PATH) of a running bot, a command line "
-            "the arena launches (the bot prints LISTENING ADDRESS when ready), or "
-            "builtin:random / builtin:greedy (in-process). For 4-seat games give 4 engines, "
-            "or 2: each then plays both seats of its side, one instance per seat."
+            "the arena launches (the bot prints LISTENING ADDRESS when ready), "
+            "builtin:NAME (in-process: random, greedy, search, ismcts, ...), or human: a "
+            "person, who plays in the browser (with --http; options --bank 5m "
+            "--increment 10s --join 10m, the person's own clock and how long the seat "
+            "waits for them). For 4-seat games give 4 engines, or 2 bots: each then "
+            "plays both seats of its side, one instance per seat."
         ),
         epilog=exits.EXIT_STATUSES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -335,6 +380,26 @@ def add_parsers(sub: Subparsers) -> None:
         "--allow-shared-partners",
         action="store_true",
         help="let one remote address serve two partner seats (it then sees both hands)",
+    )
+    match.add_argument(
+        "--http",
+        default=None,
+        metavar="HOST:PORT",
+        help="serve the match's table here: a page per human seat (its secret address "
+        "is printed) and one for spectators (PORT 0: any free port)",
+    )
+    match.add_argument(
+        "--spectator-delay",
+        type=whole,
+        default=0,
+        metavar="PLAYS",
+        help="with --http: the spectators' page shows the table this many plays behind",
+    )
+    match.add_argument(
+        "--linger",
+        type=duration,
+        default=30.0,
+        help="with --http: how long the table stays open after the match (default 30s)",
     )
     add_sandbox_options(match)
     match.set_defaults(func=cmd_match)

@@ -28,7 +28,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from arena.engine import Answer, Decision, Hello, Notification
 from arena.errors import BotError
 from arena.outcome import SEES_EVERY_HAND, FaultKind
-from arena.rules import Move, Strategy
+from arena.rules import Move, Observation, Strategy
 from arena.rules.cards import BIT, DECK_SIZE, FULL_DECK
 from arena.transport.bridge import PeerGone, wait_future
 from arena.wire import convert
@@ -50,6 +50,14 @@ class EngineConnection:
     # Only an in-process research engine (builtin:cheating-mcts) is ever shown
     # every hand; the referee never sends hands over the wire.
     sees_every_hand: bool = False
+    # A seat that is shown its view after every play (a person's page), not
+    # only at its decisions; and how long its handshake may take, when it is
+    # not the match's (a person sitting down).
+    follows: bool = False
+    handshake_timeout: float | None = None
+
+    def show(self, observation: Observation) -> None:
+        """The seat's view after a play, for a connection that ``follows``."""
 
     async def handshake(self, timeout: float) -> Hello:
         raise NotImplementedError

@@ -35,11 +35,13 @@ from arena.settings import (
     BuiltinEngine,
     CommandEngine,
     EngineSpec,
+    HumanEngine,
     MatchSettings,
     SandboxSettings,
 )
 from arena.strategies import BUILT_IN
 from arena.transport.connection import EngineConnection, GrpcConnection, InProcessConnection
+from arena.transport.human import People
 from arena.transport.process import launch
 from arena.wire.protocol import PROTOCOL_VERSION, address_spelling, unix_path
 
@@ -197,10 +199,12 @@ async def open_seats(
     allow_shared_partners: bool = False,
     warm: WarmPool | None = None,
     sandbox: SandboxSettings | None = None,
+    people: People | None = None,
 ) -> AsyncIterator[list[EngineConnection | BotError]]:
     """One connection per seat, opened at once, closed (processes killed) on exit.
     A connection given instead of a spec is used as it is (its owner closes it).
     Launched engines run under their own sandbox settings, else ``sandbox``.
+    A person's seat is ``people``'s (the table the page plays at).
 
     A seat whose bot fails to start by its own doing (it exits, never says it
     is listening, cannot be reached at the address given) gets the BotError
@@ -260,6 +264,13 @@ async def open_seats(
                     seats[seat] = await warm.connection(spec, slot)
                 case CommandEngine():
                     seats[seat] = await holders.start(hold_process, seat, spec)
+                case HumanEngine():
+                    if people is None:
+                        raise ConfigError(
+                            f"seat {seat} ({spec.name}) is a person's: "
+                            "it needs a table in a browser (arena match --http)"
+                        )
+                    seats[seat] = people.connection(seat, spec)
         except Exception as e:  # launchers' nurseries wrap what they raise in groups
             error = unwrap(e)
             if isinstance(error, BotError):
@@ -337,8 +348,9 @@ async def greet(
             engines[seat] = EngineInfo(seat, names[seat], confinement=conn.confinement)
         if isinstance(conn, BotError):
             return fail(seat, conn.kind, conn.message)
+        timeout = conn.handshake_timeout or settings.handshake_timeout
         try:
-            hello = await handshake(conn, settings.handshake_timeout)
+            hello = await handshake(conn, timeout)
         except BotError as e:
             return fail(seat, e.kind, e.message)
         engines[seat] = hello.seated(seat, names[seat], conn.confinement)

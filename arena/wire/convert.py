@@ -112,6 +112,7 @@ _LAUNCH_TO_PB = {
     LaunchKind.ADDRESS: log_pb2.LAUNCH_KIND_ADDRESS,
     LaunchKind.BUILTIN: log_pb2.LAUNCH_KIND_BUILTIN,
     LaunchKind.CONNECTION: log_pb2.LAUNCH_KIND_CONNECTION,
+    LaunchKind.HUMAN: log_pb2.LAUNCH_KIND_HUMAN,
 }
 _LAUNCH_FROM_PB = {v: k for k, v in _LAUNCH_TO_PB.items()}
 
@@ -638,7 +639,6 @@ def log_header(
 ) -> log_pb2.LogRecord:
     """The header record. ``launches``: how each seat's engine was reached, in
     seat order (none for a log whose writer was not told)."""
-    clock = settings.clock
     header = log_pb2.LogHeader(
         format_version=format_version,
         match_id=settings.match_id,
@@ -654,12 +654,7 @@ def log_header(
             )
             for e in engines
         ],
-        clock=log_pb2.ClockSettings(
-            move_time_ms=_ms(clock.move_time),
-            bank_ms=_ms(clock.bank),
-            increment_ms=_ms(clock.increment),
-            grace_ms=_ms(clock.grace),
-        ),
+        clock=_clock_settings_to_pb(settings.clock),
         seed=settings.seed & (2**64 - 1),
         first_dealer=first_dealer,
         started_at=utc_now(),
@@ -679,6 +674,27 @@ def log_header(
     for record, launch in zip(header.engines, launches, strict=False):
         record.launch.CopyFrom(_launch_to_pb(launch))
     return log_pb2.LogRecord(header=header)
+
+
+def _clock_settings_to_pb(clock: ClockSettings) -> log_pb2.ClockSettings:
+    return log_pb2.ClockSettings(
+        move_time_ms=_ms(clock.move_time),
+        bank_ms=_ms(clock.bank),
+        increment_ms=_ms(clock.increment),
+        grace_ms=_ms(clock.grace),
+    )
+
+
+def _clock_settings_from_pb(msg: log_pb2.ClockSettings) -> ClockSettings:
+    try:
+        return ClockSettings(
+            move_time=msg.move_time_ms / 1000 or None,
+            bank=msg.bank_ms / 1000 or None,
+            increment=msg.increment_ms / 1000,
+            grace=msg.grace_ms / 1000,
+        )
+    except ConfigError as e:
+        raise WireError(f"clock: {e}") from None
 
 
 def _sandbox_to_pb(s: SandboxSettings) -> log_pb2.SandboxSettings:
@@ -710,6 +726,8 @@ def _launch_to_pb(launch: SeatLaunch) -> log_pb2.Launch:
     )
     if launch.sandbox is not None:
         msg.sandbox.CopyFrom(_sandbox_to_pb(launch.sandbox))
+    if launch.clock is not None:
+        msg.clock.CopyFrom(_clock_settings_to_pb(launch.clock))
     return msg
 
 
@@ -721,10 +739,11 @@ def _launch_from_pb(msg: log_pb2.Launch, seat: int) -> SeatLaunch:
         raise WireError(f"engine of seat {seat}: a command digest is 32 bytes")
     try:
         sandbox = _sandbox_from_pb(msg.sandbox) if msg.HasField("sandbox") else None
+        clock = _clock_settings_from_pb(msg.clock) if msg.HasField("clock") else None
     except WireError as e:
         raise WireError(f"engine of seat {seat}: {e}") from None
     return SeatLaunch(
-        kind, msg.program, msg.command_sha256.hex(), msg.address, msg.builtin, sandbox
+        kind, msg.program, msg.command_sha256.hex(), msg.address, msg.builtin, sandbox, clock
     )
 
 
@@ -806,15 +825,7 @@ def log_entry_from_pb(
 
 def _header_from_pb(h: log_pb2.LogHeader) -> MatchHeader:
     engines = sorted(h.engines, key=lambda e: e.seat)
-    try:
-        clock = ClockSettings(
-            move_time=h.clock.move_time_ms / 1000 or None,
-            bank=h.clock.bank_ms / 1000 or None,
-            increment=h.clock.increment_ms / 1000,
-            grace=h.clock.grace_ms / 1000,
-        )
-    except ConfigError as e:
-        raise WireError(f"clock: {e}") from None
+    clock = _clock_settings_from_pb(h.clock)
     policy = None
     if h.HasField("fault_policy"):
         on_fault = _ON_FAULT_FROM_PB.get(h.fault_policy.on_fault)

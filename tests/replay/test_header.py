@@ -77,7 +77,7 @@ def test_without_a_bank_a_decision_keeps_its_deadline_and_no_bank(tmp_path):
 
 def test_a_command_is_kept_as_its_digest_and_program_name():
     spec = parse_engine("bot=/opt/bots/my-bot --token s3cret")
-    launch = launch_of(spec, SandboxSettings())
+    launch = launch_of(spec, MatchSettings())
     words = b"/opt/bots/my-bot\0--token\0s3cret\0"
     assert launch == SeatLaunch(
         LaunchKind.COMMAND,
@@ -87,8 +87,8 @@ def test_a_command_is_kept_as_its_digest_and_program_name():
     )
     own = SandboxSettings(memory_mib=256)
     with_own = CommandEngine("x", ("a",), sandbox=own)
-    assert launch_of(with_own, SandboxSettings()).sandbox == own
-    assert launch_of(parse_engine("r=127.0.0.1:5000"), SandboxSettings()) == SeatLaunch(
+    assert launch_of(with_own, MatchSettings()).sandbox == own
+    assert launch_of(parse_engine("r=127.0.0.1:5000"), MatchSettings()) == SeatLaunch(
         LaunchKind.ADDRESS, address="127.0.0.1:5000"
     )
 

@@ -621,5 +621,5 @@
     };
   }
 
-  window.ScopaViewer = { mount: mount, cardName: cardName };
+  window.ScopaViewer = { mount: mount, cardName: cardName, cardElement: cardElement, backElement: backElement };
 })();

@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from arena.wire.v1 import scopa_pb2 as arena_dot_wire_dot_v1_dot_scopa__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17\x61rena/wire/v1/log.proto\x12\x08scopa.v1\x1a\x19\x61rena/wire/v1/scopa.proto\"\x9e\x01\n\x0c\x45ngineRecord\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x13\n\x0b\x65ngine_name\x18\x03 \x01(\t\x12\x16\n\x0e\x65ngine_version\x18\x04 \x01(\t\x12\x0e\n\x06\x61uthor\x18\x05 \x01(\t\x12\x13\n\x0b\x63onfinement\x18\x06 \x01(\t\x12 \n\x06launch\x18\x07 \x01(\x0b\x32\x10.scopa.v1.Launch\"\xa3\x01\n\x06Launch\x12\"\n\x04kind\x18\x01 \x01(\x0e\x32\x14.scopa.v1.LaunchKind\x12\x0f\n\x07program\x18\x02 \x01(\t\x12\x16\n\x0e\x63ommand_sha256\x18\x03 \x01(\x0c\x12\x0f\n\x07\x61\x64\x64ress\x18\x04 \x01(\t\x12\x0f\n\x07\x62uiltin\x18\x05 \x01(\t\x12*\n\x07sandbox\x18\x06 \x01(\x0b\x32\x19.scopa.v1.SandboxSettings\"o\n\x0fSandboxSettings\x12#\n\x04mode\x18\x01 \x01(\x0e\x32\x15.scopa.v1.SandboxMode\x12\x12\n\nmemory_mib\x18\x02 \x01(\r\x12\x11\n\tprocesses\x18\x03 \x01(\r\x12\x10\n\x08\x64isk_mib\x18\x04 \x01(\r\"W\n\x0b\x46\x61ultPolicy\x12#\n\x08on_fault\x18\x01 \x01(\x0e\x32\x11.scopa.v1.OnFault\x12\x0f\n\x07strikes\x18\x02 \x01(\r\x12\x12\n\nsubstitute\x18\x03 \x01(\t\"^\n\rClockSettings\x12\x14\n\x0cmove_time_ms\x18\x01 \x01(\r\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\x04\x12\x14\n\x0cincrement_ms\x18\x03 \x01(\r\x12\x10\n\x08grace_ms\x18\x04 \x01(\r\"\xd5\x03\n\tLogHeader\x12\x16\n\x0e\x66ormat_version\x18\x01 \x01(\r\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12\"\n\x07variant\x18\x03 \x01(\x0b\x32\x11.scopa.v1.Variant\x12\'\n\x07\x65ngines\x18\x04 \x03(\x0b\x32\x16.scopa.v1.EngineRecord\x12&\n\x05\x63lock\x18\x05 \x01(\x0b\x32\x17.scopa.v1.ClockSettings\x12\x0c\n\x04seed\x18\x06 \x01(\x04\x12\x14\n\x0c\x66irst_dealer\x18\x07 \x01(\r\x12\x12\n\nstarted_at\x18\x08 \x01(\t\x12\x15\n\rarena_version\x18\t \x01(\t\x12\x13\n\x0bschedule_id\x18\n \x01(\t\x12+\n\x0c\x66\x61ult_policy\x18\x0b \x01(\x0b\x32\x15.scopa.v1.FaultPolicy\x12\x1a\n\x12startup_timeout_ms\x18\x0c \x01(\r\x12\x1c\n\x14handshake_timeout_ms\x18\r \x01(\r\x12\x19\n\x11notify_timeout_ms\x18\x0e \x01(\r\x12*\n\x07sandbox\x18\x0f \x01(\x0b\x32\x19.scopa.v1.SandboxSettings\x12\x17\n\x0fsource_revision\x18\x10 \x01(\t\"t\n\x0b\x44\x65\x61lStarted\x12\x13\n\x0b\x64\x65\x61l_number\x18\x01 \x01(\r\x12\x0e\n\x06\x64\x65\x61ler\x18\x02 \x01(\r\x12\x1c\n\x04\x64\x65\x63k\x18\x03 \x03(\x0b\x32\x0e.scopa.v1.Card\x12\"\n\nvoid_decks\x18\x04 \x03(\x0b\x32\x0e.scopa.v1.Deck\"%\n\x04\x44\x65\x63k\x12\x1d\n\x05\x63\x61rds\x18\x01 \x03(\x0b\x32\x0e.scopa.v1.Card\"\x8a\x02\n\x08\x44\x65\x63ision\x12\x13\n\x0b\x64\x65\x61l_number\x18\x01 \x01(\r\x12\x10\n\x08\x64\x65\x63ision\x18\x02 \x01(\r\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\x1c\n\x04move\x18\x04 \x01(\x0b\x32\x0e.scopa.v1.Move\x12\x15\n\rthink_time_us\x18\x05 \x01(\x04\x12\x1e\n\x05\x66\x61ult\x18\x06 \x01(\x0b\x32\x0f.scopa.v1.Fault\x12\r\n\x05scopa\x18\x07 \x01(\x08\x12\x0f\n\x07\x63omment\x18\x08 \x01(\t\x12\x18\n\x0b\x64\x65\x61\x64line_ms\x18\t \x01(\rH\x00\x88\x01\x01\x12\x19\n\x0c\x62\x61nk_left_ms\x18\n \x01(\x04H\x01\x88\x01\x01\x42\x0e\n\x0c_deadline_msB\x0f\n\r_bank_left_ms\"1\n\tDealEnded\x12$\n\x06result\x18\x01 \x01(\x0b\x32\x14.scopa.v1.DealResult\"H\n\nMatchEnded\x12%\n\x06result\x18\x01 \x01(\x0b\x32\x15.scopa.v1.MatchResult\x12\x13\n\x0b\x66inished_at\x18\x02 \x01(\t\"\xfa\x01\n\tLogRecord\x12%\n\x06header\x18\x01 \x01(\x0b\x32\x13.scopa.v1.LogHeaderH\x00\x12-\n\x0c\x64\x65\x61l_started\x18\x02 \x01(\x0b\x32\x15.scopa.v1.DealStartedH\x00\x12&\n\x08\x64\x65\x63ision\x18\x03 \x01(\x0b\x32\x12.scopa.v1.DecisionH\x00\x12)\n\ndeal_ended\x18\x04 \x01(\x0b\x32\x13.scopa.v1.DealEndedH\x00\x12+\n\x0bmatch_ended\x18\x05 \x01(\x0b\x32\x14.scopa.v1.MatchEndedH\x00\x12\r\n\x05\x63hain\x18\x0f \x01(\x0c\x42\x08\n\x06record*\x90\x01\n\nLaunchKind\x12\x1b\n\x17LAUNCH_KIND_UNSPECIFIED\x10\x00\x12\x17\n\x13LAUNCH_KIND_COMMAND\x10\x01\x12\x17\n\x13LAUNCH_KIND_ADDRESS\x10\x02\x12\x17\n\x13LAUNCH_KIND_BUILTIN\x10\x03\x12\x1a\n\x16LAUNCH_KIND_CONNECTION\x10\x04*m\n\x0bSandboxMode\x12\x1c\n\x18SANDBOX_MODE_UNSPECIFIED\x10\x00\x12\x15\n\x11SANDBOX_MODE_AUTO\x10\x01\x12\x13\n\x0fSANDBOX_MODE_ON\x10\x02\x12\x14\n\x10SANDBOX_MODE_OFF\x10\x03*O\n\x07OnFault\x12\x18\n\x14ON_FAULT_UNSPECIFIED\x10\x00\x12\x11\n\rON_FAULT_LOSE\x10\x01\x12\x17\n\x13ON_FAULT_SUBSTITUTE\x10\x02\x42-\n\x17org.scopaarena.scopa.v1P\x01Z\x10scopa/v1;scopav1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17\x61rena/wire/v1/log.proto\x12\x08scopa.v1\x1a\x19\x61rena/wire/v1/scopa.proto\"\x9e\x01\n\x0c\x45ngineRecord\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x13\n\x0b\x65ngine_name\x18\x03 \x01(\t\x12\x16\n\x0e\x65ngine_version\x18\x04 \x01(\t\x12\x0e\n\x06\x61uthor\x18\x05 \x01(\t\x12\x13\n\x0b\x63onfinement\x18\x06 \x01(\t\x12 \n\x06launch\x18\x07 \x01(\x0b\x32\x10.scopa.v1.Launch\"\xcb\x01\n\x06Launch\x12\"\n\x04kind\x18\x01 \x01(\x0e\x32\x14.scopa.v1.LaunchKind\x12\x0f\n\x07program\x18\x02 \x01(\t\x12\x16\n\x0e\x63ommand_sha256\x18\x03 \x01(\x0c\x12\x0f\n\x07\x61\x64\x64ress\x18\x04 \x01(\t\x12\x0f\n\x07\x62uiltin\x18\x05 \x01(\t\x12*\n\x07sandbox\x18\x06 \x01(\x0b\x32\x19.scopa.v1.SandboxSettings\x12&\n\x05\x63lock\x18\x07 \x01(\x0b\x32\x17.scopa.v1.ClockSettings\"o\n\x0fSandboxSettings\x12#\n\x04mode\x18\x01 \x01(\x0e\x32\x15.scopa.v1.SandboxMode\x12\x12\n\nmemory_mib\x18\x02 \x01(\r\x12\x11\n\tprocesses\x18\x03 \x01(\r\x12\x10\n\x08\x64isk_mib\x18\x04 \x01(\r\"W\n\x0b\x46\x61ultPolicy\x12#\n\x08on_fault\x18\x01 \x01(\x0e\x32\x11.scopa.v1.OnFault\x12\x0f\n\x07strikes\x18\x02 \x01(\r\x12\x12\n\nsubstitute\x18\x03 \x01(\t\"^\n\rClockSettings\x12\x14\n\x0cmove_time_ms\x18\x01 \x01(\r\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\x04\x12\x14\n\x0cincrement_ms\x18\x03 \x01(\r\x12\x10\n\x08grace_ms\x18\x04 \x01(\r\"\xd5\x03\n\tLogHeader\x12\x16\n\x0e\x66ormat_version\x18\x01 \x01(\r\x12\x10\n\x08match_id\x18\x02 \x01(\t\x12\"\n\x07variant\x18\x03 \x01(\x0b\x32\x11.scopa.v1.Variant\x12\'\n\x07\x65ngines\x18\x04 \x03(\x0b\x32\x16.scopa.v1.EngineRecord\x12&\n\x05\x63lock\x18\x05 \x01(\x0b\x32\x17.scopa.v1.ClockSettings\x12\x0c\n\x04seed\x18\x06 \x01(\x04\x12\x14\n\x0c\x66irst_dealer\x18\x07 \x01(\r\x12\x12\n\nstarted_at\x18\x08 \x01(\t\x12\x15\n\rarena_version\x18\t \x01(\t\x12\x13\n\x0bschedule_id\x18\n \x01(\t\x12+\n\x0c\x66\x61ult_policy\x18\x0b \x01(\x0b\x32\x15.scopa.v1.FaultPolicy\x12\x1a\n\x12startup_timeout_ms\x18\x0c \x01(\r\x12\x1c\n\x14handshake_timeout_ms\x18\r \x01(\r\x12\x19\n\x11notify_timeout_ms\x18\x0e \x01(\r\x12*\n\x07sandbox\x18\x0f \x01(\x0b\x32\x19.scopa.v1.SandboxSettings\x12\x17\n\x0fsource_revision\x18\x10 \x01(\t\"t\n\x0b\x44\x65\x61lStarted\x12\x13\n\x0b\x64\x65\x61l_number\x18\x01 \x01(\r\x12\x0e\n\x06\x64\x65\x61ler\x18\x02 \x01(\r\x12\x1c\n\x04\x64\x65\x63k\x18\x03 \x03(\x0b\x32\x0e.scopa.v1.Card\x12\"\n\nvoid_decks\x18\x04 \x03(\x0b\x32\x0e.scopa.v1.Deck\"%\n\x04\x44\x65\x63k\x12\x1d\n\x05\x63\x61rds\x18\x01 \x03(\x0b\x32\x0e.scopa.v1.Card\"\x8a\x02\n\x08\x44\x65\x63ision\x12\x13\n\x0b\x64\x65\x61l_number\x18\x01 \x01(\r\x12\x10\n\x08\x64\x65\x63ision\x18\x02 \x01(\r\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12\x1c\n\x04move\x18\x04 \x01(\x0b\x32\x0e.scopa.v1.Move\x12\x15\n\rthink_time_us\x18\x05 \x01(\x04\x12\x1e\n\x05\x66\x61ult\x18\x06 \x01(\x0b\x32\x0f.scopa.v1.Fault\x12\r\n\x05scopa\x18\x07 \x01(\x08\x12\x0f\n\x07\x63omment\x18\x08 \x01(\t\x12\x18\n\x0b\x64\x65\x61\x64line_ms\x18\t \x01(\rH\x00\x88\x01\x01\x12\x19\n\x0c\x62\x61nk_left_ms\x18\n \x01(\x04H\x01\x88\x01\x01\x42\x0e\n\x0c_deadline_msB\x0f\n\r_bank_left_ms\"1\n\tDealEnded\x12$\n\x06result\x18\x01 \x01(\x0b\x32\x14.scopa.v1.DealResult\"H\n\nMatchEnded\x12%\n\x06result\x18\x01 \x01(\x0b\x32\x15.scopa.v1.MatchResult\x12\x13\n\x0b\x66inished_at\x18\x02 \x01(\t\"\xfa\x01\n\tLogRecord\x12%\n\x06header\x18\x01 \x01(\x0b\x32\x13.scopa.v1.LogHeaderH\x00\x12-\n\x0c\x64\x65\x61l_started\x18\x02 \x01(\x0b\x32\x15.scopa.v1.DealStartedH\x00\x12&\n\x08\x64\x65\x63ision\x18\x03 \x01(\x0b\x32\x12.scopa.v1.DecisionH\x00\x12)\n\ndeal_ended\x18\x04 \x01(\x0b\x32\x13.scopa.v1.DealEndedH\x00\x12+\n\x0bmatch_ended\x18\x05 \x01(\x0b\x32\x14.scopa.v1.MatchEndedH\x00\x12\r\n\x05\x63hain\x18\x0f \x01(\x0c\x42\x08\n\x06record*\xa7\x01\n\nLaunchKind\x12\x1b\n\x17LAUNCH_KIND_UNSPECIFIED\x10\x00\x12\x17\n\x13LAUNCH_KIND_COMMAND\x10\x01\x12\x17\n\x13LAUNCH_KIND_ADDRESS\x10\x02\x12\x17\n\x13LAUNCH_KIND_BUILTIN\x10\x03\x12\x1a\n\x16LAUNCH_KIND_CONNECTION\x10\x04\x12\x15\n\x11LAUNCH_KIND_HUMAN\x10\x05*m\n\x0bSandboxMode\x12\x1c\n\x18SANDBOX_MODE_UNSPECIFIED\x10\x00\x12\x15\n\x11SANDBOX_MODE_AUTO\x10\x01\x12\x13\n\x0fSANDBOX_MODE_ON\x10\x02\x12\x14\n\x10SANDBOX_MODE_OFF\x10\x03*O\n\x07OnFault\x12\x18\n\x14ON_FAULT_UNSPECIFIED\x10\x00\x12\x11\n\rON_FAULT_LOSE\x10\x01\x12\x17\n\x13ON_FAULT_SUBSTITUTE\x10\x02\x42-\n\x17org.scopaarena.scopa.v1P\x01Z\x10scopa/v1;scopav1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,34 +33,34 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'arena.wire.v1.log_pb2', _gl
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'\n\027org.scopaarena.scopa.v1P\001Z\020scopa/v1;scopav1'
-  _globals['_LAUNCHKIND']._serialized_start=1966
-  _globals['_LAUNCHKIND']._serialized_end=2110
-  _globals['_SANDBOXMODE']._serialized_start=2112
-  _globals['_SANDBOXMODE']._serialized_end=2221
-  _globals['_ONFAULT']._serialized_start=2223
-  _globals['_ONFAULT']._serialized_end=2302
+  _globals['_LAUNCHKIND']._serialized_start=2006
+  _globals['_LAUNCHKIND']._serialized_end=2173
+  _globals['_SANDBOXMODE']._serialized_start=2175
+  _globals['_SANDBOXMODE']._serialized_end=2284
+  _globals['_ONFAULT']._serialized_start=2286
+  _globals['_ONFAULT']._serialized_end=2365
   _globals['_ENGINERECORD']._serialized_start=65
   _globals['_ENGINERECORD']._serialized_end=223
   _globals['_LAUNCH']._serialized_start=226
-  _globals['_LAUNCH']._serialized_end=389
-  _globals['_SANDBOXSETTINGS']._serialized_start=391
-  _globals['_SANDBOXSETTINGS']._serialized_end=502
-  _globals['_FAULTPOLICY']._serialized_start=504
-  _globals['_FAULTPOLICY']._serialized_end=591
-  _globals['_CLOCKSETTINGS']._serialized_start=593
-  _globals['_CLOCKSETTINGS']._serialized_end=687
-  _globals['_LOGHEADER']._serialized_start=690
-  _globals['_LOGHEADER']._serialized_end=1159
-  _globals['_DEALSTARTED']._serialized_start=1161
-  _globals['_DEALSTARTED']._serialized_end=1277
-  _globals['_DECK']._serialized_start=1279
-  _globals['_DECK']._serialized_end=1316
-  _globals['_DECISION']._serialized_start=1319
-  _globals['_DECISION']._serialized_end=1585
-  _globals['_DEALENDED']._serialized_start=1587
-  _globals['_DEALENDED']._serialized_end=1636
-  _globals['_MATCHENDED']._serialized_start=1638
-  _globals['_MATCHENDED']._serialized_end=1710
-  _globals['_LOGRECORD']._serialized_start=1713
-  _globals['_LOGRECORD']._serialized_end=1963
+  _globals['_LAUNCH']._serialized_end=429
+  _globals['_SANDBOXSETTINGS']._serialized_start=431
+  _globals['_SANDBOXSETTINGS']._serialized_end=542
+  _globals['_FAULTPOLICY']._serialized_start=544
+  _globals['_FAULTPOLICY']._serialized_end=631
+  _globals['_CLOCKSETTINGS']._serialized_start=633
+  _globals['_CLOCKSETTINGS']._serialized_end=727
+  _globals['_LOGHEADER']._serialized_start=730
+  _globals['_LOGHEADER']._serialized_end=1199
+  _globals['_DEALSTARTED']._serialized_start=1201
+  _globals['_DEALSTARTED']._serialized_end=1317
+  _globals['_DECK']._serialized_start=1319
+  _globals['_DECK']._serialized_end=1356
+  _globals['_DECISION']._serialized_start=1359
+  _globals['_DECISION']._serialized_end=1625
+  _globals['_DEALENDED']._serialized_start=1627
+  _globals['_DEALENDED']._serialized_end=1676
+  _globals['_MATCHENDED']._serialized_start=1678
+  _globals['_MATCHENDED']._serialized_end=1750
+  _globals['_LOGRECORD']._serialized_start=1753
+  _globals['_LOGRECORD']._serialized_end=2003
 # @@protoc_insertion_point(module_scope)

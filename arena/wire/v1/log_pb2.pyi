@@ -15,6 +15,7 @@ class LaunchKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     LAUNCH_KIND_ADDRESS: _ClassVar[LaunchKind]
     LAUNCH_KIND_BUILTIN: _ClassVar[LaunchKind]
     LAUNCH_KIND_CONNECTION: _ClassVar[LaunchKind]
+    LAUNCH_KIND_HUMAN: _ClassVar[LaunchKind]
 
 class SandboxMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -33,6 +34,7 @@ LAUNCH_KIND_COMMAND: LaunchKind
 LAUNCH_KIND_ADDRESS: LaunchKind
 LAUNCH_KIND_BUILTIN: LaunchKind
 LAUNCH_KIND_CONNECTION: LaunchKind
+LAUNCH_KIND_HUMAN: LaunchKind
 SANDBOX_MODE_UNSPECIFIED: SandboxMode
 SANDBOX_MODE_AUTO: SandboxMode
 SANDBOX_MODE_ON: SandboxMode
@@ -60,20 +62,22 @@ class EngineRecord(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., name: _Optional[str] = ..., engine_name: _Optional[str] = ..., engine_version: _Optional[str] = ..., author: _Optional[str] = ..., confinement: _Optional[str] = ..., launch: _Optional[_Union[Launch, _Mapping]] = ...) -> None: ...
 
 class Launch(_message.Message):
-    __slots__ = ("kind", "program", "command_sha256", "address", "builtin", "sandbox")
+    __slots__ = ("kind", "program", "command_sha256", "address", "builtin", "sandbox", "clock")
     KIND_FIELD_NUMBER: _ClassVar[int]
     PROGRAM_FIELD_NUMBER: _ClassVar[int]
     COMMAND_SHA256_FIELD_NUMBER: _ClassVar[int]
     ADDRESS_FIELD_NUMBER: _ClassVar[int]
     BUILTIN_FIELD_NUMBER: _ClassVar[int]
     SANDBOX_FIELD_NUMBER: _ClassVar[int]
+    CLOCK_FIELD_NUMBER: _ClassVar[int]
     kind: LaunchKind
     program: str
     command_sha256: bytes
     address: str
     builtin: str
     sandbox: SandboxSettings
-    def __init__(self, kind: _Optional[_Union[LaunchKind, str]] = ..., program: _Optional[str] = ..., command_sha256: _Optional[bytes] = ..., address: _Optional[str] = ..., builtin: _Optional[str] = ..., sandbox: _Optional[_Union[SandboxSettings, _Mapping]] = ...) -> None: ...
+    clock: ClockSettings
+    def __init__(self, kind: _Optional[_Union[LaunchKind, str]] = ..., program: _Optional[str] = ..., command_sha256: _Optional[bytes] = ..., address: _Optional[str] = ..., builtin: _Optional[str] = ..., sandbox: _Optional[_Union[SandboxSettings, _Mapping]] = ..., clock: _Optional[_Union[ClockSettings, _Mapping]] = ...) -> None: ...
 
 class SandboxSettings(_message.Message):
     __slots__ = ("mode", "memory_mib", "processes", "disk_mib")
