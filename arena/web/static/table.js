@@ -65,6 +65,7 @@
       state.started = data;
     } else if (kind === "view") {
       state.view = data;
+      if (state.dealEnd) state.dealEnd.afterView = false;
     } else if (kind === "decision") {
       state.question = { ask: Number(id), request: data };
       state.view = data.observation;
@@ -80,6 +81,7 @@
       }
     } else if (kind === "DealEnded") {
       state.dealEnd = data;
+      data.afterView = true;  // its score is newer than the view's
     } else if (kind === "MatchEnded") {
       state.result = data.result;
     } else if (kind === "end") {
@@ -220,6 +222,9 @@
   function draw() {
     root.textContent = "";
     root.dataset.faces = state.faces;
+    // For tests and assistive tools: which decision waits, and whether the match is over.
+    root.dataset.ask = state.question ? String(state.question.ask) : "";
+    root.dataset.over = state.result ? "1" : "";
     const top = el("div", "bar");
     top.appendChild(el("h1", "", (state.person || state.name || "Your seat") +
       (state.seat !== null ? ", seat " + state.seat : "")));
@@ -277,9 +282,14 @@
     status.id = "status";
     const turn = state.result ? "match over" : state.question ? "your turn" :
       "waiting for " + seatName(v.toMove);
-    status.textContent = game.toLowerCase() + " to " + (v.variant.target || "?") + ": score " +
-      v.matchScores.join(" - ") + " (your side first: " + (side(state.seat) === 0 ? "yes" : "no") +
-      "); dealer " + seatName(v.dealer) + "; stock " + v.stockCount + "; " + turn;
+    // The match score: the latest of the view's, the last deal's end and the match's end.
+    const scores = state.result ? state.result.finalScores :
+      state.dealEnd && state.dealEnd.afterView ? state.dealEnd.result.matchScores : v.matchScores;
+    const mySide = side(state.seat);
+    const target = v.variant.target ? " to " + v.variant.target : "";
+    status.textContent = game.toLowerCase() + target + ": your side " + scores[mySide] +
+      ", their side " + scores[1 - mySide] + "; dealer " + seatName(v.dealer) + "; stock " +
+      v.stockCount + "; " + turn;
     root.appendChild(status);
 
     // The other seats: their names and how many cards they hold.

@@ -1,0 +1,108 @@
+"""`arena match --http` over real HTTP on loopback: a person plays through
+the requests the page makes; nobody without the seat's secret gets anything
+hidden; the spectators see no hand; the log verifies."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+
+import pytest
+import requests
+
+from arena.outcome import Termination
+from arena.replay import replay_log
+from tests.support.paths import ARENA
+from tests.support.tables import host_table
+
+pytestmark = pytest.mark.process
+
+
+def play_by_requests(table, seat: int, name: str = "Ada", bad_first: bool = True) -> list[dict]:
+    """Sit down and answer each decision with its first legal move; the first
+    time, try a card not in the hand first. The refusals' bodies."""
+    assert table.post(seat, "/api/seat/sit", {"name": name}).json() == {"person": name}
+    refusals = []
+    for kind, ident, data in table.stream(seat):
+        if kind != "decision":
+            continue
+        if bad_first and not refusals:
+            hand = {(c["suit"], c["rank"]) for c in data["observation"]["hand"]}
+            card = next(
+                {"suit": s, "rank": r}
+                for s in ("DENARI", "COPPE", "SPADE", "BASTONI")
+                for r in range(1, 11)
+                if (s, r) not in hand
+            )
+            bad = table.post(seat, "/api/seat/move", {"ask": int(ident), "move": {"card": card}})
+            refusals.append({"status": bad.status_code, **bad.json()})
+        first = data["legalMoves"][0]
+        reply = table.post(seat, "/api/seat/move", {"ask": int(ident), "move": first})
+        assert reply.status_code == 200, reply.text
+    return refusals
+
+
+def test_a_person_plays_through_the_pages_requests_and_the_log_verifies(tmp_path):
+    log = tmp_path / "m.log"
+    table = host_table(["me=human", "g=builtin:greedy"], "--target", "3", "--seed", "5", log=log)
+    try:
+        # Nothing answers without the seat's secret, or with another.
+        for secret in (None, "x" * 43, table.secrets[0][:-1] + "A"):
+            headers = {"Authorization": f"Bearer {secret}"} if secret else {}
+            got = requests.get(table.base + "/api/seat/events", headers=headers, timeout=10)
+            assert got.status_code == 401 and "hand" not in got.text
+            moved = table.post(None, "/api/seat/move", {"ask": 1, "move": {}}, secret=secret)
+            assert moved.status_code == 401
+        # The pages themselves hold no secret.
+        for path in ("/", "/seat", "/watch", "/static/table.js"):
+            page = requests.get(table.base + path, timeout=10)
+            assert page.status_code == 200 and table.secrets[0] not in page.text
+        assert requests.get(table.base + "/seat", timeout=10).headers["Referrer-Policy"] == (
+            "no-referrer"
+        )
+        refusals = play_by_requests(table, 0)
+        assert refusals[0]["status"] == 422 and "is not in the hand" in refusals[0]["error"]
+        assert table.wait() == 0
+    finally:
+        table.stop()
+    replayed = replay_log(log)
+    assert replayed.result.termination is Termination.COMPLETED and not replayed.result.faults
+    assert replayed.header.engines[0].author == "Ada"
+    assert table.secrets[0] not in log.read_bytes().decode("latin-1")
+    verified = subprocess.run([ARENA, "replay", str(log)], capture_output=True, text=True)
+    assert verified.returncode == 0 and "verified" in verified.stdout
+
+
+def test_the_spectators_stream_shows_no_hand(tmp_path):
+    table = host_table(["me=human", "g=builtin:greedy"], "--deals", "1", "--seed", "8")
+    try:
+        seen = requests.get(table.base + "/api/watch/events", stream=True, timeout=60)
+        play_by_requests(table, 0, bad_first=False)
+        with seen:
+            frames = [x for x in seen.iter_lines(decode_unicode=True) if x.startswith("data:")]
+        assert len(frames) > 10
+        # Every hand is a count, never a card (the test can fail: a hand shown is a list).
+        hands = [json.loads(f[5:]).get("hands") for f in frames]
+        assert sum(h is not None for h in hands) > 10
+        assert all(isinstance(n, int) for h in hands if h is not None for n in h)
+        assert table.wait() == 0
+    finally:
+        table.stop()
+
+
+def test_a_person_needs_a_table_and_one_seat(tmp_path):
+    refused = subprocess.run(
+        [ARENA, "match", "--engine", "me=human", "--engine", "g=builtin:greedy"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert refused.returncode != 0 and "give --http HOST:PORT" in refused.stderr
+    words = ["--variant", "scopone", "--http", "127.0.0.1:0", "--engine", "me=human"]
+    two = subprocess.run(
+        [ARENA, "match", *words, "--engine", "g=builtin:greedy"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert two.returncode != 0 and "never a side's two" in two.stderr

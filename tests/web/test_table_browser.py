@@ -1,0 +1,144 @@
+"""A person at the table in headless Chromium: whole matches played by
+clicking and by keyboard, against bots, with a reload in the middle; a
+crafted request refused with its reason; the logs verified afterwards."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from arena.outcome import Termination
+from arena.replay import replay_log
+from tests.support.tables import host_table
+
+from .test_browser import Watched
+
+pytestmark = [pytest.mark.browser, pytest.mark.process]
+
+# Where to keep the screenshots (docs/ when taking the documentation's).
+SHOTS = os.environ.get("ARENA_TABLE_SHOTS")
+
+
+def sit(page, name: str) -> None:
+    page.wait_for_selector("form.sit input")
+    page.fill("form.sit input", name)
+    page.click("form.sit button")
+
+
+def one_move(page, by_keyboard: bool) -> bool:
+    """Make the seat's next move; False once the match is over."""
+    waiting = "#table[data-ask]:not([data-ask='']), #table[data-over='1']"
+    page.wait_for_selector(waiting, timeout=60_000)
+    root = page.locator("#table")
+    if root.get_attribute("data-over") == "1":
+        return False
+    ask = root.get_attribute("data-ask")
+    if by_keyboard:
+        page.keyboard.press("1")
+    else:
+        page.locator("#hand button.playable").first.click()
+    if page.locator("#choices .choice").count():
+        if by_keyboard:
+            page.keyboard.press("1")
+        else:
+            page.locator("#choices .choice").first.click()
+    page.wait_for_function(
+        "ask => document.getElementById('table').dataset.ask !== ask", arg=ask, timeout=30_000
+    )
+    return True
+
+
+def shoot(page, directory: Path, name: str) -> Path:
+    path = (Path(SHOTS) if SHOTS else directory) / name
+    page.screenshot(path=str(path), full_page=True)
+    assert path.stat().st_size > 10_000
+    return path
+
+
+def test_a_person_plays_a_whole_scopa_match_by_clicking_with_a_reload(browser, tmp_path):
+    log = tmp_path / "scopa.log"
+    table = host_table(["me=human", "g=builtin:greedy"], "--target", "4", "--seed", "11", log=log)
+    watched = Watched(browser, table.base)
+    try:
+        watched.load(f"/seat#{table.secrets[0]}")
+        sit(watched.page, "Ada")
+        page = watched.page
+        page.wait_for_selector("#hand button.playable", timeout=30_000)
+        assert page.locator("#clock").get_attribute("data-running") == "1"
+        shoot(page, tmp_path, "table-scopa.png")
+        # A request the page never makes: a card not in the hand. Refused, with
+        # the rules' reason, and the decision is still the person's.
+        refused = page.evaluate(
+            """async () => {
+                const ask = Number(document.getElementById('table').dataset.ask);
+                const mine = [...document.querySelectorAll('#hand [data-card]')]
+                  .map((b) => b.dataset.card);
+                const suits = {d: 'DENARI', c: 'COPPE', s: 'SPADE', b: 'BASTONI'};
+                let card = null;
+                for (const s of 'dcsb') for (let r = 1; r <= 10; r++)
+                  if (!card && !mine.includes(r + s)) card = {suit: suits[s], rank: r};
+                const r = await fetch('/api/seat/move', {method: 'POST',
+                  headers: {'Authorization': 'Bearer ' + location.hash.slice(1),
+                            'Content-Type': 'application/json'},
+                  body: JSON.stringify({ask: ask, move: {card: card}})});
+                return [r.status, (await r.json()).error];
+            }"""
+        )
+        assert refused[0] == 422 and "is not in the hand" in refused[1], refused
+        # The browser reports the refused request itself as a console error: expected here.
+        watched.problems = [p for p in watched.problems if "status of 422" not in p]
+        moves = 0
+        while one_move(page, by_keyboard=False):
+            moves += 1
+            if moves == 4:
+                page.reload()  # the seat resumes where it was, its clock still running
+                page.wait_for_selector("#hand button.playable, #table[data-over='1']")
+                assert page.locator("form.sit").count() == 0
+        shoot(page, tmp_path, "table-scopa-end.png")
+        assert "Match over" in page.locator("#result").inner_text()
+        assert table.wait() == 0
+    finally:
+        watched.close()
+        table.stop()
+    replayed = replay_log(log)
+    assert replayed.result.termination is Termination.COMPLETED and not replayed.result.faults
+    assert sum(s.seat == 0 for d in replayed.deals for s in d.steps) == moves
+
+
+def test_a_person_and_a_bot_partner_play_scopone_against_two_bots_by_keyboard(browser, tmp_path):
+    log = tmp_path / "scopone.log"
+    engines = ["me=human", "g=builtin:greedy", "partner=builtin:greedy", "r=builtin:random"]
+    table = host_table(engines, "--variant", "scopone", "--target", "3", "--seed", "4", log=log)
+    watched = Watched(browser, table.base)
+    phone = browser.new_context(viewport={"width": 390, "height": 844})
+    try:
+        watched.load(f"/seat#{table.secrets[0]}")
+        sit(watched.page, "Bea")
+        page = watched.page
+        page.wait_for_selector("#hand button.playable", timeout=30_000)
+        assert "partner" in page.locator(".others").inner_text()
+        # Faces switch, as in the viewer.
+        page.click("button.faces")
+        assert page.locator("#table").get_attribute("data-faces") == "french"
+        # The page in a phone-sized window, from the same secret address.
+        small = phone.new_page()
+        small.goto(table.seat_url(0))
+        small.wait_for_selector("#hand button.card-button")
+        width = small.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390 + 1, width  # nothing wider than the window
+        shoot(small, tmp_path, "table-phone.png")
+        small.close()
+        moves = 0
+        while one_move(page, by_keyboard=True):
+            moves += 1
+        assert table.wait() == 0
+    finally:
+        phone.close()
+        watched.close()
+        table.stop()
+    replayed = replay_log(log)
+    assert replayed.result.termination is Termination.COMPLETED and not replayed.result.faults
+    assert replayed.header.engines[0].engine_name == "human"
+    assert sum(s.seat == 0 for d in replayed.deals for s in d.steps) == moves > 0
