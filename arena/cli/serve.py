@@ -51,6 +51,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
             http=args.http,
             spectator_delay=args.spectator_delay,
             cluster=args.cluster,
+            challenges=not args.no_challenges,
         ),
         Path(args.data),
         args.listen,
@@ -164,6 +165,12 @@ def add_parsers(sub: Subparsers) -> None:
             "live matches are shown this many plays behind, to watch streams and the web "
             "site, in competitions that set no spectator_delay (default %(default)s)"
         ),
+    )
+    serve.add_argument(
+        "--no-challenges",
+        action="store_true",
+        help="do not let participants play bots themselves on the site (/challenge): "
+        "challenges are on by default with --http",
     )
     serve.add_argument(
         "--cluster",

@@ -33,6 +33,7 @@ from arena.errors import ConfigError
 from arena.files import DIR_MODE, LockHeld, private_dir, take_lock
 from arena.server.auth import Access, server_key, settle_organiser_token
 from arena.server.broker import Broker
+from arena.server.challenges import Challenges
 from arena.server.competitions import CompetitionManager, reveal_finished
 from arena.server.grpc_service import ArenaServicer, WatchLimits
 from arena.server.liveness import Liveness
@@ -68,6 +69,7 @@ async def serve(
     http: str | None = None,
     spectator_delay: int = 0,
     cluster: str | None = None,
+    challenges: bool = True,
 ) -> int:
     """Run the server until SIGTERM or Ctrl-C, and return which of the two
     stopped it (the exit status tells them apart); ``data`` holds everything it keeps.
@@ -77,7 +79,8 @@ async def serve(
     Live matches are shown ``spectator_delay`` plays behind, to gRPC watchers
     and the site alike, in competitions whose file sets no delay of its own.
     With ``cluster`` (a Ray cluster's address, or "local"), competitions play
-    their matches there."""
+    their matches there. ``challenges``: participants may play bots themselves
+    on the site (arena.server.challenges)."""
     # Only the user running the server may read its data, an older server's too.
     os.chmod(private_dir(data), DIR_MODE)
     held = _hold_data(data)
@@ -116,8 +119,24 @@ async def serve(
                 spectator_delay=spectator_delay,
             )
             if http is not None:
+                played = Challenges(
+                    nursery,
+                    data,
+                    storage,
+                    key,
+                    enabled=challenges,
+                    spectator_delay=spectator_delay,
+                )
                 await start_site(
-                    nursery, http, spectator_delay, data, storage, broker, manager, standings
+                    nursery,
+                    http,
+                    spectator_delay,
+                    data,
+                    storage,
+                    broker,
+                    manager,
+                    standings,
+                    played,
                 )
             server = await trio.to_thread.run_sync(GrpcServer.start, servicer, listen)
             try:

@@ -11,6 +11,7 @@ from pathlib import Path
 import trio
 
 from arena.server.broker import Broker
+from arena.server.challenges import Challenges
 from arena.server.competitions import (
     CompetitionManager,
     LadderView,
@@ -86,9 +87,12 @@ async def start_site(
     broker: Broker,
     manager: CompetitionManager,
     standings: StandingsCache,
+    challenges: Challenges | None = None,
 ) -> None:
-    """Serve the web site in the server's nursery; prints SITE http://HOST:PORT."""
+    """Serve the web site in the server's nursery, with ``challenges``' pages
+    when given; prints SITE http://HOST:PORT."""
     from arena.web.app import create_app
+    from arena.web.challenges import challenge_routes
     from arena.web.remote import ServerSource
     from arena.web.serve import serve_site
 
@@ -103,5 +107,6 @@ async def start_site(
     def copy_running() -> None:  # on the trio loop, the manager's own
         source.running_now = manager.running_matches()
 
-    address = await nursery.start(serve_site, create_app(source, copy_running), http)
+    extra = challenge_routes(challenges) if challenges is not None else []
+    address = await nursery.start(serve_site, create_app(source, copy_running, extra), http)
     print(f"SITE {address}", flush=True)

@@ -11,7 +11,7 @@ event stream and the list of running matches are read on the loop.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,7 @@ from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 from starlette.types import Send
 
 from arena.web import pages
@@ -35,6 +35,7 @@ from arena.web.data import (
 )
 
 STATIC = Path(__file__).with_name("site_static")
+TABLE = Path(__file__).with_name("static")
 HEADERS = {
     # Nothing is loaded from elsewhere, and nothing inline runs.
     "Content-Security-Policy": (
@@ -55,8 +56,12 @@ STREAMS_TOTAL = 2000
 def _static_files() -> dict[str, tuple[str, str]]:
     files = {
         "site.js": ((STATIC / "site.js").read_text(encoding="utf-8"), "text/javascript"),
+        "challenge.js": ((STATIC / "challenge.js").read_text(encoding="utf-8"), "text/javascript"),
         "viewer.js": (VIEWER_ASSETS.get("viewer.js", ""), "text/javascript"),
         "viewer.css": (VIEWER_ASSETS.get("viewer.css", ""), "text/css"),
+        # A person's seat at a challenge (arena.web.challenges).
+        "table.js": ((TABLE / "table.js").read_text(encoding="utf-8"), "text/javascript"),
+        "table.css": ((TABLE / "table.css").read_text(encoding="utf-8"), "text/css"),
     }
     return files
 
@@ -98,11 +103,17 @@ class _ClosingStreamingResponse(StreamingResponse):
                 await _close(self.body_iterator)
 
 
-def create_app(source: Source, on_loop: Callable[[], None] | None = None) -> Starlette:
+def create_app(
+    source: Source,
+    on_loop: Callable[[], None] | None = None,
+    extra: Sequence[BaseRoute] = (),
+) -> Starlette:
     """The site over ``source``; ``on_loop`` runs on the event loop before each
-    request reads (the server copies its running matches there)."""
+    request reads (the server copies its running matches there); ``extra``:
+    more routes (the server's challenges)."""
     site = Site(source, on_loop)
     routes = [
+        *extra,
         Route("/", site.competitions),
         Route("/api/competitions", site.competitions),
         Route("/c/{cid}", site.competition),

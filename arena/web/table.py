@@ -71,7 +71,14 @@ class Table:
         names: Sequence[str],
         broker: Broker,
         spectator_delay: int = 0,
+        *,
+        key: str = MATCH_KEY,
+        api: str = "/api/seat",
     ) -> None:
+        """``key``: the match's key in ``broker``; ``api``: where the seat's
+        requests go (``api``/events, /sit, /move), as its page is told."""
+        self.key = key
+        self.api = api
         self.people = people
         self.variant = variant
         self.names = list(names)
@@ -107,7 +114,7 @@ class Table:
 
     async def seat_page(self, request: Request) -> Response:
         body = (
-            '<div id="table" class="scopa-table" data-stream="/api/seat/events">'
+            f'<div id="table" class="scopa-table" data-api="{pages.e(self.api)}">'
             '<p class="needs-script">This table needs JavaScript.</p></div>'
         )
         page = pages.page(
@@ -163,7 +170,7 @@ class Table:
     async def watch_events(self, request: Request) -> Response:
         """The public view, as the viewer's frames, ``delay`` plays behind."""
         frames = LiveFrames(self.variant, self.names)
-        watched = self.broker.watch_trio(MATCH_KEY, self.delay)
+        watched = self.broker.watch_trio(self.key, self.delay)
 
         async def body() -> AsyncIterator[str]:
             try:

@@ -12,6 +12,7 @@
   if (!root || !window.ScopaViewer) return;
   const V = window.ScopaViewer;
   const secret = decodeURIComponent(location.hash.slice(1));
+  const api = root.dataset.api || "/api/seat";  // the seat's requests: events, sit, move
   const SUIT = { DENARI: "d", COPPE: "c", SPADE: "s", BASTONI: "b" };
   const SUIT_ORDER = "dcsb";
 
@@ -93,7 +94,7 @@
   // as Server-Sent Events. It is opened again (from its start) when it drops.
   function connect() {
     state.connected = false;
-    fetch("/api/seat/events", { headers: headers(), cache: "no-store", credentials: "omit",
+    fetch(api + "/events", { headers: headers(), cache: "no-store", credentials: "omit",
       referrerPolicy: "no-referrer" })
       .then((response) => {
         if (response.status === 401) {
@@ -141,7 +142,7 @@
   }
 
   function sit(nameText) {
-    post("/api/seat/sit", { name: nameText }).then((r) => {
+    post(api + "/sit", { name: nameText }).then((r) => {
       if (r.status === 200) { state.person = r.data.person; state.message = ""; }
       else state.message = r.data.error || "could not sit down";
       draw();
@@ -152,7 +153,7 @@
     const q = state.question;
     if (!q) return;
     state.message = "";
-    post("/api/seat/move", { ask: q.ask, move: move }).then((r) => {
+    post(api + "/move", { ask: q.ask, move: move }).then((r) => {
       if (r.status !== 200) {
         // The referee's words; the decision is still the seat's to make.
         state.message = "That move was not played: " + (r.data.error || r.status);

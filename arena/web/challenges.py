@@ -1,0 +1,208 @@
+"""The site's challenge pages (the competition server's alone): a participant
+opens a challenge against a bot or a baseline with their token, plays it at
+a person's table (arena.web.table), and finds it afterwards on their page.
+
+The site knows the server's challenges only through ``ChallengeHost`` (the
+server's arena.server.challenges.Challenges is one), so it imports nothing of
+the server. A participant's token reaches the server only in the
+``Authorization`` header of the page's request, never in an address.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Protocol
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from arena.errors import ArenaError
+from arena.replay import replay_log
+from arena.viewer import viewer_data
+from arena.web import pages
+from arena.web.app import HEADERS, _html, _json
+from arena.web.table import PRIVATE, Table
+
+MAX_BODY_BYTES = 4096
+
+
+class ChallengeHost(Protocol):
+    enabled: bool
+    tables: dict[str, Table]
+
+    def participant(self, token: str) -> str | None: ...
+    def opponents(self) -> list[str]: ...
+    def open(self, participant: str, opponent: str, game: str = "scopa") -> tuple[str, str]: ...
+    def get(self, cid: str) -> dict[str, Any] | None: ...
+    def log_path(self, cid: str) -> Any: ...
+    def of(self, participant: str) -> list[dict[str, Any]]: ...
+
+
+def participant_url(name: str) -> str:
+    from urllib.parse import quote
+
+    return "/p/" + quote(name, safe="")
+
+
+def challenge_routes(host: ChallengeHost) -> list[BaseRoute]:
+    """The routes of the challenge pages, for arena.web.app.create_app's ``extra``."""
+    pages_ = ChallengePages(host)
+    return [
+        Route("/challenge", pages_.form),
+        Route("/api/challenges", pages_.open, methods=["POST"]),
+        Route("/challenges/{cid}", pages_.challenge),
+        Route("/challenges/{cid}/seat", pages_.seat_page),
+        Route("/api/challenges/{cid}/seat/events", pages_.seat_events),
+        Route("/api/challenges/{cid}/seat/sit", pages_.seat_sit, methods=["POST"]),
+        Route("/api/challenges/{cid}/seat/move", pages_.seat_move, methods=["POST"]),
+        Route("/p/{name}", pages_.participant),
+    ]
+
+
+class ChallengePages:
+    def __init__(self, host: ChallengeHost) -> None:
+        self.host = host
+
+    async def form(self, request: Request) -> Response:
+        if not self.host.enabled:
+            body = (
+                "<h1>Challenges</h1><p>The organiser has turned challenges off on this server.</p>"
+            )
+            return _html(pages.page("Challenges", body))
+        options = "".join(
+            f'<option value="{pages.e(o)}">{pages.e(o)}</option>' for o in self.host.opponents()
+        )
+        body = (
+            "<h1>Play a bot yourself</h1>"
+            "<p>A challenge is one Scopa match between you, in this browser, and a "
+            "registered bot or a baseline: unrated, and apart from every competition. "
+            "Its log is kept and listed on your page.</p>"
+            '<form id="challenge-form">'
+            '<p><label>Your participant token: <input type="password" name="token" '
+            'autocomplete="off" required></label></p>'
+            f'<p><label>Opponent: <select name="opponent">{options}</select></label></p>'
+            '<p><button type="submit">Sit down</button></p>'
+            '<p id="challenge-message" role="status"></p></form>'
+        )
+        return _html(pages.page("Challenges", body, scripts=("/static/challenge.js",)))
+
+    async def open(self, request: Request) -> Response:
+        scheme, _, token = request.headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "bearer" or not token.strip():
+            return _private({"error": "send your participant token (Authorization: Bearer)"}, 401)
+        who = await run_in_threadpool(self.host.participant, token.strip())
+        if who is None:
+            return _private({"error": "unknown participant token"}, 401)
+        raw = await request.body()
+        try:
+            if len(raw) > MAX_BODY_BYTES:
+                raise ValueError("too long")
+            body = json.loads(raw)
+            opponent, game = str(body["opponent"]), str(body.get("game", "scopa"))
+        except (ValueError, KeyError, TypeError):
+            return _private({"error": 'send {"opponent": NAME}'}, 400)
+        try:
+            cid, secret = self.host.open(who, opponent, game)
+        except ArenaError as e:
+            return _private({"error": str(e)}, getattr(e, "status", 400))
+        return _private(
+            {"id": cid, "seat": f"/challenges/{cid}/seat#{secret}", "page": f"/challenges/{cid}"},
+            201,
+        )
+
+    async def challenge(self, request: Request) -> Response:
+        cid = request.path_params["cid"]
+        record = self.host.get(cid)
+        if record is None:
+            return _missing(request, f"no challenge {cid!r}")
+        log = self.host.log_path(cid)
+        data = None
+        if log is not None:
+            data = await run_in_threadpool(lambda: viewer_data(replay_log(log)))
+        if request.query_params.get("format") == "json":
+            return _json({"challenge": record, "viewer": data})
+        scores = " - ".join(str(s) for s in record["scores"])
+        winner = record["winner"] or "nobody"
+        summary = (
+            f"{scores}, {winner} won; {record['result']}"
+            if record["status"] == "done"
+            else record["status"]
+        )
+        body = (
+            f"<h1>challenge {pages.e(cid)}</h1>"
+            f'<p><a href="{participant_url(record["participant"])}">'
+            f"{pages.e(record['participant'])}</a> against {pages.e(record['opponent'])}, "
+            f"{pages.e(record['game'])}, started {pages.e(record['started_at'])}; unrated</p>"
+            f'<p>result: <span id="match-result">{pages.e(summary)}</span></p>'
+        )
+        scripts: tuple[str, ...] = ()
+        if data is not None:
+            payload = (
+                json.dumps(data, ensure_ascii=False)
+                .replace("<", "\\u003c")
+                .replace(">", "\\u003e")
+                .replace("&", "\\u0026")
+            )
+            body += (
+                '<div id="viewer" data-faces="italian"></div>'
+                f'<script type="application/json" id="viewer-data">{payload}</script>'
+            )
+            scripts = ("/static/viewer.js", "/static/site.js")
+        return _html(
+            pages.page(f"challenge {cid}", body, scripts=scripts, css=("/static/viewer.css",))
+        )
+
+    async def participant(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        found = await run_in_threadpool(self.host.of, name)
+        if request.query_params.get("format") == "json":
+            return _json({"participant": name, "challenges": found})
+        rows = "".join(
+            f'<tr><td><a href="/challenges/{pages.e(c["id"])}">{pages.e(c["id"])}</a></td>'
+            f"<td>{pages.e(c['opponent'])}</td><td>{pages.e(c['status'])}</td>"
+            f"<td>{pages.e(' - '.join(str(s) for s in c['scores']))}</td>"
+            f"<td>{pages.e(c['winner'] or '')}</td></tr>"
+            for c in found
+        )
+        body = (
+            f"<h1>{pages.e(name)}</h1><h2>Challenges (unrated)</h2>"
+            '<table id="challenges"><thead><tr><th>challenge</th><th>opponent</th>'
+            "<th>status</th><th>score</th><th>winner</th></tr></thead>"
+            f"<tbody>{rows}</tbody></table>" + ("" if found else "<p>No challenge yet.</p>")
+        )
+        return _html(pages.page(name, body))
+
+    # The seat, delegated to the challenge's table ----------------------------------
+
+    def _table(self, request: Request) -> Table | None:
+        return self.host.tables.get(request.path_params["cid"])
+
+    async def seat_page(self, request: Request) -> Response:
+        table = self._table(request)
+        if table is None:
+            return _missing(request, "no such challenge is being played")
+        return await table.seat_page(request)
+
+    async def seat_events(self, request: Request) -> Response:
+        table = self._table(request)
+        return await table.seat_events(request) if table else _private({"error": "no table"}, 404)
+
+    async def seat_sit(self, request: Request) -> Response:
+        table = self._table(request)
+        return await table.sit(request) if table else _private({"error": "no table"}, 404)
+
+    async def seat_move(self, request: Request) -> Response:
+        table = self._table(request)
+        return await table.move(request) if table else _private({"error": "no table"}, 404)
+
+
+def _private(value: Any, status: int = 200) -> Response:
+    return Response(json.dumps(value), status, media_type="application/json", headers=PRIVATE)
+
+
+def _missing(request: Request, what: str) -> Response:
+    if request.query_params.get("format") == "json" or request.url.path.startswith("/api/"):
+        return _json({"error": what}, 404)
+    return Response(pages.not_found(what), 404, media_type="text/html", headers=HEADERS)
