@@ -95,10 +95,12 @@ class ChallengePages:
         who = await run_in_threadpool(self.host.participant, token.strip())
         if who is None:
             return _private({"error": "unknown participant token"}, 401)
-        raw = await request.body()
-        try:
+        raw = b""
+        async for chunk in request.stream():  # read no more than a request may hold
+            raw += chunk
             if len(raw) > MAX_BODY_BYTES:
-                raise ValueError("too long")
+                return _private({"error": f"a request of at most {MAX_BODY_BYTES} bytes"}, 413)
+        try:
             body = json.loads(raw)
             opponent, game = str(body["opponent"]), str(body.get("game", "scopa"))
         except (ValueError, KeyError, TypeError):

@@ -121,6 +121,23 @@ def test_a_person_plays_a_match_to_its_end_and_the_log_verifies(tmp_path):
     assert kinds.count("DealEnded") == len(replayed.deals) and "MatchEnded" in kinds
 
 
+def test_two_people_play_scopone_as_partners_against_two_bots(tmp_path):
+    log = tmp_path / "m.log"
+    engines = ["ann=human", "g=builtin:greedy", "bob=human", "r=builtin:random"]
+    report, streams = human_match(engines, MatchSettings(Variant(Game.SCOPONE, target=3)), log)
+    assert report.result.termination is Termination.COMPLETED and not report.result.faults
+    assert sorted(streams) == [0, 2]
+    first = {}
+    for seat in (0, 2):
+        views = [d for k, _, d in events(streams[seat]) if k == "view"]
+        # Each person is shown their own view: their seat, their hand, and no other hand.
+        assert views and all(v["seat"] == seat and "hands" not in v for v in views)
+        first[seat] = views[0]["hand"]
+    assert first[0] != first[2]
+    replayed = replay_log(log)
+    assert [e.engine_name for e in replayed.header.engines] == ["human", "greedy", "human", "random"]
+
+
 def test_a_move_the_page_got_wrong_is_refused_with_the_rules_reason_and_is_no_fault(tmp_path):
     log = tmp_path / "m.log"
     refusals: list[Refused] = []
