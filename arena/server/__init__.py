@@ -12,7 +12,8 @@ Modules, one job each: storage (the server's SQLite), auth (tokens and roles),
 names (the one rule for names), addresses (the one spelling of an address),
 liveness (probing registered bots), status (refusing a call), broker
 (spectator fan-out), competitions (running them), standings (the cached
-tables), service (the gRPC handlers), lifecycle (start and stop).
+tables), service (the gRPC handlers), challenges (participants playing bots
+at the site), lifecycle (start and stop).
 """
 
 from arena.server.lifecycle import serve

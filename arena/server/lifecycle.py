@@ -33,7 +33,6 @@ from arena.errors import ConfigError
 from arena.files import DIR_MODE, LockHeld, private_dir, take_lock
 from arena.server.auth import Access, server_key, settle_organiser_token
 from arena.server.broker import Broker
-from arena.server.challenges import Challenges
 from arena.server.competitions import CompetitionManager, reveal_finished
 from arena.server.grpc_service import ArenaServicer, WatchLimits
 from arena.server.liveness import Liveness
@@ -119,6 +118,8 @@ async def serve(
                 spectator_delay=spectator_delay,
             )
             if http is not None:
+                from arena.server.challenges import Challenges  # the site's, with it
+
                 played = Challenges(
                     nursery,
                     data,

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import trio
 
 from arena.server.broker import Broker
-from arena.server.challenges import Challenges
 from arena.server.competitions import (
     CompetitionManager,
     LadderView,
@@ -24,6 +24,9 @@ from arena.server.versions import bot_of
 from arena.tournament.standings_cache import StandingsCache
 from arena.wire import service as wire
 from arena.wire.v1 import server_pb2 as spb
+
+if TYPE_CHECKING:
+    from arena.server.challenges import Challenges
 
 
 class SiteCatalog:

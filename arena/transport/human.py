@@ -174,6 +174,8 @@ class HumanSeat(EngineConnection):
             raise Refused(400, f"not a move: {e}") from None
         if move not in q.decision.legal_moves:
             raise Refused(422, illegal_reason(q.decision.observation, move))
+        # Answered: a second answer (another tab, a double click) finds no question.
+        self._question = None
         q.answer.send_nowait(move)
         return move
 

@@ -87,6 +87,17 @@ def test_a_person_plays_a_whole_scopa_match_by_clicking_with_a_reload(browser, t
             }"""
         )
         assert refused[0] == 422 and "is not in the hand" in refused[1], refused
+        # Another browser, without the secret or with a wrong one, is shown nothing.
+        stranger = browser.new_context()
+        other = stranger.new_page()
+        other.goto(table.base + "/seat")
+        other.wait_for_selector("#table .message")
+        assert other.locator("#hand").count() == 0
+        other.goto(table.base + "/seat#" + "A" * 43)
+        other.reload()
+        other.wait_for_function("document.body.innerText.includes('not a seat')")
+        assert other.locator("#hand").count() == 0 and other.locator(".card").count() == 0
+        stranger.close()
         # The browser reports the refused request itself as a console error: expected here.
         watched.problems = [p for p in watched.problems if "status of 422" not in p]
         moves = 0
