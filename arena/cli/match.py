@@ -152,6 +152,11 @@ def cmd_match(args: argparse.Namespace) -> int:
         OnFault(args.on_fault), strikes=args.strikes, substitute=Substitute(args.substitute)
     )
     people = [s for s in specs if isinstance(s, HumanEngine)]
+    if people and variant.seats == 4 and len(specs) == 2:
+        raise ConfigError(
+            "a person takes one seat, never a side's two (they would see their "
+            "partner's hand): give four engines"
+        )
     if people and args.http is None:
         raise ConfigError(
             f"{people[0].name} is a person's seat: give --http HOST:PORT, where their "
