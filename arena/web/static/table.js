@@ -331,6 +331,8 @@
       const choices = el("div", "choices");
       choices.id = "choices";
       const moves = legal().filter((m) => key(m.card) === state.selected);
+      const chosen = moves.length ? moves[0].card : null;
+      if (chosen) choices.appendChild(el("span", "takes", name(chosen) + " takes:"));
       moves.forEach((m, i) => {
         const b = el("button", "choice");
         b.type = "button";
