@@ -30,7 +30,7 @@ from arena.outcome import MatchEvent
 from arena.play import run_match
 from arena.rules import Move, Observation
 from arena.server.auth import Access, settle_organiser_token
-from arena.server.broker import Broker
+from arena.broker import Broker
 from arena.server.competitions import CompetitionManager
 from arena.server.grpc_service import ArenaServicer, WatchLimits
 from arena.server.lifecycle import GrpcServer

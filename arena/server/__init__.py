@@ -10,10 +10,10 @@ restarted server resumes every competition that was running.
 
 Modules, one job each: storage (the server's SQLite), auth (tokens and roles),
 names (the one rule for names), addresses (the one spelling of an address),
-liveness (probing registered bots), status (refusing a call), broker
-(spectator fan-out), competitions (running them), standings (the cached
-tables), service (the gRPC handlers), challenges (participants playing bots
-at the site), lifecycle (start and stop).
+liveness (probing registered bots), status (refusing a call), competitions
+(running them), standings (the cached tables), service (the gRPC handlers),
+challenges (participants playing bots at the site), lifecycle (start and stop).
+Spectator fan-out is arena.broker, shared with the site.
 """
 
 from arena.server.lifecycle import serve

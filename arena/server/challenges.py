@@ -27,11 +27,11 @@ from typing import Any
 
 import trio
 
+from arena.broker import Broker
 from arena.errors import ArenaError
 from arena.play import run_match
 from arena.rules import Game, Variant
 from arena.server.auth import token_hash
-from arena.server.broker import Broker
 from arena.server.storage import ServerStorage
 from arena.server.submissions import SubmissionFiles, submission_digest
 from arena.settings import (
@@ -48,7 +48,6 @@ from arena.settings import (
 from arena.strategies import BUILT_IN
 from arena.timestamps import utc_now
 from arena.transport.human import People
-from arena.web.table import Table
 
 BASELINE = "builtin:"
 MAX_RUNNING = 8  # challenges played at once on the server, all participants together
@@ -81,6 +80,17 @@ class Challenge:
         return dataclasses.asdict(self)
 
 
+@dataclass(frozen=True)
+class Seating:
+    """A challenge's table as the site builds it: the person's seat, the game,
+    the seats' names and its public events."""
+
+    people: People
+    variant: Variant
+    names: tuple[str, ...]
+    events: Broker
+
+
 class Challenges:
     """The server's challenges: opened from the site, played in the server's nursery."""
 
@@ -100,8 +110,8 @@ class Challenges:
         self._storage = storage
         self._key = key
         self._files = SubmissionFiles(data)
-        self._delay = spectator_delay
-        self.tables: dict[str, Table] = {}  # the running challenges' tables
+        self.spectator_delay = spectator_delay
+        self._seatings: dict[str, Seating] = {}  # every challenge played since the start
         self._running: dict[str, Challenge] = {}
 
     # Who may challenge whom -----------------------------------------------------
@@ -161,19 +171,10 @@ class Challenges:
         seat = people.seats[0]
         seat.sit(participant)  # the token said who they are
         broker = Broker()
-        table = Table(
-            people,
-            Variant(Game(game)),
-            [participant, bot.name],
-            broker,
-            self._delay,
-            key=cid,
-            api=f"/api/challenges/{cid}/seat",
-        )
         self._dir.mkdir(parents=True, exist_ok=True)
         self._save(challenge)
         self._running[cid] = challenge
-        self.tables[cid] = table
+        self._seatings[cid] = Seating(people, Variant(Game(game)), (participant, bot.name), broker)
         self._nursery.start_soon(self._play, challenge, engines, people, broker)
         return cid, seat.secret
 
@@ -221,6 +222,11 @@ class Challenges:
         os.replace(part, path)
 
     # Reading --------------------------------------------------------------------
+
+    def seating(self, cid: str) -> Seating | None:
+        """What the site's table for challenge ``cid`` is made of, while the
+        server runs (a page may still be open on a challenge just over)."""
+        return self._seatings.get(cid)
 
     def get(self, cid: str) -> dict[str, Any] | None:
         """A challenge's record (running or not), or None."""

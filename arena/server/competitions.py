@@ -18,11 +18,11 @@ import trio
 if TYPE_CHECKING:
     from arena.tournament.standings_cache import CachedStandings, StandingsCache
 
+from arena.broker import Broker
 from arena.errors import ArenaError, ConfigError
 from arena.layout import competition_layout
 from arena.outcome import MatchEvent
 from arena.ratings import START_SIGMA, Gaussian
-from arena.server.broker import Broker
 from arena.server.ladder import (
     LADDER_PHASE,
     Ladder,

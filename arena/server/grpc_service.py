@@ -19,13 +19,13 @@ from typing import Any, NoReturn, cast
 import grpc
 import trio
 
+from arena.broker import Broker
 from arena.check import CheckReport, check_bot
 from arena.errors import ArenaError, ConfigError
 from arena.layout import competition_layout
 from arena.server import authors
 from arena.server.addresses import normalize_address
 from arena.server.auth import Access, Role, new_token
-from arena.server.broker import Broker
 from arena.server.competitions import (
     CompetitionManager,
     competition_config,

@@ -29,10 +29,10 @@ from grpc_health.v1 import _async as health_aio
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from arena.broker import Broker
 from arena.errors import ConfigError
 from arena.files import DIR_MODE, LockHeld, private_dir, take_lock
 from arena.server.auth import Access, server_key, settle_organiser_token
-from arena.server.broker import Broker
 from arena.server.competitions import CompetitionManager, reveal_finished
 from arena.server.grpc_service import ArenaServicer, WatchLimits
 from arena.server.liveness import Liveness

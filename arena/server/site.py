@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import trio
 
-from arena.server.broker import Broker
+from arena.broker import Broker
 from arena.server.competitions import (
     CompetitionManager,
     LadderView,

@@ -18,8 +18,11 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
+from arena.broker import Broker
 from arena.errors import ArenaError
 from arena.replay import replay_log
+from arena.rules import Variant
+from arena.transport.human import People
 from arena.viewer import viewer_data
 from arena.web import pages
 from arena.web.app import HEADERS, _html, _json
@@ -28,10 +31,24 @@ from arena.web.table import PRIVATE, Table
 MAX_BODY_BYTES = 4096
 
 
+class Seating(Protocol):
+    """What a challenge's table is made of (the server's challenges.Seating)."""
+
+    @property
+    def people(self) -> People: ...
+    @property
+    def variant(self) -> Variant: ...
+    @property
+    def names(self) -> tuple[str, ...]: ...
+    @property
+    def events(self) -> Broker: ...
+
+
 class ChallengeHost(Protocol):
     enabled: bool
-    tables: dict[str, Table]
+    spectator_delay: int
 
+    def seating(self, cid: str) -> Seating | None: ...
     def participant(self, token: str) -> str | None: ...
     def opponents(self) -> list[str]: ...
     def open(self, participant: str, opponent: str, game: str = "scopa") -> tuple[str, str]: ...
@@ -64,6 +81,7 @@ def challenge_routes(host: ChallengeHost) -> list[BaseRoute]:
 class ChallengePages:
     def __init__(self, host: ChallengeHost) -> None:
         self.host = host
+        self._tables: dict[str, Table] = {}
 
     async def form(self, request: Request) -> Response:
         if not self.host.enabled:
@@ -179,7 +197,23 @@ class ChallengePages:
     # The seat, delegated to the challenge's table ----------------------------------
 
     def _table(self, request: Request) -> Table | None:
-        return self.host.tables.get(request.path_params["cid"])
+        """The challenge's table, made the first time a page asks for it."""
+        cid = request.path_params["cid"]
+        table = self._tables.get(cid)
+        if table is None:
+            seating = self.host.seating(cid)
+            if seating is None:
+                return None
+            table = self._tables[cid] = Table(
+                seating.people,
+                seating.variant,
+                seating.names,
+                seating.events,
+                self.host.spectator_delay,
+                key=cid,
+                api=f"/api/challenges/{cid}/seat",
+            )
+        return table
 
     async def seat_page(self, request: Request) -> Response:
         table = self._table(request)

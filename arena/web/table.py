@@ -28,10 +28,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from arena.broker import Broker
 from arena.outcome import MatchReport
 from arena.play import run_match, seat_engines
 from arena.rules import Variant
-from arena.server.broker import Broker
 from arena.settings import EngineSpec, MatchSettings
 from arena.transport.human import HumanSeat, People, Refused
 from arena.web import pages

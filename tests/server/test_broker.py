@@ -6,10 +6,10 @@ from __future__ import annotations
 import asyncio
 import threading
 
+from arena.broker import Broker
 from arena.outcome import MatchEvent
 from arena.play import run_match_sync
 from arena.rules import Play
-from arena.server.broker import Broker
 from arena.settings import MatchSettings
 from arena.wire import convert
 

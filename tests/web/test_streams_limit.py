@@ -9,7 +9,7 @@ import urllib.request
 
 import trio
 
-from arena.server.broker import Broker
+from arena.broker import Broker
 from arena.web import app as web_app
 from arena.web.app import create_app
 from arena.web.serve import serve_site
