@@ -111,5 +111,7 @@ async def start_site(
         source.running_now = manager.running_matches()
 
     extra = challenge_routes(challenges) if challenges is not None else []
-    address = await nursery.start(serve_site, create_app(source, copy_running, extra), http)
+    link = challenges is not None and challenges.enabled
+    app = create_app(source, copy_running, extra, challenge_link=link)
+    address = await nursery.start(serve_site, app, http)
     print(f"SITE {address}", flush=True)

@@ -107,11 +107,14 @@ def create_app(
     source: Source,
     on_loop: Callable[[], None] | None = None,
     extra: Sequence[BaseRoute] = (),
+    challenge_link: bool = False,
 ) -> Starlette:
     """The site over ``source``; ``on_loop`` runs on the event loop before each
     request reads (the server copies its running matches there); ``extra``:
-    more routes (the server's challenges)."""
+    more routes (the server's challenges), linked from the home page with
+    ``challenge_link``."""
     site = Site(source, on_loop)
+    site.challenges = challenge_link
     routes = [
         *extra,
         Route("/", site.competitions),
@@ -140,6 +143,7 @@ class Site:
         self._on_loop = on_loop
         self._static = _static_files()
         self._streams: dict[str, int] = {}  # open event streams per client address
+        self.challenges = False  # the home page links to the server's challenges
 
     def _sync(self) -> None:
         if self._on_loop is not None:
@@ -163,7 +167,7 @@ class Site:
         infos = await run_in_threadpool(self.source.competitions)
         if _wants_json(request):
             return _json({"competitions": [message_dict(c) for c in infos]})
-        return _html(pages.competitions_page(self.source.title, infos))
+        return _html(pages.competitions_page(self.source.title, infos, self.challenges))
 
     async def competition(self, request: Request) -> Response:
         self._sync()

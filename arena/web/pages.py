@@ -79,7 +79,10 @@ PHASES = {
 }
 
 
-def competitions_page(title: str, infos: list[spb.CompetitionInfo]) -> str:
+def competitions_page(
+    title: str, infos: list[spb.CompetitionInfo], challenges: bool = False
+) -> str:
+    """The home page; ``challenges``: the server lets participants play bots here."""
     rows = "".join(
         "<tr>"
         f'<td><a href="{competition_url(c.id)}">{e(c.name)}</a></td>'
@@ -98,6 +101,11 @@ def competitions_page(title: str, infos: list[spb.CompetitionInfo]) -> str:
     )
     if not infos:
         body += '<p class="hint">no competition yet</p>'
+    if challenges:
+        body += (
+            '<p id="challenge-link"><a href="/challenge">Play a bot yourself</a>: '
+            "a participant against a registered bot or a baseline, unrated</p>"
+        )
     return page(title, body)
 
 

@@ -58,6 +58,8 @@ def play_through(base: str, seat: str) -> int:
 def test_a_participant_challenges_a_baseline_and_a_registered_bot(server_site, bots, tmp_path):
     base, stub = server_site.base, server_site.stub()
     token = register(stub, "alice", "alice-greedy", bots["greedy"])
+    home = requests.get(base + "/", timeout=10).text
+    assert 'href="/challenge"' in home
     form = requests.get(base + "/challenge", timeout=10).text
     assert "alice-greedy" in form and "builtin:greedy" in form and "cheating" not in form
     # Only a participant's token opens one.
@@ -113,6 +115,7 @@ def test_the_organiser_can_turn_challenges_off(tmp_path):
     try:
         token = participant(site.stub(), "bob")
         assert "turned challenges off" in requests.get(site.base + "/challenge", timeout=10).text
+        assert 'href="/challenge"' not in requests.get(site.base + "/", timeout=10).text
         refused = challenge(site.base, token, "builtin:greedy")
         assert refused.status_code == 403 and "turned challenges off" in refused.json()["error"]
     finally:
