@@ -26,11 +26,11 @@ from pathlib import Path
 import grpc
 import trio
 
+from arena.broker import Broker
 from arena.outcome import MatchEvent
 from arena.play import run_match
 from arena.rules import Move, Observation
 from arena.server.auth import Access, settle_organiser_token
-from arena.broker import Broker
 from arena.server.competitions import CompetitionManager
 from arena.server.grpc_service import ArenaServicer, WatchLimits
 from arena.server.lifecycle import GrpcServer

@@ -26,10 +26,10 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from urllib.parse import quote
 
+from arena.broker import Broker
 from arena.outcome import MatchEvent, MatchResult
 from arena.play import run_match_sync
 from arena.rules import Variant
-from arena.broker import Broker
 from arena.settings import MatchSettings
 from arena.store import ScheduledMatch, open_store
 from arena.web.data import LiveItem, StoreSource
