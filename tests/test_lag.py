@@ -98,13 +98,18 @@ def test_the_runner_plays_fewer_matches_at_once_when_the_loop_runs_late(tmp_path
     notices: list[str] = []
     at_once: set[str] = set()
     alongside: list[int] = []  # matches in flight when one starts, once lowered to 1
+    # Lowering the limit stops no match: those already started (a match is seen
+    # here only from its first event, after its seats open) play on. Counted once
+    # every match seen has ended after the limit reached 1.
+    drained = [False]
 
     def spectate(match_id, event):
         if isinstance(event.what, MatchResult):
             at_once.discard(match_id)
+            drained[0] = drained[0] or (len(notices) >= 3 and not at_once)
         elif match_id not in at_once:
             at_once.add(match_id)
-            if len(notices) >= 3:
+            if drained[0]:
                 alongside.append(len(at_once))
 
     runner = Runner(cfg, store, spectate=spectate, notice=notices.append)
