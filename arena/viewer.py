@@ -351,7 +351,7 @@ def viewer_data(
     return data
 
 
-def _script_json(value: Any) -> str:
+def script_json(value: Any) -> str:
     """JSON to sit inside a <script> element: no "<" that could close it or
     open a comment (every "<", ">" and "&" is a \\u escape in a JSON string)."""
     return (
@@ -409,6 +409,6 @@ def render_html(
     return PAGE.format(
         css=css,
         js=js,
-        data=_script_json(viewer_data(replay, seat, analysis)),
-        options=_script_json({"faces": style}),
+        data=script_json(viewer_data(replay, seat, analysis)),
+        options=script_json({"faces": style}),
     )

@@ -23,10 +23,10 @@ from arena.errors import ArenaError
 from arena.replay import replay_log
 from arena.rules import Variant
 from arena.transport.human import People
-from arena.viewer import viewer_data
+from arena.viewer import script_json, viewer_data
 from arena.web import pages
 from arena.web.app import HEADERS, _html, _json
-from arena.web.table import PRIVATE, Table
+from arena.web.table import Table, private_json
 
 MAX_BODY_BYTES = 4096
 
@@ -109,25 +109,27 @@ class ChallengePages:
     async def open(self, request: Request) -> Response:
         scheme, _, token = request.headers.get("authorization", "").partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
-            return _private({"error": "send your participant token (Authorization: Bearer)"}, 401)
+            return private_json(
+                {"error": "send your participant token (Authorization: Bearer)"}, 401
+            )
         who = await run_in_threadpool(self.host.participant, token.strip())
         if who is None:
-            return _private({"error": "unknown participant token"}, 401)
+            return private_json({"error": "unknown participant token"}, 401)
         raw = b""
         async for chunk in request.stream():  # read no more than a request may hold
             raw += chunk
             if len(raw) > MAX_BODY_BYTES:
-                return _private({"error": f"a request of at most {MAX_BODY_BYTES} bytes"}, 413)
+                return private_json({"error": f"a request of at most {MAX_BODY_BYTES} bytes"}, 413)
         try:
             body = json.loads(raw)
             opponent, game = str(body["opponent"]), str(body.get("game", "scopa"))
         except (ValueError, KeyError, TypeError):
-            return _private({"error": 'send {"opponent": NAME}'}, 400)
+            return private_json({"error": 'send {"opponent": NAME}'}, 400)
         try:
             cid, secret = self.host.open(who, opponent, game)
         except ArenaError as e:
-            return _private({"error": str(e)}, getattr(e, "status", 400))
-        return _private(
+            return private_json({"error": str(e)}, getattr(e, "status", 400))
+        return private_json(
             {"id": cid, "seat": f"/challenges/{cid}/seat#{secret}", "page": f"/challenges/{cid}"},
             201,
         )
@@ -159,12 +161,7 @@ class ChallengePages:
         )
         scripts: tuple[str, ...] = ()
         if data is not None:
-            payload = (
-                json.dumps(data, ensure_ascii=False)
-                .replace("<", "\\u003c")
-                .replace(">", "\\u003e")
-                .replace("&", "\\u0026")
-            )
+            payload = script_json(data)
             body += (
                 '<div id="viewer" data-faces="italian"></div>'
                 f'<script type="application/json" id="viewer-data">{payload}</script>'
@@ -223,19 +220,17 @@ class ChallengePages:
 
     async def seat_events(self, request: Request) -> Response:
         table = self._table(request)
-        return await table.seat_events(request) if table else _private({"error": "no table"}, 404)
+        return (
+            await table.seat_events(request) if table else private_json({"error": "no table"}, 404)
+        )
 
     async def seat_sit(self, request: Request) -> Response:
         table = self._table(request)
-        return await table.sit(request) if table else _private({"error": "no table"}, 404)
+        return await table.sit(request) if table else private_json({"error": "no table"}, 404)
 
     async def seat_move(self, request: Request) -> Response:
         table = self._table(request)
-        return await table.move(request) if table else _private({"error": "no table"}, 404)
-
-
-def _private(value: Any, status: int = 200) -> Response:
-    return Response(json.dumps(value), status, media_type="application/json", headers=PRIVATE)
+        return await table.move(request) if table else private_json({"error": "no table"}, 404)
 
 
 def _missing(request: Request, what: str) -> Response:

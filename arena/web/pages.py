@@ -5,12 +5,12 @@ through ``e`` (html.escape) and reaches the page as text, never as markup.
 
 from __future__ import annotations
 
-import json
 from html import escape
 from typing import Any
 from urllib.parse import quote, urlencode
 
 from arena.rules import side_of
+from arena.viewer import script_json
 from arena.web.data import EnginePage, MatchFilter, MatchPage, Overview, result_of
 from arena.web.plot import rating_svg
 from arena.wire.v1 import server_pb2 as spb
@@ -384,14 +384,7 @@ def match_page(
     )
     result = result_of(m)
     how = f"; {m.reason}" if m.reason and m.reason not in result else ""
-    # No < > & at all inside the data block: nothing in it can end the block
-    # or change how the HTML parser reads it (JSON.parse restores them).
-    payload = (
-        json.dumps(data, ensure_ascii=False)
-        .replace("<", "\\u003c")
-        .replace(">", "\\u003e")
-        .replace("&", "\\u0026")
-    )
+    payload = script_json(data)
     live_attr = f' data-live="{e(live)}"' if live else ""
     status = '<p id="live-status">live</p>' if live else ""
     body = (

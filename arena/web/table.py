@@ -34,6 +34,7 @@ from arena.play import run_match, seat_engines
 from arena.rules import Variant
 from arena.settings import EngineSpec, MatchSettings
 from arena.transport.human import HumanSeat, People, Refused
+from arena.viewer import script_json
 from arena.web import pages
 from arena.web.app import HEADERS, STREAMS_PER_CLIENT, _ClosingStreamingResponse, _html, _json
 from arena.web.data import VIEWER_ASSETS
@@ -130,12 +131,7 @@ class Table:
             status = "done" if self.result is not None else "live"
             return _json({"match": {"status": status, "result": self.result or ""}})
         data = LiveFrames(self.variant, self.names).data()
-        payload = (
-            json.dumps(data, ensure_ascii=False)
-            .replace("<", "\\u003c")
-            .replace(">", "\\u003e")
-            .replace("&", "\\u0026")
-        )
+        payload = script_json(data)
         seats = ", ".join(f"{pages.e(n)} (seat {i})" for i, n in enumerate(self.names))
         delay = f"; shown {self.delay} plays behind the table" if self.delay else ""
         body = (
@@ -221,7 +217,7 @@ class Table:
 
     def _unauthorised(self) -> Response:
         reason = "this is a seat's request: open the address the seat was given"
-        response = _private({"error": reason}, 401)
+        response = private_json({"error": reason}, 401)
         response.headers["WWW-Authenticate"] = "Bearer"
         return response
 
@@ -246,8 +242,8 @@ class Table:
         try:
             person = seat.sit((await self._body(request)).get("name"))
         except Refused as e:
-            return _private({"error": e.reason}, e.status)
-        return _private({"person": person})
+            return private_json({"error": e.reason}, e.status)
+        return private_json({"person": person})
 
     async def move(self, request: Request) -> Response:
         seat = self._seat(request)
@@ -257,11 +253,11 @@ class Table:
             body = await self._body(request)
             seat.answer(body.get("ask"), body.get("move"))
         except Refused as e:
-            return _private({"error": e.reason}, e.status)
-        return _private({"ok": True})
+            return private_json({"error": e.reason}, e.status)
+        return private_json({"ok": True})
 
 
-def _private(value: Any, status: int = 200) -> Response:
+def private_json(value: Any, status: int = 200) -> Response:
     """A seat's answer: JSON, never cached, never sent on as a referrer."""
     return Response(json.dumps(value), status, media_type="application/json", headers=PRIVATE)
 
