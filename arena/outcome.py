@@ -147,6 +147,19 @@ SEES_EVERY_HAND = "in-process strategy that SEES EVERY HAND (a research bound, n
 
 
 @dataclass(frozen=True)
+class ProbeRecord:
+    """One probe of a decision (docs/audit.md): the same request asked again of
+    the same bot under ``match_id``, with ``hands`` as the hidden state the
+    probe stood for. ``move``: its answer, None with ``problem`` saying why."""
+
+    match_id: str
+    hands: tuple[int, ...]
+    move: Move | None
+    problem: str = ""
+    think_time: float = 0.0
+
+
+@dataclass(frozen=True)
 class DecisionRecord:
     deal_number: int
     decision: int
@@ -160,6 +173,7 @@ class DecisionRecord:
     # told; None in a version-1 log) and its bank after the decision (None: no bank).
     deadline: float | None = None
     bank_left: float | None = None
+    probes: tuple[ProbeRecord, ...] = ()  # never played, scored or shown
 
 
 @dataclass

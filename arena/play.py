@@ -36,6 +36,7 @@ from arena.settings import (
     EngineSpec,
     HumanEngine,
     MatchSettings,
+    ProbeSeats,
     parse_engine,
 )
 from arena.transport.connection import EngineConnection, GrpcConnection
@@ -121,13 +122,33 @@ async def run_match(
             people=people,
         ) as seats:
             greeting = await greet(seats, names, settings)
-            report = await Referee(settings, seats, greeting, writer, spectate).run()
+            probed = probed_seats(settings, launches)
+            referee = Referee(settings, seats, greeting, writer, spectate, probed=probed)
+            report = await referee.run()
             if writer is not None:
                 report.log_chain = writer.chain.hex()
     finally:
         if writer is not None and report is None:
             writer.discard()
     return report
+
+
+# Seats reached by address: the arena neither launches nor confines them.
+REMOTE_KINDS = (LaunchKind.ADDRESS, LaunchKind.CONNECTION)
+
+
+def probed_seats(settings: MatchSettings, launches: Sequence[SeatLaunch]) -> tuple[int, ...]:
+    """The seats whose decisions are probed (docs/audit.md): in a team game,
+    those whose partner is remote (or all, as the settings say); never a person."""
+    probes, seats = settings.probes, settings.variant.seats
+    if probes is None or seats != 4:
+        return ()
+    return tuple(
+        seat
+        for seat in range(seats)
+        if launches[seat].kind is not LaunchKind.HUMAN
+        and (probes.seats is ProbeSeats.ALL or launches[(seat + 2) % seats].kind in REMOTE_KINDS)
+    )
 
 
 def open_log(path: Path, launches: Sequence[SeatLaunch] = ()) -> LogWriter:

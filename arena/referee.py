@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import secrets
 from collections.abc import Callable, Sequence
 
 import trio
@@ -44,11 +45,13 @@ from arena.outcome import (
     MatchEvent,
     MatchReport,
     MatchResult,
+    ProbeRecord,
     Termination,
 )
 from arena.record import LogWriter
-from arena.rules import Match, Move, Play, Sight, observe, view
+from arena.rules import Match, Move, Observation, Play, Sight, observe, view
 from arena.rules.cards import card_name
+from arena.rules.determinize import determinize
 from arena.settings import MatchSettings, Substitute
 from arena.transport.connection import EngineConnection
 from arena.transport.seats import Greeting
@@ -79,10 +82,12 @@ class Referee:
         greeting: Greeting,
         log: LogWriter | None = None,
         spectate: Spectator | None = None,
+        probed: Sequence[int] = (),
     ) -> None:
         """``seats``: a connection per seat (an exception for a seat that could
         not be opened: it has a start-up fault in ``greeting``). ``spectate``:
-        receives each public event; never a hand."""
+        receives each public event; never a hand. ``probed``: the seats whose
+        decisions are probed, as ``settings.probes`` says (docs/audit.md)."""
         variant = settings.variant
         if len(seats) != variant.seats or len(greeting.engines) != variant.seats:
             raise ConfigError(f"{variant.game.value} needs {variant.seats} seats")
@@ -106,6 +111,7 @@ class Referee:
             for seat, c in enumerate(self.seats)
             if isinstance(c, EngineConnection) and c.follows
         ]
+        self.probed = frozenset(probed) if settings.probes is not None else frozenset()
 
     # The match ------------------------------------------------------------------
 
@@ -221,6 +227,9 @@ class Referee:
         )
         if problem is None:
             assert move is not None
+            if seat in self.probed and len(legal) > 1 and self._sampled(seat, number, index):
+                probes = await self._probe(conn, decision, allowed)
+                record = dataclasses.replace(record, probes=probes)
             return record
         fault = Fault(seat, problem[0], number, index, problem[1])
         self.faults.append(fault)
@@ -230,6 +239,64 @@ class Referee:
             raise _Forfeit(fault)
         substitute = self._substitute(legal, number, index)
         return dataclasses.replace(record, move=substitute, fault=fault)
+
+    # Probes (docs/audit.md) ------------------------------------------------------
+
+    def _sampled(self, seat: int, deal_number: int, index: int) -> bool:
+        probes = self.settings.probes
+        assert probes is not None
+        rng = random.Random(f"{self.settings.seed}/probe/{deal_number}/{index}/{seat}")
+        return rng.random() < probes.rate
+
+    async def _probe(
+        self, conn: EngineConnection, decision: Decision, allowed: float
+    ) -> tuple[ProbeRecord, ...]:
+        """Ask ``decision`` again, byte for byte but for a fresh match id, once
+        per repeat: after the real answer, on no clock, never played. Each probe
+        stands for a hidden state in which the partner holds other cards; a bot
+        that decides from what it is sent answers as it did, one told its
+        partner's hand under the real match id finds nothing under these."""
+        probes = self.settings.probes
+        assert probes is not None
+        obs = decision.observation
+        partner = (obs.seat + 2) % self.settings.variant.seats
+        deal = self.match.deal
+        assert deal is not None
+        records = []
+        for _ in range(probes.repeats):
+            world = _other_world(obs, deal.hands[partner], partner)
+            if world is None:  # the partner's hand is the only one it can be
+                break
+            probe = dataclasses.replace(
+                decision,
+                match_id=probe_match_id(),
+                hands=tuple(world) if conn.sees_every_hand else None,
+            )
+            records.append(await self._ask_probe(conn, probe, world, allowed))
+        return tuple(records)
+
+    async def _ask_probe(
+        self, conn: EngineConnection, probe: Decision, world: list[int], allowed: float
+    ) -> ProbeRecord:
+        """One probe's answer, or why there is none: never a fault of the match."""
+        start = trio.current_time()
+        cutoff = allowed + IN_PROCESS_SLACK if conn.times_itself else allowed
+        move, problem, measured = None, "", None
+        try:
+            with trio.CancelScope(deadline=start + cutoff) as scope:
+                answer, measured = await conn.decide_timed(probe, timeout=allowed)
+            if scope.cancelled_caught:
+                problem = f"no answer within {probe.clock.deadline:g}s"
+            elif answer.move is None:
+                problem = answer.unreadable or "no move"
+            elif answer.move not in probe.legal_moves:
+                problem = f"{answer.move} is not a legal move"
+            else:
+                move = answer.move
+        except BotError as e:
+            problem = e.message
+        elapsed = trio.current_time() - start if measured is None else measured
+        return ProbeRecord(probe.match_id, tuple(world), move, problem, elapsed)
 
     def _check_answer(
         self, answer: Answer, legal: Sequence[Move]
@@ -309,3 +376,23 @@ class Referee:
         match = self.match
         public = view(match, Sight.PUBLIC) if match.deal is not None else None
         self.spectate(MatchEvent(what, public, tuple(match.scores)))
+
+
+# Tries at dealing the partner a hand unlike its real one before giving up.
+PROBE_DEAL_TRIES = 32
+
+
+def probe_match_id() -> str:
+    """A fresh, unguessable id in the form a tournament's match ids take."""
+    return "m" + secrets.token_hex(8)
+
+
+def _other_world(obs: Observation, real_partner_hand: int, partner: int) -> list[int] | None:
+    """Every seat's hand in a deal consistent with everything ``obs``'s seat
+    has seen, the partner's unlike ``real_partner_hand``; None when none is."""
+    rng = random.SystemRandom()
+    for _ in range(PROBE_DEAL_TRIES):
+        hands = determinize(obs, rng).hands
+        if hands[partner] != real_partner_hand:
+            return list(hands)
+    return None

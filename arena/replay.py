@@ -23,11 +23,24 @@ from arena.outcome import (
     Fault,
     MatchHeader,
     MatchResult,
+    ProbeRecord,
     Termination,
     decision_text,
 )
 from arena.record import LogContents, read_log
-from arena.rules import FinishedDeal, Match, Move, Variant, View, cards_text, side_of, view
+from arena.rules import (
+    FinishedDeal,
+    Match,
+    Move,
+    Variant,
+    View,
+    cards_text,
+    observe,
+    side_of,
+    view,
+)
+from arena.rules.cards import FULL_DECK
+from arena.rules.determinize import seen_cards
 from arena.wire import convert
 
 __all__ = ["Replay", "ReplayedDeal", "Step", "VerifyError", "replay_contents", "replay_log"]
@@ -53,6 +66,7 @@ class Step:
     comment: str
     before: View
     after: View  # the same as ``before`` when nothing was played (a forfeit)
+    probes: tuple[ProbeRecord, ...] = ()  # the decision asked again (docs/audit.md)
 
     @property
     def hands(self) -> list[int]:
@@ -487,7 +501,10 @@ def _decide(match: Match, decision: DecisionRecord, deal_number: int, index: int
         decision.comment,
         before,
         before,
+        decision.probes,
     )
+    if decision.probes:
+        _check_probes(match, decision, deal_number, index)
     move = decision.move
     if move is None:
         if decision.fault is None:
@@ -512,6 +529,50 @@ def _decide(match: Match, decision: DecisionRecord, deal_number: int, index: int
         )
     step.move, step.scopa, step.after = move, play.scopa, view(match)
     return step
+
+
+def _check_probes(match: Match, decision: DecisionRecord, deal_number: int, index: int) -> None:
+    """A probe stands for a hidden state the seat could not tell from the real
+    one: its own hand as it is, the others' hands of the right sizes out of the
+    cards it has not seen, the partner's unlike the real one; and its answer,
+    if any, is a legal move of the real position (docs/audit.md)."""
+    deal = match.deal
+    assert deal is not None
+    seat, seats = decision.seat, len(deal.hands)
+    if seats != 4:
+        raise _fail(deal_number, index, "the log has probes in a game without partners")
+    if decision.move is None or decision.fault is not None:
+        raise _fail(deal_number, index, "the log has probes of a decision that faulted")
+    unseen = FULL_DECK & ~seen_cards(observe(match, seat))
+    partner = (seat + 2) % seats
+    ids = set()
+    for probe in decision.probes:
+        hands = probe.hands
+        what = f"probe {probe.match_id!r}"
+        if probe.match_id in ids or not probe.match_id:
+            raise _fail(deal_number, index, f"{what}: its match id is empty or used twice")
+        ids.add(probe.match_id)
+        if len(hands) != seats or hands[seat] != deal.hands[seat]:
+            raise _fail(deal_number, index, f"{what}: the seat's own hand is not its hand")
+        union = 0
+        for s in range(seats):
+            if s == seat:
+                continue
+            if (
+                hands[s].bit_count() != deal.hands[s].bit_count()
+                or hands[s] & ~unseen
+                or (hands[s] & union)
+            ):
+                raise _fail(
+                    deal_number, index, f"{what}: seat {s}'s hand is not one the seat could infer"
+                )
+            union |= hands[s]
+        if hands[partner] == deal.hands[partner]:
+            raise _fail(deal_number, index, f"{what}: the partner's hand is its real hand")
+        if probe.move is not None and probe.move not in deal.legal_moves():
+            raise _fail(deal_number, index, f"{what}: its answer is not a legal move")
+        if probe.move is None and not probe.problem:
+            raise _fail(deal_number, index, f"{what}: neither a move nor a problem")
 
 
 def _end_deal(match: Match, logged: DealScored, number: int) -> FinishedDeal:

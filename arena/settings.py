@@ -109,6 +109,16 @@ class Key:
 KEY = "key"  # the entry of a field's metadata holding its Key
 
 
+def _probe_seats(value: object, key: str) -> ProbeSeats:
+    if isinstance(value, ProbeSeats):
+        return value
+    try:
+        return ProbeSeats(value)
+    except ValueError:
+        choices = ", ".join(repr(s.value) for s in ProbeSeats)
+        raise ConfigError(f"{key} must be one of {choices}, not {value!r}") from None
+
+
 @dataclass(frozen=True)
 class ClockSettings:
     """Time control, in seconds. ``move_time``: the limit per decision (None:
@@ -226,6 +236,31 @@ class ClusterSettings:
         object.__setattr__(self, "address", self.address.strip())
 
 
+class ProbeSeats(enum.Enum):
+    """Which seats of a team game are probed (docs/audit.md)."""
+
+    REMOTE = "remote"  # seats whose partner the arena reaches by address: it cannot confine them
+    ALL = "all"  # every seat (to measure honest engines, which probes never flag)
+
+
+@dataclass(frozen=True)
+class ProbeSettings:
+    """Probe decisions (docs/audit.md): at a sampled share ``rate`` of a probed
+    seat's decisions, the same request is asked ``repeats`` more times of the
+    same bot under fresh match ids, after its real answer and on no clock."""
+
+    rate: float = 0.25
+    repeats: int = 2
+    seats: ProbeSeats = field(default=ProbeSeats.REMOTE, metadata={KEY: Key(read=_probe_seats)})
+
+    def __post_init__(self) -> None:
+        if not 0 < self.rate <= 1:
+            raise ConfigError(f"probe rate must be above 0 and at most 1, not {self.rate}")
+        if not 1 <= self.repeats <= 4:
+            raise ConfigError(f"probe repeats must be 1 to 4, not {self.repeats}")
+        object.__setattr__(self, "seats", _probe_seats(self.seats, "seats"))
+
+
 @dataclass(frozen=True)
 class MatchSettings:
     """Everything that decides how one match is played, except who plays it."""
@@ -247,6 +282,8 @@ class MatchSettings:
     # A seat's own clock, where it has one (a person's bank and increment),
     # by seat; None or a missing entry: the match's ``clock``.
     seat_clocks: tuple[ClockSettings | None, ...] = ()
+    # Probe decisions of partner seats (docs/audit.md); None: none.
+    probes: ProbeSettings | None = None
 
     def clock_of(self, seat: int) -> ClockSettings:
         """The clock seat ``seat`` plays under."""

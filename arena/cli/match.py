@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
+import math
 import random
 import secrets
 import shlex
@@ -34,6 +36,8 @@ from arena.settings import (
     HumanEngine,
     MatchSettings,
     OnFault,
+    ProbeSeats,
+    ProbeSettings,
     SandboxSettings,
     Substitute,
 )
@@ -69,6 +73,16 @@ def cmd_play(args: argparse.Namespace) -> int:
     match = play_match(Match(variant, seed=args.seed), strategies)
     print(match_summary(variant, names, match.finished, match.scores, match.winner))
     return 0
+
+
+def probe_rate(text: str) -> float:
+    try:
+        rate = float(text)
+    except ValueError:
+        rate = math.nan
+    if not 0 < rate <= 1:
+        raise argparse.ArgumentTypeError(f"a share above 0 and at most 1, not {text!r}")
+    return rate
 
 
 def match_settings(
@@ -177,6 +191,11 @@ def cmd_match(args: argparse.Namespace) -> int:
         startup_timeout=args.startup_timeout,
         sandbox=sandbox_from_args(args),
     )
+    if args.probes is not None:
+        if variant.seats != 4:
+            raise ConfigError("--probes needs a game with partners (scopone, scopa a quattro)")
+        probes = ProbeSettings(rate=args.probes, seats=ProbeSeats(args.probe_seats))
+        settings = dataclasses.replace(settings, probes=probes)
     if args.http is not None:
         return _host(args, specs, settings)
     report = play_and_print(
@@ -405,6 +424,20 @@ def add_parsers(sub: Subparsers) -> None:
         type=duration,
         default=30.0,
         help="with --http: how long the table stays open after the match (default 30s)",
+    )
+    match.add_argument(
+        "--probes",
+        type=probe_rate,
+        default=None,
+        metavar="RATE",
+        help="probe this share of partner seats' decisions for collusion (docs/audit.md), "
+        "e.g. 0.25",
+    )
+    match.add_argument(
+        "--probe-seats",
+        choices=[s.value for s in ProbeSeats],
+        default=ProbeSeats.REMOTE.value,
+        help="with --probes: the seats whose partner is remote (default), or all",
     )
     add_sandbox_options(match)
     match.set_defaults(func=cmd_match)

@@ -38,6 +38,7 @@ from arena.outcome import (
     MatchEvent,
     MatchHeader,
     MatchResult,
+    ProbeRecord,
     SeatLaunch,
     Termination,
 )
@@ -774,7 +775,22 @@ def decision_record(r: DecisionRecord) -> log_pb2.LogRecord:
         move_to_pb(r.move, decision.move)
     if r.fault is not None:
         decision.fault.CopyFrom(fault_to_pb(r.fault))
+    for probe in r.probes:
+        msg = decision.probes.add(
+            match_id=probe.match_id,
+            problem=probe.problem,
+            think_time_us=round(probe.think_time * 1e6) if math.isfinite(probe.think_time) else 0,
+        )
+        msg.hands.extend(card_set_to_pb(hand) for hand in probe.hands)
+        if probe.move is not None:
+            move_to_pb(probe.move, msg.move)
     return log_pb2.LogRecord(decision=decision)
+
+
+def probe_from_pb(msg: log_pb2.Probe) -> ProbeRecord:
+    move = move_from_pb(msg.move, "a probe's move") if msg.HasField("move") else None
+    hands = tuple(mask_from_pb(h.cards, "a probe's hand") for h in msg.hands)
+    return ProbeRecord(msg.match_id, hands, move, msg.problem, msg.think_time_us / 1e6)
 
 
 def deal_ended_record(deal: FinishedDeal) -> log_pb2.LogRecord:
@@ -815,6 +831,7 @@ def log_entry_from_pb(
             d.comment,
             deadline,
             bank,
+            tuple(probe_from_pb(p) for p in d.probes),
         )
     if kind == "deal_ended":
         return deal_result_from_pb(record.deal_ended.result)

@@ -168,7 +168,7 @@ class Deck(_message.Message):
     def __init__(self, cards: _Optional[_Iterable[_Union[_scopa_pb2.Card, _Mapping]]] = ...) -> None: ...
 
 class Decision(_message.Message):
-    __slots__ = ("deal_number", "decision", "seat", "move", "think_time_us", "fault", "scopa", "comment", "deadline_ms", "bank_left_ms")
+    __slots__ = ("deal_number", "decision", "seat", "move", "think_time_us", "fault", "scopa", "comment", "deadline_ms", "bank_left_ms", "probes")
     DEAL_NUMBER_FIELD_NUMBER: _ClassVar[int]
     DECISION_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -179,6 +179,7 @@ class Decision(_message.Message):
     COMMENT_FIELD_NUMBER: _ClassVar[int]
     DEADLINE_MS_FIELD_NUMBER: _ClassVar[int]
     BANK_LEFT_MS_FIELD_NUMBER: _ClassVar[int]
+    PROBES_FIELD_NUMBER: _ClassVar[int]
     deal_number: int
     decision: int
     seat: int
@@ -189,7 +190,22 @@ class Decision(_message.Message):
     comment: str
     deadline_ms: int
     bank_left_ms: int
-    def __init__(self, deal_number: _Optional[int] = ..., decision: _Optional[int] = ..., seat: _Optional[int] = ..., move: _Optional[_Union[_scopa_pb2.Move, _Mapping]] = ..., think_time_us: _Optional[int] = ..., fault: _Optional[_Union[_scopa_pb2.Fault, _Mapping]] = ..., scopa: _Optional[bool] = ..., comment: _Optional[str] = ..., deadline_ms: _Optional[int] = ..., bank_left_ms: _Optional[int] = ...) -> None: ...
+    probes: _containers.RepeatedCompositeFieldContainer[Probe]
+    def __init__(self, deal_number: _Optional[int] = ..., decision: _Optional[int] = ..., seat: _Optional[int] = ..., move: _Optional[_Union[_scopa_pb2.Move, _Mapping]] = ..., think_time_us: _Optional[int] = ..., fault: _Optional[_Union[_scopa_pb2.Fault, _Mapping]] = ..., scopa: _Optional[bool] = ..., comment: _Optional[str] = ..., deadline_ms: _Optional[int] = ..., bank_left_ms: _Optional[int] = ..., probes: _Optional[_Iterable[_Union[Probe, _Mapping]]] = ...) -> None: ...
+
+class Probe(_message.Message):
+    __slots__ = ("match_id", "hands", "move", "problem", "think_time_us")
+    MATCH_ID_FIELD_NUMBER: _ClassVar[int]
+    HANDS_FIELD_NUMBER: _ClassVar[int]
+    MOVE_FIELD_NUMBER: _ClassVar[int]
+    PROBLEM_FIELD_NUMBER: _ClassVar[int]
+    THINK_TIME_US_FIELD_NUMBER: _ClassVar[int]
+    match_id: str
+    hands: _containers.RepeatedCompositeFieldContainer[_scopa_pb2.CardSet]
+    move: _scopa_pb2.Move
+    problem: str
+    think_time_us: int
+    def __init__(self, match_id: _Optional[str] = ..., hands: _Optional[_Iterable[_Union[_scopa_pb2.CardSet, _Mapping]]] = ..., move: _Optional[_Union[_scopa_pb2.Move, _Mapping]] = ..., problem: _Optional[str] = ..., think_time_us: _Optional[int] = ...) -> None: ...
 
 class DealEnded(_message.Message):
     __slots__ = ("result",)

@@ -1,0 +1,229 @@
+"""Probe decisions (docs/audit.md): the same request asked again of the same
+bot under fresh match ids, never played, scored, shown or charged to a clock,
+recorded in the log, and a bot that sees hands it was not sent is caught."""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.errors import VerifyError
+from arena.outcome import LaunchKind, SeatLaunch
+from arena.play import probed_seats, run_match_sync
+from arena.probes import summarise_probes
+from arena.replay import replay_log
+from arena.rules import Game, Variant, cards_of
+from arena.settings import ClockSettings, MatchSettings, ProbeSeats, ProbeSettings
+from arena.transport.connection import InProcessConnection
+from arena.wire.v1 import engine_pb2, log_pb2
+from tests.replay.test_tamper import rechain
+from tests.support.bots import UNCONFINED, bot, recorded
+from tests.support.matches import play
+
+ONE_DEAL = Variant(Game.SCOPONE, target=None, deal_limit=1)
+EVERY_DECISION = ProbeSettings(rate=1.0, repeats=2, seats=ProbeSeats.ALL)
+
+
+def settings(seed: int = 5, **extra) -> MatchSettings:
+    return MatchSettings(ONE_DEAL, seed=seed, match_id="probed", probes=EVERY_DECISION, **extra)
+
+
+@pytest.mark.process
+def test_a_probe_is_the_real_request_byte_for_byte_under_a_fresh_match_id(tmp_path):
+    record, log = tmp_path / "spy.bin", tmp_path / "m.log"
+    report = play(
+        settings(sandbox=UNCONFINED),
+        [
+            f"spy={bot('spy', '--record', str(record))}",
+            "g=builtin:greedy",
+            "g2=builtin:greedy",
+            "r=builtin:random",
+        ],
+        log=log,
+    )
+    requests = [engine_pb2.DecisionRequest.FromString(raw) for raw in recorded(record)]
+    real = [r for r in requests if r.match_id == "probed"]
+    probes = [r for r in requests if r.match_id != "probed"]
+    assert len(real) == 9 and probes  # seat 0's nine decisions of one Scopone deal
+    ids = {r.match_id for r in probes}
+    assert len(ids) == len(probes)
+    assert all(re.fullmatch(r"m[0-9a-f]{16}", i) for i in ids)
+    # Each probe follows its real request, and differs from it in the match id only.
+    last_real = None
+    for r in requests:
+        if r.match_id == "probed":
+            last_real = r
+            continue
+        assert last_real is not None and len(last_real.legal_moves) > 1
+        r.match_id = "probed"
+        assert r.SerializeToString() == last_real.SerializeToString()
+    # Never played: the match is what it would be without them.
+    assert report.result.faults == ()
+    assert sum(1 for d in report.decisions if d.seat == 0) == 9
+    replay = replay_log(log)  # the log verifies, probes and all
+    steps = [s for d in replay.deals for s in d.steps if s.seat == 0 and s.probes]
+    assert sum(len(s.probes) for s in steps) == len(probes)
+    for step in steps:
+        for probe in step.probes:
+            assert probe.hands[0] == step.before.hands[0]  # its own hand, as it is
+            assert probe.hands[2] != step.before.hands[2]  # the partner holds other cards
+            assert probe.move == step.move  # the spy plays the first legal move
+    spy = next(s for s in summarise_probes([replay]) if s.names == ("g2", "spy"))
+    assert spy.p_value > 0.01  # its partner, greedy, breaks ties at random
+
+
+def test_a_side_shown_a_hand_under_every_id_is_beyond_probes(tmp_path):
+    """What probes cannot catch (docs/audit.md): a bot whose choice follows
+    its partner's hand, shown one under the probe's id too (an in-process
+    engine shown every hand is shown the probe's hidden state). Its real answer
+    is then one more draw from what its probes are: the log audit's business."""
+
+    def follows_partner(observation, legal, hands):
+        return legal[hands[(observation.seat + 2) % 4] % len(legal)]
+
+    def seer(name: str) -> InProcessConnection:
+        return InProcessConnection(follows_partner, name=name, sees_every_hand=True)
+
+    log = tmp_path / "m.log"
+    report = run_match_sync(
+        [("c", seer("c")), "g=builtin:greedy", ("c2", seer("c2")), "r=builtin:random"],
+        settings(seed=11),
+        log=log,
+    )
+    # Each probe was shown its own hidden state, not the real one.
+    probed = [d for d in report.decisions if d.seat in (0, 2) and d.probes]
+    assert any(p.move != d.move for d in probed for p in d.probes)
+    cheat = next(s for s in summarise_probes([replay_log(log)]) if s.names == ("c", "c2"))
+    assert cheat.p_value > 0.01, cheat
+
+
+def test_probes_cost_no_clock_and_spectators_never_see_them(tmp_path):
+    """Each answer takes 40 ms, probes included: the bank pays for the real
+    decisions only, and spectators get one event per play."""
+
+    def slow_first(observation, legal):
+        time.sleep(0.04)
+        return legal[0]
+
+    slow = InProcessConnection(slow_first, name="slow")
+    events: list = []
+    clock = ClockSettings(move_time=None, bank=10.0, increment=0.0)
+    report = run_match_sync(
+        [("slow", slow), "g=builtin:greedy", "g2=builtin:greedy", "r=builtin:random"],
+        settings(clock=clock),
+        log=tmp_path / "m.log",
+        spectate=events.append,
+    )
+    mine = [d for d in report.decisions if d.seat == 0]
+    probe_time = sum(p.think_time for d in mine for p in d.probes)
+    real_time = sum(d.think_time for d in mine)
+    assert probe_time > real_time  # two probes a decision, as slow as the real one
+    assert mine[-1].bank_left == pytest.approx(10.0 - real_time, abs=0.01)
+    plays = [e for e in events if type(e.what).__name__ == "Play"]
+    assert len(plays) == len(report.decisions) == 36
+    assert not any("m" in repr(e.what) and "probe" in repr(e.what) for e in events)
+    replay_log(tmp_path / "m.log")
+
+
+def test_a_probe_that_fails_is_recorded_and_is_no_fault_of_the_match(tmp_path):
+    calls = [0]
+
+    def fails_every_third(observation, legal):
+        calls[0] += 1
+        if calls[0] % 3 == 0:  # real, probe, probe: the second probe of each decision
+            raise RuntimeError("not this time")
+        return legal[-1]
+
+    conn = InProcessConnection(fails_every_third, name="flaky")
+    report = run_match_sync(
+        [("flaky", conn), "g=builtin:greedy", "g2=builtin:greedy", "r=builtin:random"],
+        settings(),
+        log=tmp_path / "m.log",
+    )
+    assert report.result.faults == ()
+    probed = [d for d in report.decisions if d.seat == 0 and d.probes]
+    assert probed and all(d.probes[1].move is None for d in probed)
+    assert all("RuntimeError" in d.probes[1].problem for d in probed)
+    summary = next(
+        s for s in summarise_probes([replay_log(tmp_path / "m.log")]) if "flaky" in s.names
+    )
+    assert summary.unanswered == len(probed)
+
+
+def test_only_seats_with_a_remote_partner_are_probed_unless_all_are_asked_for():
+    def launches(*kinds: LaunchKind) -> list[SeatLaunch]:
+        return [SeatLaunch(k) for k in kinds]
+
+    remote = MatchSettings(Variant(Game.SCOPONE), probes=ProbeSettings())
+    seated = launches(LaunchKind.ADDRESS, LaunchKind.COMMAND, LaunchKind.BUILTIN, LaunchKind.HUMAN)
+    assert probed_seats(remote, seated) == (2,)  # seat 0's partner is launched: confined
+    everyone = MatchSettings(Variant(Game.SCOPONE), probes=EVERY_DECISION)
+    assert probed_seats(everyone, seated) == (0, 1, 2)  # never a person
+    scopa = MatchSettings(Variant(Game.SCOPA), probes=EVERY_DECISION)
+    assert probed_seats(scopa, launches(LaunchKind.ADDRESS, LaunchKind.ADDRESS)) == ()
+    assert probed_seats(MatchSettings(Variant(Game.SCOPONE)), seated) == ()
+
+
+@pytest.fixture(scope="module")
+def probed_log(tmp_path_factory) -> Path:
+    log = tmp_path_factory.mktemp("probes") / "m.log"
+    run_match_sync(
+        ["g=builtin:greedy", "r=builtin:random", "g2=builtin:greedy", "r2=builtin:random"],
+        settings(seed=3),
+        log=log,
+    )
+    return log
+
+
+def _real_hands(log: Path) -> tuple[int, list[int]]:
+    replay = replay_log(log)
+    step = next(s for d in replay.deals for s in d.steps if s.probes)
+    return step.seat, [h or 0 for h in step.before.hands]
+
+
+@pytest.mark.parametrize(
+    "change, says",
+    [
+        ("partner", "the partner's hand is its real hand"),
+        ("own", "the seat's own hand is not its hand"),
+        ("move", "its answer is not a legal move"),
+        ("id", "used twice"),
+    ],
+)
+def test_a_probe_that_could_not_have_been_asked_fails_verification(
+    probed_log, tmp_path, change, says
+):
+    seat, hands = _real_hands(probed_log)
+
+    def edit(records: list[log_pb2.LogRecord]) -> None:
+        decision = next(r.decision for r in records if r.decision.probes)
+        probe = decision.probes[0]
+        if change == "partner":
+            for s in range(4):  # the real hidden state itself
+                _set(probe.hands[s], hands[s])
+        elif change == "own":
+            _set(probe.hands[seat], hands[(seat + 1) % 4])
+        elif change == "move":
+            taken = {(c.suit, c.rank) for c in probe.move.captures}
+            probe.move.card.CopyFrom(
+                probe.move.captures[0] if taken else probe.hands[seat].cards[0]
+            )
+            del probe.move.captures[:]
+            probe.move.captures.extend(probe.hands[(seat + 1) % 4].cards[:1])
+        else:
+            decision.probes[1].match_id = probe.match_id
+
+    bad = tmp_path / "bad.log"
+    bad.write_bytes(rechain(probed_log.read_bytes(), edit))
+    with pytest.raises(VerifyError, match=re.escape(says)):
+        replay_log(bad)
+
+
+def _set(card_set, hand: int) -> None:
+    from arena.wire.convert import card_to_pb
+
+    del card_set.cards[:]
+    card_set.cards.extend(card_to_pb(c) for c in cards_of(hand))
