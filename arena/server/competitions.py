@@ -19,10 +19,11 @@ if TYPE_CHECKING:
     from arena.tournament.standings_cache import CachedStandings, StandingsCache
 
 from arena.broker import Broker
-from arena.errors import ArenaError, ConfigError
+from arena.errors import ArenaError, ConfigError, RulesError
 from arena.layout import competition_layout
 from arena.outcome import MatchEvent
 from arena.ratings import START_SIGMA, Gaussian
+from arena.rules import Game
 from arena.server.ladder import (
     LADDER_PHASE,
     Ladder,
@@ -116,6 +117,7 @@ def competition_config(
     # Registered bots are remote: they could recognise a duplicate deal's twin, so
     # single deals unless the organiser asks for duplicates (and acknowledges that).
     raw.setdefault("duplicate", False)
+    _default_probes(raw)
     try:
         cfg = config_from_dict(raw, "competition")
     except ConfigError as e:
@@ -133,6 +135,21 @@ def competition_config(
         every = {**engines, **(players or {})}
         _refuse_unplayable_submissions(cfg, every, files)
     return cfg, engines
+
+
+def _default_probes(raw: dict[str, Any]) -> None:
+    """Partners the arena reaches by address could pool their hands outside the
+    game: a team competition probes their decisions unless the file says
+    ``probes = false`` (docs/audit.md); a [probes] table sets how."""
+    if raw.get("probes") is False:
+        del raw["probes"]
+        return
+    try:
+        seats = Game.parse(str(raw.get("variant", Game.SCOPA.value))).seats
+    except RulesError:
+        return  # reading the file says what is wrong with it
+    if seats == 4:
+        raw.setdefault("probes", {})
 
 
 def _baseline_name(entry: str) -> str:

@@ -35,6 +35,7 @@ from arena.settings import (
     EngineSpec,
     FaultPolicy,
     Key,
+    ProbeSettings,
     SandboxSettings,
     parse_engine,
     read_duration,
@@ -168,6 +169,8 @@ class TournamentConfig:
     # Plays a live spectator is shown behind (the competition server's watch
     # streams and web site); None: the server's --spectator-delay.
     spectator_delay: int | None = field(default=None, metadata={KEY: Key(least=0)})
+    # Probe decisions of partner seats (docs/audit.md): a [probes] table; None: none.
+    probes: ProbeSettings | None = None
     # None: every match in this process; else on a Ray cluster (arena/cluster/).
     # Not part of the fingerprint: where matches run changes no result.
     cluster: ClusterSettings | None = None
@@ -247,6 +250,10 @@ class TournamentConfig:
             data["allow_shared_partners"] = True
         if self.shared_decks:
             data["shared_decks"] = True
+        if self.probes is not None:  # absent when off: older stores still resume
+            data["probes.rate"] = self.probes.rate
+            data["probes.repeats"] = self.probes.repeats
+            data["probes.seats"] = self.probes.seats.value
         if self.sprt is not None:
             data["sprt.test"] = self.sprt.test
             data["sprt.base"] = self.sprt.base

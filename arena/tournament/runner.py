@@ -97,6 +97,7 @@ def match_settings(cfg: TournamentConfig, match: ScheduledMatch) -> MatchSetting
         startup_timeout=cfg.startup_timeout,
         handshake_timeout=cfg.startup_timeout,
         sandbox=cfg.sandbox,
+        probes=cfg.probes,
     )
 
 

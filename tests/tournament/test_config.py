@@ -63,6 +63,9 @@ def test_the_shipped_ladder_reads_as_a_competition_file(tmp_path):
         ({"policy": {"on_fault": "shrug"}}, "lose or substitute"),
         ({"format": "sprt"}, "needs an [sprt] table"),
         ({"target": 0}, "target score, a deal limit"),
+        ({"probes": {"rate": 0}}, "[probes]: probe rate must be above 0"),
+        ({"probes": {"seats": "some"}}, "[probes]: seats must be one of 'remote', 'all'"),
+        ({"probes": {"repeat": 2}}, "did you mean 'repeats'"),
     ],
 )
 def test_bad_configs_say_what_is_wrong(extra, message):
@@ -180,7 +183,7 @@ def test_a_file_s_keys_are_the_fields_of_the_config():
         "output", "store", "keep_warm", "challenger", "suspend_after", "startup_timeout",
         "clock", "policy", "engine", "sprt", "sandbox", "acknowledge_remote_twins",
         "stop_after_startup_failures", "startup_failure_forfeits", "allow_shared_partners",
-        "spectator_delay", "cluster", "shared_decks",
+        "spectator_delay", "cluster", "shared_decks", "probes",
     } == TOP_KEYS  # fmt: skip
     cfg = config_from_dict(BASE)
     assert cfg == TournamentConfig(engines=cfg.engines)
@@ -300,3 +303,22 @@ def test_shared_decks_with_a_remote_bot_need_the_organiser_to_accept_it():
     with pytest.raises(ConfigError, match="with shared decks a remote bot"):
         config_from_dict(raw)
     assert config_from_dict({**raw, "acknowledge_remote_twins": True}).shared_decks
+
+
+def test_a_team_competition_probes_remote_partners_unless_told_not_to(tmp_path):
+    from arena.server.competitions import competition_config
+    from arena.settings import ProbeSeats, ProbeSettings
+
+    def probes(text: str) -> ProbeSettings | None:
+        cfg, _ = competition_config(text, lambda name: "127.0.0.1:1", tmp_path)
+        return cfg.probes
+
+    team = 'variant = "scopone"\nbots = ["a", "b"]\n'
+    assert probes(team) == ProbeSettings(rate=0.25, repeats=2, seats=ProbeSeats.REMOTE)
+    assert probes(team + "probes = false\n") is None
+    assert probes(team + "[probes]\nrate = 0.5\n") == ProbeSettings(rate=0.5)
+    assert probes('bots = ["a", "b"]\n') is None  # Scopa: nobody has a partner
+    cfg = config_from_dict({**BASE, "variant": "scopone", "probes": {"seats": "all"}})
+    assert cfg.probes == ProbeSettings(seats=ProbeSeats.ALL)
+    assert cfg.fingerprint()["probes.seats"] == "all"
+    assert "probes.rate" not in config_from_dict(BASE).fingerprint()  # older stores resume
