@@ -4,6 +4,7 @@
     tournament.py  arena tournament, arena ratings, arena sprt
     replay.py      arena replay
     analyse.py     arena analyse
+    audit.py       arena audit
     verify.py      arena verify-seed
     web.py         arena web
     serve.py       arena serve, arena check
@@ -29,7 +30,19 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from arena import __version__
-from arena.cli import analyse, exits, match, remote, replay, serve, signals, tournament, verify, web
+from arena.cli import (
+    analyse,
+    audit,
+    exits,
+    match,
+    remote,
+    replay,
+    serve,
+    signals,
+    tournament,
+    verify,
+    web,
+)
 
 
 class HelpFormatter(argparse.RawDescriptionHelpFormatter):
@@ -69,6 +82,7 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_parsers(sub)
     replay.add_parsers(sub)
     analyse.add_parsers(sub)
+    audit.add_parsers(sub)
     serve.add_parsers(sub)
     remote.add_parsers(sub)
     tournament.add_parsers(sub)

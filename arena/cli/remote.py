@@ -80,6 +80,9 @@ def cmd_remote(args: argparse.Namespace) -> int:
                 _print_versions(arena.versions(args.id))
             elif cmd == "list":
                 _print_comps(arena.competitions())
+            elif cmd == "audit":
+                report = arena.audit(args.id, 0 if args.probes_only else args.samples)
+                print(report.json if args.json else report.text)
             elif cmd == "standings":
                 print(arena.standings(args.id).text)
             elif cmd == "matches" and args.bot:
@@ -356,6 +359,8 @@ def _print_comp(c: spb.CompetitionInfo) -> None:
         print(f"  final's seed commitment: sha256 {c.final_seed_commitment}")
     if c.final_seed:
         print(f"  final's seed revealed: {c.final_seed}  (final matches: `arena verify-seed`)")
+    if c.probed:
+        print("  collusion audit: partner seats' decisions are probed (docs/audit.md)")
 
 
 def _print_versions(versions: Iterable[spb.LadderVersion]) -> None:
@@ -464,6 +469,24 @@ def add_parsers(sub: Subparsers) -> None:
     )
     c.add_argument("id", help="the ladder's id")
     cmds.add_parser("list", help="list the competitions: state, progress, created, seed commitment")
+    c = cmds.add_parser(
+        "audit",
+        help="organiser: the collusion audit of a competition's finished matches",
+        description="The organiser's collusion audit of a competition's finished matches, "
+        "computed on the server from their logs (docs/audit.md): per partnership, the "
+        "probes' disagreements and the log audit's p-value. Evidence, never a verdict: "
+        "nobody is disqualified by it.",
+    )
+    c.add_argument("id", help="the competition's id")
+    c.add_argument(
+        "--samples",
+        type=int,
+        default=32,
+        metavar="K",
+        help="the log audit's sampled deals per move and hand (default 32; at most 256)",
+    )
+    c.add_argument("--probes-only", action="store_true", help="the probes' test only (fast)")
+    c.add_argument("--json", action="store_true", help="print the report as JSON")
     c = cmds.add_parser("standings", help="a competition's leaderboard")
     c.add_argument("id", help="the competition's id")
     c = cmds.add_parser(

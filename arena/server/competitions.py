@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import os
 import secrets
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
@@ -37,7 +38,7 @@ from arena.server.storage import Bot, Competition, CompetitionStatus, ServerStor
 from arena.server.submissions import SubmissionFiles, submission_digest
 from arena.server.versions import BASELINE_PREFIX, baselines_of
 from arena.settings import AddressEngine, BuiltinEngine, ClusterSettings, CommandEngine
-from arena.store import Store, open_store, reading_store
+from arena.store import MatchStatus, Store, open_store, reading_store
 from arena.strategies import BUILT_IN
 from arena.tournament.config import TournamentConfig, config_from_dict
 from arena.tournament.lifecycle import Run, open_player
@@ -135,6 +136,16 @@ def competition_config(
         every = {**engines, **(players or {})}
         _refuse_unplayable_submissions(cfg, every, files)
     return cfg, engines
+
+
+def probes_on(config: str) -> bool:
+    """Whether a competition's file probes its partner seats (docs/audit.md)."""
+    try:
+        raw = tomllib.loads(config)
+    except tomllib.TOMLDecodeError:
+        return False
+    _default_probes(raw)
+    return isinstance(raw.get("probes"), dict)
 
 
 def _default_probes(raw: dict[str, Any]) -> None:
@@ -313,6 +324,27 @@ def competition_results(
     return reading_store(competition_layout(data, comp_id).store)
 
 
+def finished_logs(data: Path, comp_id: str) -> list[Path]:
+    """The logs of a competition's finished matches, in schedule order."""
+    with competition_results(data, comp_id) as store:
+        entries = [] if store is None else store.matches()
+    return [Path(e.log_path) for e in entries if e.status is MatchStatus.DONE and e.log_path]
+
+
+def audit_path(data: Path, comp_id: str) -> Path:
+    """Where the organiser's last full audit of a competition is kept (docs/audit.md)."""
+    return data / comp_id / "audit.json"
+
+
+def save_audit(data: Path, comp_id: str, document: str) -> None:
+    """Keep an audit report whole or not at all: written aside, then renamed."""
+    path = audit_path(data, comp_id)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(".json.partial")
+    partial.write_text(document, encoding="utf-8")
+    os.replace(partial, path)
+
+
 def reveal_finished(data: Path, comp_id: str) -> None:
     """A competition an older server finished showed its seed by its status
     alone; its store now says so too, as every reader asks the store."""
@@ -366,6 +398,7 @@ def competition_info(
         file_format = ""
     phase = competition.phase or (LADDER_PHASE if file_format == "ladder" else "")
     return wire.competition_info(
+        probed=probes_on(competition.config),
         id=competition.id,
         name=competition.name,
         status=competition.status.value,

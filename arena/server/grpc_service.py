@@ -32,12 +32,14 @@ from arena.server.competitions import (
     competition_info,
     competition_results,
     entry_check,
+    finished_logs,
     ladder_versions,
     new_competition_id,
     prepare_store,
     refuse_unplayable,
     refuse_unworkable,
     registered_address,
+    save_audit,
     spectator_delay,
 )
 from arena.server.ladder import (
@@ -75,6 +77,10 @@ VIEW_STATUS = {
     authors.Refusal.NOT_OWNER: grpc.StatusCode.PERMISSION_DENIED,
     authors.Refusal.NOT_KEPT: grpc.StatusCode.FAILED_PRECONDITION,
 }
+
+
+# The log audit's samples a request may ask for: its cost grows with them.
+MAX_AUDIT_SAMPLES = 256
 
 
 @dataclass(frozen=True)
@@ -530,6 +536,36 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
                 "the log is published when the match has ended; watch it meanwhile",
             )
         return wire.match_log(Path(entry.log_path).read_bytes())
+
+    def AuditCompetition(
+        self, request: spb.AuditRequest, context: grpc.ServicerContext
+    ) -> spb.AuditReport:
+        """The organiser's collusion audit of the finished matches (docs/audit.md):
+        computed here, on demand, from the logs; it decides nothing."""
+        from arena.audit import audit, dumps, render_text
+        from arena.errors import RecordError
+
+        self._access.require(context, Role.ORGANISER, "audit a competition")
+        self._competition(request.id, context)
+        try:
+            logs = finished_logs(self._data, request.id)
+        except ArenaError as e:  # a damaged store: its competition has failed and says why
+            abort(context, grpc.StatusCode.FAILED_PRECONDITION, str(e))
+        if not logs:
+            abort(context, grpc.StatusCode.FAILED_PRECONDITION, "no finished match to audit yet")
+        samples = min(request.samples, MAX_AUDIT_SAMPLES)
+        try:
+            report = audit(logs, samples=max(samples, 2), values=samples > 0)
+        except RecordError as e:  # a damaged log: the organiser should know which
+            abort(context, grpc.StatusCode.FAILED_PRECONDITION, str(e))
+        except ArenaError as e:  # e.g. a game without partners
+            abort(context, grpc.StatusCode.FAILED_PRECONDITION, str(e))
+        document = dumps(report, decisions=False)
+        if report.values is not None:  # the site's audit page shows the last full one
+            save_audit(self._data, request.id, document)
+        return spb.AuditReport(
+            competition=request.id, logs=len(logs), text=render_text(report), json=document
+        )
 
     def ListBotMatches(
         self, request: spb.BotMatchesRequest, context: grpc.ServicerContext

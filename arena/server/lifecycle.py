@@ -106,9 +106,10 @@ async def serve(
                 standings=standings,
                 cluster=ClusterSettings(cluster) if cluster else None,
             )
+            access = Access(storage, key)
             servicer = ArenaServicer(
                 storage,
-                Access(storage, key),
+                access,
                 manager,
                 broker,
                 data,
@@ -138,6 +139,7 @@ async def serve(
                     manager,
                     standings,
                     played,
+                    access,
                 )
             server = await trio.to_thread.run_sync(GrpcServer.start, servicer, listen)
             try:

@@ -12,10 +12,13 @@ from typing import TYPE_CHECKING
 import trio
 
 from arena.broker import Broker
+from arena.server.auth import Access
 from arena.server.competitions import (
     CompetitionManager,
     LadderView,
+    audit_path,
     competition_info,
+    finished_logs,
     ladder_versions,
 )
 from arena.server.ladder import is_ladder
@@ -81,6 +84,26 @@ class SiteCatalog:
         ]
 
 
+class SiteAudits:
+    """What the site's audit page (arena.web.audit) asks of the server."""
+
+    def __init__(self, data: Path, storage: ServerStorage, access: Access) -> None:
+        self._data = data
+        self._storage = storage
+        self._access = access
+
+    def is_organiser(self, token: str) -> bool:
+        return self._access.is_organiser_token(token)
+
+    def finished_logs(self, cid: str) -> list[Path] | None:
+        if self._storage.competition(cid) is None:
+            return None
+        return finished_logs(self._data, cid)
+
+    def saved_audit(self, cid: str) -> Path:
+        return audit_path(self._data, cid)
+
+
 async def start_site(
     nursery: trio.Nursery,
     http: str,
@@ -91,6 +114,7 @@ async def start_site(
     manager: CompetitionManager,
     standings: StandingsCache,
     challenges: Challenges | None = None,
+    access: Access | None = None,
 ) -> None:
     """Serve the web site in the server's nursery, with ``challenges``' pages
     when given; prints SITE http://HOST:PORT."""
@@ -111,6 +135,10 @@ async def start_site(
         source.running_now = manager.running_matches()
 
     extra = challenge_routes(challenges) if challenges is not None else []
+    if access is not None:
+        from arena.web.audit import audit_routes
+
+        extra += audit_routes(SiteAudits(data, storage, access))
     link = challenges is not None and challenges.enabled
     app = create_app(source, copy_running, extra, challenge_link=link)
     address = await nursery.start(serve_site, app, http)

@@ -57,6 +57,7 @@ def _static_files() -> dict[str, tuple[str, str]]:
     files = {
         "site.js": ((STATIC / "site.js").read_text(encoding="utf-8"), "text/javascript"),
         "challenge.js": ((STATIC / "challenge.js").read_text(encoding="utf-8"), "text/javascript"),
+        "audit.js": ((STATIC / "audit.js").read_text(encoding="utf-8"), "text/javascript"),
         "viewer.js": (VIEWER_ASSETS.get("viewer.js", ""), "text/javascript"),
         "viewer.css": (VIEWER_ASSETS.get("viewer.css", ""), "text/css"),
         # A person's seat at a challenge (arena.web.challenges).

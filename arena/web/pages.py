@@ -293,6 +293,13 @@ def competition_page(info: spb.CompetitionInfo, overview: Overview) -> str:
         else ""
     )
     phase, held, versions, final = _ladder_parts(info, overview)
+    audited = (
+        '<p id="audited">Collusion audit: partner seats\' decisions are probed '
+        f'(what the probes found is the organiser\'s: <a href="{competition_url(cid)}/audit">'
+        "audit</a>).</p>"
+        if getattr(info, "probed", False)
+        else ""
+    )
     entrants = "baselines" if overview.ladder is not None else "bots"
     body = (
         f'<div id="competition" data-api="{e("/api" + competition_url(cid))}" '
@@ -305,7 +312,7 @@ def competition_page(info: spb.CompetitionInfo, overview: Overview) -> str:
         f'<p><span class="progress"><span style="width:{share:.0f}%"></span></span> '
         f'<span id="progress-text">{p.done} of {p.total} matches</span>{e(eta)}</p>'
         f"<p>seed commitment (SHA-256): <code>{e(info.seed_commitment)}</code></p>{seed}{final}"
-        f'<p><a href="{competition_url(cid)}/matches">all matches</a></p>'
+        f'<p><a href="{competition_url(cid)}/matches">all matches</a></p>{audited}'
         f"{running}{latest}<h2>Standings</h2>{held}{standings_table(cid, overview.standings)}"
         f"{versions}<pre>{e(overview.standings.text)}</pre>"
         f"{sprt}<h2>Crosstable</h2>{crosstable(cid, overview)}"

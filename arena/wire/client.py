@@ -26,6 +26,8 @@ from arena.wire.v1 import server_pb2_grpc
 # check, standings fit ratings, a log can be large.
 QUICK = 10.0
 SLOW = 60.0
+# The organiser's audit values every decision of every finished match.
+AUDIT_TIMEOUT = 3600.0
 UPLOAD = 600.0  # an archive of up to 50 MiB, then its check in a sandbox
 
 Reply = TypeVar("Reply", bound=Message)
@@ -142,6 +144,10 @@ class ArenaClient:
     def standings(self, competition: str) -> spb.StandingsReply:
         request = spb.CompetitionRef(id=competition)
         return self._call("GetStandings", request, spb.StandingsReply, SLOW)
+
+    def audit(self, competition: str, samples: int) -> spb.AuditReport:
+        request = spb.AuditRequest(id=competition, samples=samples)
+        return self._call("AuditCompetition", request, spb.AuditReport, AUDIT_TIMEOUT)
 
     def matches(self, competition: str) -> list[spb.MatchSummary]:
         reply = self._call("ListMatches", spb.CompetitionRef(id=competition), spb.MatchList, 30)

@@ -153,8 +153,10 @@ def competition_info(
     phase: str = "",
     final_seed_commitment: str = "",
     final_seed: str = "",
+    probed: bool = False,
 ) -> spb.CompetitionInfo:
     return spb.CompetitionInfo(
+        probed=probed,
         format=format,
         phase=phase,
         final_seed_commitment=final_seed_commitment,

@@ -5,7 +5,10 @@ recorded in the log, and a bot that sees hands it was not sent is caught."""
 from __future__ import annotations
 
 import re
+import subprocess
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -13,7 +16,7 @@ import pytest
 from arena.errors import VerifyError
 from arena.outcome import LaunchKind, SeatLaunch
 from arena.play import probed_seats, run_match_sync
-from arena.probes import summarise_probes
+from arena.probes import ProbeSummary, summarise_probes
 from arena.replay import replay_log
 from arena.rules import Game, Variant, cards_of
 from arena.settings import ClockSettings, MatchSettings, ProbeSeats, ProbeSettings
@@ -22,6 +25,8 @@ from arena.wire.v1 import engine_pb2, log_pb2
 from tests.replay.test_tamper import rechain
 from tests.support.bots import UNCONFINED, bot, recorded
 from tests.support.matches import play
+from tests.support.paths import PY, ROOT
+from tests.support.processes import ended
 
 ONE_DEAL = Variant(Game.SCOPONE, target=None, deal_limit=1)
 EVERY_DECISION = ProbeSettings(rate=1.0, repeats=2, seats=ProbeSeats.ALL)
@@ -227,3 +232,45 @@ def _set(card_set, hand: int) -> None:
 
     del card_set.cards[:]
     card_set.cards.extend(card_to_pb(c) for c in cards_of(hand))
+
+
+@contextmanager
+def colluders(*folders: Path, stochastic: bool = False) -> Iterator[list[str]]:
+    """Two colluding bots (tests/bots/colluder.py) at loopback addresses."""
+    procs, addresses = [], []
+    extra = ["--stochastic"] if stochastic else []
+    try:
+        for folder in folders:
+            command = [PY, str(ROOT / "tests/bots/colluder.py"), "--dir", str(folder), *extra]
+            proc = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+            procs.append(proc)
+            assert proc.stdout is not None
+            addresses.append(proc.stdout.readline().split()[1])
+        yield addresses
+    finally:
+        for proc in procs:
+            proc.terminate()
+            ended(proc)
+
+
+def _colluding_match(tmp_path: Path, a: Path, b: Path, **options) -> ProbeSummary:
+    log = tmp_path / f"{a.name}-{b.name}.log"
+    with colluders(a, b, **options) as (first, second):
+        run_match_sync(
+            [f"c={first}", "g=builtin:greedy", f"c2={second}", "g2=builtin:greedy"],
+            settings(seed=21),
+            log=log,
+        )
+    return next(s for s in summarise_probes([replay_log(log)]) if s.names == ("c", "c2"))
+
+
+@pytest.mark.process
+def test_partners_who_pass_their_hands_in_a_file_are_caught_by_probes(tmp_path):
+    shared = tmp_path / "shared"
+    caught = _colluding_match(tmp_path, shared, shared)
+    assert caught.p_value < 0.01, caught
+    assert len(list(shared.glob("*/seat*.json"))) >= 2  # the side channel was used
+    # The same bots kept apart play honestly: being deterministic, they answer
+    # every probe as they answered the decision.
+    apart = _colluding_match(tmp_path, tmp_path / "a", tmp_path / "b")
+    assert apart.disagreements == 0 and apart.p_value == 1.0, apart

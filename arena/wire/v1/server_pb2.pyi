@@ -114,7 +114,7 @@ class CompetitionRef(_message.Message):
     def __init__(self, id: _Optional[str] = ...) -> None: ...
 
 class CompetitionInfo(_message.Message):
-    __slots__ = ("id", "name", "status", "matches_done", "matches_total", "bots", "seed_commitment", "seed", "reason", "created_at", "spectator_delay", "format", "phase", "final_seed_commitment", "final_seed")
+    __slots__ = ("id", "name", "status", "matches_done", "matches_total", "bots", "seed_commitment", "seed", "reason", "created_at", "spectator_delay", "format", "phase", "final_seed_commitment", "final_seed", "probed")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
@@ -130,6 +130,7 @@ class CompetitionInfo(_message.Message):
     PHASE_FIELD_NUMBER: _ClassVar[int]
     FINAL_SEED_COMMITMENT_FIELD_NUMBER: _ClassVar[int]
     FINAL_SEED_FIELD_NUMBER: _ClassVar[int]
+    PROBED_FIELD_NUMBER: _ClassVar[int]
     id: str
     name: str
     status: str
@@ -145,7 +146,8 @@ class CompetitionInfo(_message.Message):
     phase: str
     final_seed_commitment: str
     final_seed: str
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., status: _Optional[str] = ..., matches_done: _Optional[int] = ..., matches_total: _Optional[int] = ..., bots: _Optional[_Iterable[str]] = ..., seed_commitment: _Optional[str] = ..., seed: _Optional[str] = ..., reason: _Optional[str] = ..., created_at: _Optional[str] = ..., spectator_delay: _Optional[int] = ..., format: _Optional[str] = ..., phase: _Optional[str] = ..., final_seed_commitment: _Optional[str] = ..., final_seed: _Optional[str] = ...) -> None: ...
+    probed: bool
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., status: _Optional[str] = ..., matches_done: _Optional[int] = ..., matches_total: _Optional[int] = ..., bots: _Optional[_Iterable[str]] = ..., seed_commitment: _Optional[str] = ..., seed: _Optional[str] = ..., reason: _Optional[str] = ..., created_at: _Optional[str] = ..., spectator_delay: _Optional[int] = ..., format: _Optional[str] = ..., phase: _Optional[str] = ..., final_seed_commitment: _Optional[str] = ..., final_seed: _Optional[str] = ..., probed: _Optional[bool] = ...) -> None: ...
 
 class StandingsRow(_message.Message):
     __slots__ = ("rank", "bot", "elo", "elo_low", "elo_high", "played", "wins", "losses", "draws", "faults", "baseline", "sees_every_hand")
@@ -480,3 +482,23 @@ class BotOutput(_message.Message):
     bot: str
     seats: _containers.RepeatedCompositeFieldContainer[SeatOutput]
     def __init__(self, match: _Optional[str] = ..., bot: _Optional[str] = ..., seats: _Optional[_Iterable[_Union[SeatOutput, _Mapping]]] = ...) -> None: ...
+
+class AuditRequest(_message.Message):
+    __slots__ = ("id", "samples")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    SAMPLES_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    samples: int
+    def __init__(self, id: _Optional[str] = ..., samples: _Optional[int] = ...) -> None: ...
+
+class AuditReport(_message.Message):
+    __slots__ = ("competition", "logs", "text", "json")
+    COMPETITION_FIELD_NUMBER: _ClassVar[int]
+    LOGS_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    JSON_FIELD_NUMBER: _ClassVar[int]
+    competition: str
+    logs: int
+    text: str
+    json: str
+    def __init__(self, competition: _Optional[str] = ..., logs: _Optional[int] = ..., text: _Optional[str] = ..., json: _Optional[str] = ...) -> None: ...

@@ -154,6 +154,11 @@ class ArenaStub:
                 request_serializer=arena_dot_wire_dot_v1_dot_server__pb2.BotOutputRequest.SerializeToString,
                 response_deserializer=arena_dot_wire_dot_v1_dot_server__pb2.BotOutput.FromString,
                 _registered_method=True)
+        self.AuditCompetition = channel.unary_unary(
+                '/scopa.v1.Arena/AuditCompetition',
+                request_serializer=arena_dot_wire_dot_v1_dot_server__pb2.AuditRequest.SerializeToString,
+                response_deserializer=arena_dot_wire_dot_v1_dot_server__pb2.AuditReport.FromString,
+                _registered_method=True)
 
 
 class ArenaServicer:
@@ -360,6 +365,17 @@ class ArenaServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def AuditCompetition(self, request, context):
+        """Organiser: the collusion audit of a competition's finished matches
+        (docs/audit.md): per partnership, its probes' disagreements with their
+        exact p-value and, unless `samples` is 0, the log audit's p-value.
+        Participants see only that decisions are probed (CompetitionInfo.probed).
+        Nothing is decided by it: it is evidence for the organiser to weigh.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ArenaServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -482,6 +498,11 @@ def add_ArenaServicer_to_server(servicer, server):
                     servicer.GetBotOutput,
                     request_deserializer=arena_dot_wire_dot_v1_dot_server__pb2.BotOutputRequest.FromString,
                     response_serializer=arena_dot_wire_dot_v1_dot_server__pb2.BotOutput.SerializeToString,
+            ),
+            'AuditCompetition': grpc.unary_unary_rpc_method_handler(
+                    servicer.AuditCompetition,
+                    request_deserializer=arena_dot_wire_dot_v1_dot_server__pb2.AuditRequest.FromString,
+                    response_serializer=arena_dot_wire_dot_v1_dot_server__pb2.AuditReport.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1132,6 +1153,33 @@ class Arena:
             '/scopa.v1.Arena/GetBotOutput',
             arena_dot_wire_dot_v1_dot_server__pb2.BotOutputRequest.SerializeToString,
             arena_dot_wire_dot_v1_dot_server__pb2.BotOutput.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AuditCompetition(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/scopa.v1.Arena/AuditCompetition',
+            arena_dot_wire_dot_v1_dot_server__pb2.AuditRequest.SerializeToString,
+            arena_dot_wire_dot_v1_dot_server__pb2.AuditReport.FromString,
             options,
             channel_credentials,
             insecure,
