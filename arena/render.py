@@ -133,7 +133,8 @@ def _deal_lines(
         if done.leftover:
             side, mask = done.leftover
             lines.append(f"   the table's last cards {cards(mask)} go to {sides[side]}")
-        lines += ["   " + line for line in deal_table(done, sides, leftover=False, cards=cards)]
+        table = deal_table(done, sides, leftover=False, cards=cards, variant=replay.variant)
+        lines += ["   " + line for line in table]
         lines.append(f"   running score: {' - '.join(map(str, done.totals))}")
     lines.append("")
     return lines

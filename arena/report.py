@@ -11,7 +11,7 @@ from arena.rules import FinishedDeal, Variant, cards_text, side_of
 if TYPE_CHECKING:
     from arena.outcome import MatchReport
 
-CATEGORIES = ("scope", "carte", "denari", "settebello", "primiera")
+CATEGORIES = ("scope", "carte", "denari", "settebello", "primiera", "re_bello", "napola")
 
 
 def side_names(variant: Variant, seat_names: Sequence[str]) -> list[str]:
@@ -28,14 +28,19 @@ def deal_table(
     names: Sequence[str],
     leftover: bool = True,
     cards: Callable[[int], str] = cards_text,
+    variant: Variant | None = None,
 ) -> list[str]:
     """The scoring of one deal, a row per side, with the counts behind each point
-    (``cards``: how a set of cards is written, in the reader's notation)."""
+    (``cards``: how a set of cards is written, in the reader's notation; the
+    ``variant``'s regional options add their columns)."""
     width = max(len(n) for n in names)
+    re_bello = variant is not None and variant.re_bello
+    napola = variant is not None and variant.napola
+    extra = (" re bello" if re_bello else "") + (" napola" if napola else "")
     lines = [
         f"deal {deal.number + 1}, dealer seat {deal.dealer}"
         + (f" ({len(deal.void_decks)} void deal(s) redealt)" if deal.void_decks else ""),
-        f"  {'':<{width}}  scope carte denari settebello primiera  deal  match",
+        f"  {'':<{width}}  scope carte denari settebello primiera{extra}  deal  match",
     ]
     for side, name in enumerate(names):
         t = deal.score.tallies[side]
@@ -45,7 +50,9 @@ def deal_table(
             f"  {name:<{width}}  {b['scope']:>5} {b['carte']:>2}({t.cards:>2})"
             f" {b['denari']:>2}({t.denari:>2}) {b['settebello']:>10}"
             f" {b['primiera']:>2}({prim:>2})"
-            f"    {deal.score.points[side]:>4}  {deal.totals[side]:>5}"
+            + (f" {b['re_bello']:>8}" if re_bello else "")
+            + (f" {b['napola']:>6}" if napola else "")
+            + f"    {deal.score.points[side]:>4}  {deal.totals[side]:>5}"
         )
     if deal.leftover and leftover:
         side, mask = deal.leftover
@@ -67,7 +74,7 @@ def match_summary(
     names = side_names(variant, seat_names)
     lines = [f"{variant.describe()}: {' vs '.join(names)}", ""]
     for deal in deals:
-        lines += deal_table(deal, names)
+        lines += deal_table(deal, names, variant=variant)
         lines.append("")
     score = " - ".join(str(s) for s in final_scores)
     outcome = f"{names[winner]} wins" if winner is not None else no_winner

@@ -137,6 +137,7 @@ def scored_frame(
                 "cards": t.cards,
                 "denari_count": t.denari,
                 "settebello_held": t.settebello,
+                "re_bello_held": t.re_bello,
                 "primiera_total": t.primiera,
                 "total": done.totals[s],
             }
@@ -157,7 +158,11 @@ def scored_frame(
         scope=[t.scope for t in score.tallies],
         to_move=None,
         score=list(done.totals),
-        scoring={"rows": rows, "totals": list(done.totals)},
+        scoring={
+            "rows": rows,
+            "totals": list(done.totals),
+            "options": {"re_bello": variant.re_bello, "napola": variant.napola},
+        },
         leftover=leftover,
     )
     return frame

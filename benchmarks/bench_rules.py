@@ -6,8 +6,10 @@ process, alternately, several rounds; medians are printed.
 
     python -m benchmarks.bench_rules [--seconds S] [--rounds N]
 
-It also prints the cost of one seeded deck (docs/seeds.md: SHA-256 blocks and
-Fisher-Yates), which every deal of a refereed match pays once.
+It also prints what the regional scoring options (re bello and napola, which
+only the final scoring reads) cost the playout API, and the cost of one seeded
+deck (docs/seeds.md: SHA-256 blocks and Fisher-Yates), which every deal of a
+refereed match pays once.
 """
 
 from __future__ import annotations
@@ -39,9 +41,9 @@ def arena_steps(game: Game) -> Callable[[random.Random], object]:
     return run
 
 
-def arena_playout(game: Game) -> Callable[[random.Random], object]:
+def arena_playout(game: Game, **options: bool) -> Callable[[random.Random], object]:
     """The playout API a search bot calls: Deal.random_playout."""
-    variant = Variant(game)
+    variant = Variant(game, **options)
 
     def run(rng: random.Random) -> object:
         deck = list(range(40))
@@ -94,6 +96,16 @@ def main() -> None:
         print(
             f"{game.value:<10} {n:>9,.0f} {st:>9,.0f} {st / n:>8.1f}x {pl:>12,.0f} {pl / n:>8.1f}x"
         )
+    print(f"\nplayout API with re bello and napola, median of {args.rounds} x {args.seconds}s")
+    for game in (Game.SCOPA, Game.SCOPONE):
+        plain, regional = arena_playout(game), arena_playout(game, re_bello=True, napola=True)
+        pairs = [
+            (rate(plain, args.seconds, r), rate(regional, args.seconds, r))
+            for r in range(args.rounds)
+        ]
+        a = statistics.median(p for p, _ in pairs)
+        b = statistics.median(q for _, q in pairs)
+        print(f"{game.value:<10} {b:>9,.0f} per second, {b / a:.2f}x the plain game's {a:,.0f}")
     decks = 20_000
     times = timeit.repeat(
         lambda: seeded_deck(2**63 + 12345, 7, 0), number=decks, repeat=args.rounds

@@ -76,6 +76,17 @@ def add_variant_options(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="optional rule: leftover table cards go to the last player, not the last capturer",
     )
+    p.add_argument(
+        "--re-bello",
+        action="store_true",
+        help="regional option: the king of Denari scores a point, as the settebello",
+    )
+    p.add_argument(
+        "--napola",
+        action="store_true",
+        help="regional option: ace, 2 and 3 of Denari captured score 3, plus 1 per further "
+        "Denari in sequence",
+    )
 
 
 def variant_from_args(args: argparse.Namespace) -> Variant:
@@ -85,6 +96,8 @@ def variant_from_args(args: argparse.Namespace) -> Variant:
         deal_limit=args.deals,
         fewest_cards=args.fewest_cards,
         leftovers_to_last_player=args.leftovers_to_last_player,
+        re_bello=args.re_bello,
+        napola=args.napola,
     )
 
 

@@ -250,7 +250,7 @@ class Deal:
         """
         seat = self.to_move
         if seat is None:
-            return deal_points(self.piles, self.scope)
+            return self.points()
         hands, piles, scope, deck = self.hands, self.piles, self.scope, self.deck
         table, pos, in_hands = self.table, self.stock_pos, self.cards_in_hands
         seats, fewest, refill = self._seats, self._fewest, self.variant.game.refill
@@ -334,7 +334,7 @@ class Deal:
         self.table, self.stock_pos, self.cards_in_hands = table, pos, in_hands
         self.last_capturer, self.to_move = last_capturer, None
         self._give_leftovers(side_of(seat))
-        return deal_points(piles, scope)
+        return self.points()
 
     def _give_leftovers(self, last_side: int) -> None:
         if not self.table:
@@ -348,7 +348,14 @@ class Deal:
     def score(self) -> DealScore:
         if self.to_move is not None:
             raise RulesError("the deal is not over yet")
-        return score_deal(self.piles, self.scope)
+        v = self.variant
+        return score_deal(self.piles, self.scope, v.re_bello, v.napola)
+
+    def points(self) -> list[int]:
+        """Each side's points as the deal stands (the fast path of ``score``,
+        for playouts): ``score().points`` once the deal is over."""
+        v = self.variant
+        return deal_points(self.piles, self.scope, v.re_bello, v.napola)
 
     def copy(self) -> Deal:
         other = Deal.__new__(Deal)

@@ -1,4 +1,5 @@
-"""Scoring a deal: scope, carte, denari, settebello, primiera (docs/rules.md)."""
+"""Scoring a deal: scope, carte, denari, settebello, primiera, and the
+optional re bello and napola (docs/rules.md)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,28 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arena.rules.cards import DENARI_MASK, PRIMIERA, SETTEBELLO
+
+RE_BELLO = 9  # card(10, DENARI): the king of Denari
+
+
+def _napola_of(bits: int) -> int:
+    """Napola for a pile's Denari (10-bit pattern, bit i the card of rank i + 1):
+    ace, 2 and 3 score 3, and each further card in unbroken sequence one more."""
+    if bits & 0b111 != 0b111:
+        return 0
+    length = 3
+    while length < 10 and bits >> length & 1:
+        length += 1
+    return length
+
+
+_NAPOLA = tuple(_napola_of(bits) for bits in range(1024))
+
+
+def napola(pile: int) -> int:
+    """The napola a pile (mask) scores: 0 without ace, 2 and 3 of Denari."""
+    return _NAPOLA[pile & 1023]
+
 
 # _BEST[suit][bits]: best primiera value among the suit's cards in a 10-bit pattern.
 _BEST: tuple[tuple[int, ...], ...] = tuple(
@@ -29,9 +52,12 @@ def primiera(pile: int) -> int | None:
     return None
 
 
-def deal_points(piles: Sequence[int], scope: Sequence[int]) -> list[int]:
+def deal_points(
+    piles: Sequence[int], scope: Sequence[int], re_bello: bool = False, napola: bool = False
+) -> list[int]:
     """The points of each of the two sides, without the breakdown: the fast
-    path for playouts. Always equal to ``score_deal(piles, scope).points``."""
+    path for playouts. Always equal to ``score_deal(...).points`` with the
+    same arguments."""
     p0, p1 = piles
     points = [scope[0], scope[1]]
     a, b = p0.bit_count(), p1.bit_count()
@@ -47,6 +73,14 @@ def deal_points(piles: Sequence[int], scope: Sequence[int]) -> list[int]:
     q0, q1 = primiera(p0), primiera(p1)
     if q0 != q1:
         points[q0 is None or (q1 is not None and q0 < q1)] += 1
+    if re_bello:
+        if p0 >> RE_BELLO & 1:
+            points[0] += 1
+        elif p1 >> RE_BELLO & 1:
+            points[1] += 1
+    if napola:
+        points[0] += _NAPOLA[p0 & 1023]
+        points[1] += _NAPOLA[p1 & 1023]
     return points
 
 
@@ -59,6 +93,8 @@ class SideTally:
     denari: int
     settebello: bool
     primiera: int | None  # None: a suit is missing, so no primiera
+    re_bello: bool = False  # holds the king of Denari (counted with the re bello option only)
+    napola: int = 0  # its napola's points (with the napola option only)
 
 
 @dataclass(frozen=True)
@@ -71,6 +107,7 @@ class DealScore:
     denari: int | None
     settebello: int | None
     primiera: int | None
+    re_bello: int | None = None
 
     def breakdown(self, side: int) -> dict[str, int]:
         """Points of one side by category, in the order a scorer calls them."""
@@ -80,6 +117,8 @@ class DealScore:
             "denari": int(self.denari == side),
             "settebello": int(self.settebello == side),
             "primiera": int(self.primiera == side),
+            "re_bello": int(self.re_bello == side),
+            "napola": self.tallies[side].napola,
         }
 
     @property
@@ -104,13 +143,17 @@ def _strict_winner(values: Sequence[int | None]) -> int | None:
     return leaders[0] if len(leaders) == 1 else None
 
 
-def score_deal(piles: Sequence[int], scope: Sequence[int]) -> DealScore:
+def score_deal(
+    piles: Sequence[int], scope: Sequence[int], re_bello: bool = False, napola: bool = False
+) -> DealScore:
     """Score a finished deal from each side's captured pile (mask) and scope count.
 
     Carte and denari go to the side with more (with two sides and 40 cards,
     more than 20 cards / more than 5 denari when every card was captured); a
     tie scores nothing. Primiera goes to the strictly higher total; a side
-    missing a suit has none and cannot win it.
+    missing a suit has none and cannot win it. With ``re_bello`` the king of
+    Denari is a point like the settebello; with ``napola`` a side's napola
+    scores its length (``napola``). Off, neither is counted in the tallies.
     """
     tallies = tuple(
         [
@@ -120,19 +163,23 @@ def score_deal(piles: Sequence[int], scope: Sequence[int]) -> DealScore:
                 (pile & DENARI_MASK).bit_count(),
                 pile >> SETTEBELLO & 1 == 1,
                 primiera(pile),
+                re_bello and pile >> RE_BELLO & 1 == 1,
+                _NAPOLA[pile & 1023] if napola else 0,
             )
             for s, pile in enumerate(piles)
         ]
     )
-    settebello = None
+    settebello = king = None
     for s, t in enumerate(tallies):
         if t.settebello:
             settebello = s
-            break
+        if t.re_bello:
+            king = s
     return DealScore(
         tallies,
         _strict_winner([t.cards for t in tallies]),
         _strict_winner([t.denari for t in tallies]),
         settebello,
         _strict_winner([t.primiera for t in tallies]),
+        king,
     )

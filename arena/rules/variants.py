@@ -69,6 +69,11 @@ class Variant:
         leftovers_to_last_player: optional reading of one seed: the cards left
             on the table at the end of a deal go to the side that made the last
             play, instead of the side that made the last capture (the default).
+        re_bello: regional option: the king of Denari scores a point, as the
+            settebello does.
+        napola: regional option: a side whose captures hold the ace, 2 and 3
+            of Denari scores 3, and one more for each further Denari in
+            unbroken sequence (4, 5, ...): up to 10 for all ten.
     """
 
     game: Game = Game.SCOPA
@@ -76,6 +81,8 @@ class Variant:
     deal_limit: int | None = None
     fewest_cards: bool = False
     leftovers_to_last_player: bool = False
+    re_bello: bool = False
+    napola: bool = False
 
     def __post_init__(self) -> None:
         if self.target is None and self.deal_limit is None:
@@ -104,6 +111,10 @@ class Variant:
             parts.append("fewest-cards captures")
         if self.leftovers_to_last_player:
             parts.append("leftovers to last player")
+        if self.re_bello:
+            parts.append("re bello")
+        if self.napola:
+            parts.append("napola")
         return ", ".join(parts)
 
 

@@ -34,7 +34,6 @@ from dataclasses import dataclass, fields
 from arena.errors import RulesError
 from arena.rules import Deal, Move, Observation
 from arena.rules.determinize import determinize
-from arena.rules.scoring import deal_points
 from arena.rules.variants import side_of
 
 __all__ = [
@@ -97,7 +96,7 @@ class Evaluation:
 
 
 def playout(deal: Deal, rng: random.Random) -> list[int]:
-    """Play ``deal`` to its end and return each side's points (``deal_points``).
+    """Play ``deal`` to its end and return each side's points (``Deal.points``).
 
     Each player sweeps the table when it can; otherwise it takes something
     (one capture at random) with probability CAPTURE_BIAS, else plays any
@@ -108,7 +107,7 @@ def playout(deal: Deal, rng: random.Random) -> list[int]:
     while True:
         seat = deal.to_move
         if seat is None:
-            return deal_points(deal.piles, deal.scope)
+            return deal.points()
         moves = deal.legal_moves()
         table = deal.table
         captures = [m for m in moves if m[1]]
@@ -133,6 +132,8 @@ def view_digest(obs: Observation) -> bytes:
         ("variant", v.game.value, v.target, v.deal_limit, v.fewest_cards),
         ("leftovers_to_last_player", v.leftovers_to_last_player),
     ]
+    if v.re_bello or v.napola:  # only then, so that other views keep their digests
+        parts.append(("scoring", v.re_bello, v.napola))
     for f in fields(obs):
         if f.name == "variant":
             continue

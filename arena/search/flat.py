@@ -20,7 +20,6 @@ from collections.abc import Sequence
 from arena.rules import Move, Observation
 from arena.rules.deal import Deal
 from arena.rules.determinize import determinize
-from arena.rules.scoring import deal_points
 
 MIN_SAMPLES = 4
 MAX_SAMPLES = 2000
@@ -36,7 +35,7 @@ def playout(deal: Deal, rng: random.Random) -> list[int]:
         captures = [m for m in moves if m.captures]
         pool = captures if captures and uniform() < CAPTURE_BIAS else moves
         deal.play_unchecked(pool[int(uniform() * len(pool))])
-    return deal_points(deal.piles, deal.scope)
+    return deal.points()
 
 
 def evaluate(

@@ -123,8 +123,8 @@ class SprtSettings:
 class TournamentConfig:
     """A tournament file, checked. Besides the keys named after fields:
     ``[[engine]]`` tables are the engines, and ``variant`` (its game),
-    ``target``, ``deal_limit``, ``fewest_cards`` and ``leftovers_to_last_player``
-    at the top of the file are the variant."""
+    ``target``, ``deal_limit``, ``fewest_cards``, ``leftovers_to_last_player``,
+    ``re_bello`` and ``napola`` at the top of the file are the variant."""
 
     name: str = "tournament"
     variant: Variant = field(default_factory=Variant)
@@ -241,6 +241,11 @@ class TournamentConfig:
             "startup_failure_forfeits": self.startup_failure_forfeits,
             **_sandbox_keys("sandbox", self.sandbox),
         }
+        # Regional options only when on: the files of runs made before they
+        # existed keep their fingerprint, and so their resume.
+        for option in ("re_bello", "napola"):
+            if getattr(self.variant, option):
+                data[option] = True
         # A ladder's players join as it runs: each is kept in its engines table.
         for e in self.engines if self.format is not TournamentFormat.LADDER else ():
             data[f"engine.{e.name}.spec"] = e.describe()  # with its workdir, if any

@@ -181,6 +181,8 @@ def variant_to_pb(v: Variant) -> pb.Variant:
         deal_limit=v.deal_limit or 0,
         fewest_cards=v.fewest_cards,
         leftovers_to_last_player=v.leftovers_to_last_player,
+        re_bello=v.re_bello,
+        napola=v.napola,
     )
 
 
@@ -195,6 +197,8 @@ def variant_from_pb(msg: pb.Variant) -> Variant:
             deal_limit=msg.deal_limit or None,
             fewest_cards=msg.fewest_cards,
             leftovers_to_last_player=msg.leftovers_to_last_player,
+            re_bello=msg.re_bello,
+            napola=msg.napola,
         )
     except RulesError as e:
         raise WireError(f"variant: {e}") from e
@@ -250,11 +254,24 @@ def side_scores_to_pb(score: DealScore) -> list[pb.SideScore]:
             settebello_point=b["settebello"],
             primiera_point=b["primiera"],
             total=sum(b.values()),
+            re_bello=t.re_bello,
+            re_bello_point=b["re_bello"],
+            napola_point=b["napola"],
         )
         if t.primiera is not None:
             msg.primiera = t.primiera
         out.append(msg)
     return out
+
+
+_NAPOLA_POINTS = frozenset((0, *range(3, 11)))
+
+
+def napola_points(msg: pb.SideScore) -> int:
+    """A side's napola points, which are 0 or 3..10 (a napola is at least ace, 2 and 3)."""
+    if msg.napola_point not in _NAPOLA_POINTS:
+        raise WireError(f"deal result: napola of {msg.napola_point} points (0 or 3 to 10)")
+    return msg.napola_point
 
 
 def side_scores_from_pb(msgs: Sequence[pb.SideScore]) -> DealScore:
@@ -275,6 +292,8 @@ def side_scores_from_pb(msgs: Sequence[pb.SideScore]) -> DealScore:
                 denari=m.denari,
                 settebello=m.settebello,
                 primiera=m.primiera if m.HasField("primiera") else None,
+                re_bello=m.re_bello,
+                napola=napola_points(m),
             )
             for m in msgs
         ),
@@ -282,6 +301,7 @@ def side_scores_from_pb(msgs: Sequence[pb.SideScore]) -> DealScore:
         denari=awarded("denari_point"),
         settebello=awarded("settebello_point"),
         primiera=awarded("primiera_point"),
+        re_bello=awarded("re_bello_point"),
     )
 
 

@@ -7,7 +7,6 @@ from hypothesis import strategies as st
 
 from arena.rules import Deal, Game, Match, Move, Variant, legal_moves, seeded_deck
 from arena.rules.cards import RANK, RANK_MASK, cards_of
-from arena.rules.scoring import score_deal
 
 ALL = (1 << 40) - 1
 games = st.sampled_from(list(Game))
@@ -30,9 +29,17 @@ def accounted(deal: Deal) -> int:
 
 
 @settings(max_examples=150, deadline=None)
-@given(games, seeds, seeds, st.booleans(), st.booleans())
-def test_random_deals_keep_every_rule(game, deck_seed, play_seed, fewest, last_player):
-    variant = Variant(game, fewest_cards=fewest, leftovers_to_last_player=last_player)
+@given(games, seeds, seeds, st.booleans(), st.booleans(), st.booleans(), st.booleans())
+def test_random_deals_keep_every_rule(
+    game, deck_seed, play_seed, fewest, last_player, re_bello, napola
+):
+    variant = Variant(
+        game,
+        fewest_cards=fewest,
+        leftovers_to_last_player=last_player,
+        re_bello=re_bello,
+        napola=napola,
+    )
     deal = Deal(variant, deck_seed % game.seats, seeded_deck(deck_seed, 0))
     rng = random.Random(play_seed)
     while not deal.is_over:
@@ -59,11 +66,16 @@ def test_random_deals_keep_every_rule(game, deck_seed, play_seed, fewest, last_p
     assert not any(deal.hands) and deal.stock_count == 0
     if any(p.captures for p in deal.plays):
         assert deal.table == 0 and sum(p.bit_count() for p in deal.piles) == 40
-    # Scores add up: the breakdown sums to the points; at most 4 non-scopa points per deal.
+    # Scores add up: the breakdown sums to the points; at most 4 non-scopa points
+    # per deal, one more with the re bello, and a napola for at most one side.
     score = deal.score()
     for side in (0, 1):
         assert sum(score.breakdown(side).values()) == score.points[side]
-    assert sum(score.points) - sum(deal.scope) <= 4
+    napolas = [t.napola for t in score.tallies]
+    assert min(napolas) == 0 and (napola or max(napolas) == 0)
+    assert sum(score.points) - sum(deal.scope) - sum(napolas) <= 4 + re_bello
+    assert (score.re_bello is not None) == (re_bello and any(p >> 9 & 1 for p in deal.piles))
+    assert list(score.points) == deal.points()
     assert sum(p.scopa for p in deal.plays) == sum(deal.scope)
 
 
@@ -99,9 +111,9 @@ def test_legal_moves_match_brute_force(table_cards, hand_cards):
 
 
 @settings(max_examples=80, deadline=None)
-@given(games, seeds, seeds)
-def test_random_playout_equals_step_by_step_play(game, deck_seed, play_seed):
-    variant = Variant(game)
+@given(games, seeds, seeds, st.booleans())
+def test_random_playout_equals_step_by_step_play(game, deck_seed, play_seed, regional):
+    variant = Variant(game, re_bello=regional, napola=regional)
     a = Deal(variant, deck_seed % game.seats, seeded_deck(deck_seed, 1))
     rng = random.Random(deck_seed)
     for _ in range(rng.randrange(12)):  # start from somewhere inside the deal
@@ -157,7 +169,7 @@ def assert_playout_equals_steps(
         a.last_capturer,
         a.to_move,
     ), where
-    assert points == list(score_deal(a.piles, a.scope).points), where
+    assert points == list(a.score().points), where
 
 
 @settings(max_examples=25, deadline=None)

@@ -39,6 +39,8 @@ def test_categories_go_to_the_side_with_more():
         "denari": 1,
         "settebello": 0,
         "primiera": 0,
+        "re_bello": 0,  # the regional options, off
+        "napola": 0,
     }
     assert score.points == (3, 4)
 
@@ -160,6 +162,8 @@ def test_golden_side_zero_sweeps_every_time(game):
         "denari": 1,
         "settebello": 1,
         "primiera": 1,
+        "re_bello": 0,
+        "napola": 0,
     }
     assert score.points == (22, 0)
 
@@ -183,5 +187,7 @@ def test_golden_scientifico_suits_dealt_in_order():
         "denari": 1,
         "settebello": 1,
         "primiera": 1,
+        "re_bello": 0,
+        "napola": 0,
     }
     assert score.points == (0, 23)

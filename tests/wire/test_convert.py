@@ -20,6 +20,8 @@ variants = st.builds(
     deal_limit=st.integers(1, 20),
     fewest_cards=st.booleans(),
     leftovers_to_last_player=st.booleans(),
+    re_bello=st.booleans(),
+    napola=st.booleans(),
 )
 
 

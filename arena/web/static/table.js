@@ -388,7 +388,8 @@
       box.appendChild(el("h2", "", "Last deal scored (deal " + (r.dealNumber + 1) + ")"));
       r.sides.forEach((x, s) => box.appendChild(el("p", "", (s === side(state.seat) ? "your side" : "their side") +
         ": " + x.total + " (cards " + x.cards + ", denari " + x.denari + ", primiera " + x.primiera +
-        (x.settebello ? ", settebello" : "") + ", scope " + x.scope + ")")));
+        (x.settebello ? ", settebello" : "") + (x.reBelloPoint ? ", re bello" : "") +
+        (x.napolaPoint ? ", napola " + x.napolaPoint : "") + ", scope " + x.scope + ")")));
       box.appendChild(el("p", "", "match score " + r.matchScores.join(" - ")));
       root.appendChild(box);
     }

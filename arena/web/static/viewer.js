@@ -407,7 +407,11 @@
       scoringBox.appendChild(el("h2", "", "Deal " + f.deal + " scoring"));
       const table = el("table", "scoring");
       const headRow = el("tr");
-      for (const h of ["", "carte", "denari", "settebello", "primiera", "scope", "points", "match"]) headRow.appendChild(el("th", "", h));
+      const options = f.scoring.options || {};
+      const heads = ["", "carte", "denari", "settebello", "primiera"];
+      if (options.re_bello) heads.push("re bello");
+      if (options.napola) heads.push("napola");
+      for (const h of heads.concat(["scope", "points", "match"])) headRow.appendChild(el("th", "", h));
       table.appendChild(headRow);
       for (const r of f.scoring.rows) {
         const tr = el("tr");
@@ -418,10 +422,14 @@
           r.denari + " (" + r.denari_count + " denari)",
           r.settebello + (r.settebello_held ? " (has it)" : ""),
           r.primiera + " (" + (r.primiera_total === null ? "no primiera: a suit missing" : "primiera " + r.primiera_total) + ")",
+        ];
+        if (options.re_bello) cells.push(r.re_bello + (r.re_bello_held ? " (has it)" : ""));
+        if (options.napola) cells.push(r.napola ? r.napola + " (ace to " + r.napola + " of Denari)" : "0");
+        cells.push(
           String(r.scope),
           String(r.points),
           String(r.total),
-        ];
+        );
         for (const c of cells) tr.appendChild(el("td", "", c));
         table.appendChild(tr);
       }

@@ -72,18 +72,22 @@ class Card(_message.Message):
     def __init__(self, suit: _Optional[_Union[Suit, str]] = ..., rank: _Optional[int] = ...) -> None: ...
 
 class Variant(_message.Message):
-    __slots__ = ("game", "target", "deal_limit", "fewest_cards", "leftovers_to_last_player")
+    __slots__ = ("game", "target", "deal_limit", "fewest_cards", "leftovers_to_last_player", "re_bello", "napola")
     GAME_FIELD_NUMBER: _ClassVar[int]
     TARGET_FIELD_NUMBER: _ClassVar[int]
     DEAL_LIMIT_FIELD_NUMBER: _ClassVar[int]
     FEWEST_CARDS_FIELD_NUMBER: _ClassVar[int]
     LEFTOVERS_TO_LAST_PLAYER_FIELD_NUMBER: _ClassVar[int]
+    RE_BELLO_FIELD_NUMBER: _ClassVar[int]
+    NAPOLA_FIELD_NUMBER: _ClassVar[int]
     game: Game
     target: int
     deal_limit: int
     fewest_cards: bool
     leftovers_to_last_player: bool
-    def __init__(self, game: _Optional[_Union[Game, str]] = ..., target: _Optional[int] = ..., deal_limit: _Optional[int] = ..., fewest_cards: _Optional[bool] = ..., leftovers_to_last_player: _Optional[bool] = ...) -> None: ...
+    re_bello: bool
+    napola: bool
+    def __init__(self, game: _Optional[_Union[Game, str]] = ..., target: _Optional[int] = ..., deal_limit: _Optional[int] = ..., fewest_cards: _Optional[bool] = ..., leftovers_to_last_player: _Optional[bool] = ..., re_bello: _Optional[bool] = ..., napola: _Optional[bool] = ...) -> None: ...
 
 class Move(_message.Message):
     __slots__ = ("card", "captures")
@@ -104,7 +108,7 @@ class Play(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., move: _Optional[_Union[Move, _Mapping]] = ..., scopa: _Optional[bool] = ...) -> None: ...
 
 class SideScore(_message.Message):
-    __slots__ = ("scope", "cards", "denari", "settebello", "primiera", "carte_point", "denari_point", "settebello_point", "primiera_point", "total")
+    __slots__ = ("scope", "cards", "denari", "settebello", "primiera", "carte_point", "denari_point", "settebello_point", "primiera_point", "total", "re_bello", "re_bello_point", "napola_point")
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     CARDS_FIELD_NUMBER: _ClassVar[int]
     DENARI_FIELD_NUMBER: _ClassVar[int]
@@ -115,6 +119,9 @@ class SideScore(_message.Message):
     SETTEBELLO_POINT_FIELD_NUMBER: _ClassVar[int]
     PRIMIERA_POINT_FIELD_NUMBER: _ClassVar[int]
     TOTAL_FIELD_NUMBER: _ClassVar[int]
+    RE_BELLO_FIELD_NUMBER: _ClassVar[int]
+    RE_BELLO_POINT_FIELD_NUMBER: _ClassVar[int]
+    NAPOLA_POINT_FIELD_NUMBER: _ClassVar[int]
     scope: int
     cards: int
     denari: int
@@ -125,7 +132,10 @@ class SideScore(_message.Message):
     settebello_point: int
     primiera_point: int
     total: int
-    def __init__(self, scope: _Optional[int] = ..., cards: _Optional[int] = ..., denari: _Optional[int] = ..., settebello: _Optional[bool] = ..., primiera: _Optional[int] = ..., carte_point: _Optional[int] = ..., denari_point: _Optional[int] = ..., settebello_point: _Optional[int] = ..., primiera_point: _Optional[int] = ..., total: _Optional[int] = ...) -> None: ...
+    re_bello: bool
+    re_bello_point: int
+    napola_point: int
+    def __init__(self, scope: _Optional[int] = ..., cards: _Optional[int] = ..., denari: _Optional[int] = ..., settebello: _Optional[bool] = ..., primiera: _Optional[int] = ..., carte_point: _Optional[int] = ..., denari_point: _Optional[int] = ..., settebello_point: _Optional[int] = ..., primiera_point: _Optional[int] = ..., total: _Optional[int] = ..., re_bello: _Optional[bool] = ..., re_bello_point: _Optional[int] = ..., napola_point: _Optional[int] = ...) -> None: ...
 
 class DealResult(_message.Message):
     __slots__ = ("deal_number", "dealer", "sides", "match_scores", "leftover_side", "leftover")

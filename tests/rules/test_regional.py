@@ -1,0 +1,122 @@
+"""The regional scoring options, re bello and napola (docs/rules.md,
+"Regional scoring options"): the sources' worked examples, the fast path
+against the full scoring, and whole matches refereed, logged and replayed
+with them."""
+
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.play import run_match_sync
+from arena.replay import replay_log
+from arena.rules import Game, Variant, score_deal
+from arena.rules.scoring import deal_points, napola
+from arena.settings import MatchSettings
+from arena.tournament.config import config_from_dict
+from arena.wire import convert as cv
+
+from .helpers import cards
+
+ALL = (1 << 40) - 1
+
+
+@pytest.mark.parametrize(
+    ("denari", "points", "source"),
+    [
+        ("Ad 2d 3d", 3, "everything2: the minimum is ace, 2, 3, worth three points"),
+        ("Ad 2d 3d 4d 6d 7d", 4, "everything2: ace, 2, 3, 4, 6, 7 scores only four"),
+        ("Ad 2d 3d 4d 5d Fd", 5, "scribd: ace to 5 and the Fante score 5"),
+        ("Ad 3d 4d 5d 6d 7d Fd Cd Rd", 0, "scribd: every Denari but the 2 scores nothing"),
+        ("Ad 2d 3d 4d 5d 6d 7d Fd Cd Rd", 10, "scribd: all ten, Napoleone"),
+        ("2d 3d 4d 5d", 0, "no ace, no napola"),
+        ("Ad 2d 3d Ac 2c 3c 4c", 3, "only Denari count"),
+    ],
+)
+def test_napola_as_the_sources_count_it(denari, points, source):
+    assert napola(cards(denari)) == points, source
+
+
+def test_the_options_add_their_points_and_nothing_else():
+    side0 = "Ad 2d 3d 4d Rd 7c 7s 7b 6c"  # napola of 4 and the re bello, not the settebello
+    piles = [cards(side0), ALL & ~cards(side0)]
+    plain = score_deal(piles, [0, 0])
+    both = score_deal(piles, [0, 0], re_bello=True, napola=True)
+    assert (plain.re_bello, [t.napola for t in plain.tallies]) == (None, [0, 0])
+    assert plain.tallies[0].re_bello is False  # off: not even counted
+    assert both.re_bello == 0 and [t.napola for t in both.tallies] == [4, 0]
+    assert both.breakdown(0)["re_bello"] == 1 and both.breakdown(0)["napola"] == 4
+    assert both.points[0] == plain.points[0] + 5 and both.points[1] == plain.points[1]
+    assert score_deal(piles, [0, 0], re_bello=True).points[0] == plain.points[0] + 1
+    assert score_deal(piles, [0, 0], napola=True).points[0] == plain.points[0] + 4
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_the_playout_s_fast_points_are_the_full_scoring_s(seed):
+    rng = random.Random(seed)
+    mine = sum(1 << c for c in range(40) if rng.random() < 0.5)
+    piles = [mine, ALL & ~mine] if seed % 3 else [mine, 0]  # a deal nobody finished too
+    scope = [rng.randrange(4), rng.randrange(4)]
+    for re_bello in (False, True):
+        for with_napola in (False, True):
+            expected = score_deal(piles, scope, re_bello, with_napola).points
+            assert deal_points(piles, scope, re_bello, with_napola) == list(expected)
+
+
+def test_the_wire_carries_the_options_points_and_checks_them():
+    side0 = "Ad 2d 3d Rd"
+    score = score_deal([cards(side0), ALL & ~cards(side0)], [1, 0], re_bello=True, napola=True)
+    sides = cv.side_scores_to_pb(score)
+    assert (sides[0].re_bello, sides[0].re_bello_point, sides[0].napola_point) == (True, 1, 3)
+    assert sides[0].total == score.points[0]
+    assert cv.side_scores_from_pb(sides) == score
+    sides[0].napola_point = 2  # a napola is at least ace, 2 and 3
+    with pytest.raises(cv.WireError, match="napola of 2 points"):
+        cv.side_scores_from_pb(sides)
+
+
+def test_a_match_with_the_options_is_refereed_logged_and_replayed(tmp_path):
+    variant = Variant(Game.SCOPONE, target=None, deal_limit=12, re_bello=True, napola=True)
+    log = tmp_path / "m.log"
+    engines = ["g0=builtin:greedy", "r1=builtin:random", "g2=builtin:greedy", "r3=builtin:random"]
+    report = run_match_sync(engines, MatchSettings(variant, seed=2026), log=log)
+    assert len(report.deals) == 12
+    kings = napolas = 0
+    for deal in report.deals:
+        kings += deal.score.re_bello is not None
+        napolas += sum(t.napola for t in deal.score.tallies)
+    assert kings == 12 and napolas > 0  # every deal gives the king to someone
+    replay = replay_log(log)  # recomputes every deal's scoring and checks the log's
+    assert replay.variant == variant
+    assert [d.finished.score for d in replay.deals] == [d.score for d in report.deals]
+    assert "re bello napola" in report.summary()
+    plain = run_match_sync(
+        engines, MatchSettings(Variant(Game.SCOPONE, target=None, deal_limit=12), seed=2026)
+    )
+    assert sum(report.result.final_scores) > sum(plain.result.final_scores)
+
+
+def test_a_tournament_file_takes_the_options_and_keeps_old_fingerprints():
+    base = {
+        "engine": [{"name": "a", "spec": "builtin:random"}, {"name": "b", "spec": "builtin:greedy"}]
+    }
+    plain = config_from_dict(base)
+    assert "re_bello" not in plain.fingerprint() and "napola" not in plain.fingerprint()
+    cfg = config_from_dict({**base, "re_bello": True, "napola": True})
+    assert cfg.variant.re_bello and cfg.variant.napola
+    assert cfg.fingerprint()["re_bello"] is True and cfg.fingerprint()["napola"] is True
+
+
+@pytest.mark.process
+def test_the_command_line_plays_them_and_shows_their_columns():
+    arena = str(Path(sys.executable).parent / "arena")
+    out = subprocess.run(
+        [arena, "play", "--variant", "scopone", "--re-bello", "--napola", "--seed", "3"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "re bello, napola" in out.stdout and "primiera re bello napola" in out.stdout
