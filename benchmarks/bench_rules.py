@@ -6,8 +6,8 @@ process, alternately, several rounds; medians are printed.
 
     python -m benchmarks.bench_rules [--seconds S] [--rounds N]
 
-It also prints what the regional scoring options (re bello and napola, which
-only the final scoring reads) cost the playout API, and the cost of one seeded
+It also prints what the regional options (re bello, napola, last sweep; they
+touch only the scoring) cost the playout API, and the cost of one seeded
 deck (docs/seeds.md: SHA-256 blocks and Fisher-Yates), which every deal of a
 refereed match pays once.
 """
@@ -96,9 +96,12 @@ def main() -> None:
         print(
             f"{game.value:<10} {n:>9,.0f} {st:>9,.0f} {st / n:>8.1f}x {pl:>12,.0f} {pl / n:>8.1f}x"
         )
-    print(f"\nplayout API with re bello and napola, median of {args.rounds} x {args.seconds}s")
+    print(f"\nplayout API with the regional options on, median of {args.rounds} x {args.seconds}s")
     for game in (Game.SCOPA, Game.SCOPONE):
-        plain, regional = arena_playout(game), arena_playout(game, re_bello=True, napola=True)
+        plain, regional = (
+            arena_playout(game),
+            arena_playout(game, re_bello=True, napola=True, last_sweep=True),
+        )
         pairs = [
             (rate(plain, args.seconds, r), rate(regional, args.seconds, r))
             for r in range(args.rounds)

@@ -87,6 +87,11 @@ def add_variant_options(p: argparse.ArgumentParser) -> None:
         help="regional option: ace, 2 and 3 of Denari captured score 3, plus 1 per further "
         "Denari in sequence",
     )
+    p.add_argument(
+        "--last-sweep",
+        action="store_true",
+        help="regional option: a sweep with the deal's very last card scores a scopa too",
+    )
 
 
 def variant_from_args(args: argparse.Namespace) -> Variant:
@@ -98,6 +103,7 @@ def variant_from_args(args: argparse.Namespace) -> Variant:
         leftovers_to_last_player=args.leftovers_to_last_player,
         re_bello=args.re_bello,
         napola=args.napola,
+        last_sweep=args.last_sweep,
     )
 
 

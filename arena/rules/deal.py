@@ -84,6 +84,7 @@ class Deal:
 
     __slots__ = (
         "_fewest",
+        "_last_sweep",
         "_seats",
         "_to_last_player",
         "cards_in_hands",
@@ -112,6 +113,7 @@ class Deal:
         self._seats = seats
         self._fewest = variant.fewest_cards
         self._to_last_player = variant.leftovers_to_last_player
+        self._last_sweep = variant.last_sweep
         self.hands = [0] * seats
         self.table = 0
         self.stock_pos = 0
@@ -196,8 +198,9 @@ class Deal:
             table = self.table = self.table ^ taken
             self.piles[side] |= taken | bit
             self.last_capturer = side
-            # A sweep scores, except with the very last card of the deal.
-            scopa = not table and (in_hands > 0 or self.stock_pos < DECK_SIZE)
+            # A sweep scores, except with the very last card of the deal
+            # (unless the last-sweep option says it does too).
+            scopa = not table and (in_hands > 0 or self.stock_pos < DECK_SIZE or self._last_sweep)
             if scopa:
                 self.scope[side] += 1
         else:
@@ -254,6 +257,7 @@ class Deal:
         hands, piles, scope, deck = self.hands, self.piles, self.scope, self.deck
         table, pos, in_hands = self.table, self.stock_pos, self.cards_in_hands
         seats, fewest, refill = self._seats, self._fewest, self.variant.game.refill
+        last_sweep = self._last_sweep
         last_capturer, dealer = self.last_capturer, self.dealer
         following = (*range(1, seats), 0)  # following[s]: the seat after s
         hands_get = _HANDS.get
@@ -310,7 +314,7 @@ class Deal:
                 table ^= taken
                 piles[side] |= taken | bit
                 last_capturer = side
-                if not table and (in_hands or pos < DECK_SIZE):
+                if not table and (in_hands or pos < DECK_SIZE or last_sweep):
                     scope[side] += 1
                 if taken & (taken - 1):  # a set: count the table again
                     key = p[table & 1023] + p[table >> 10 & 1023] + p[table >> 20 & 1023]

@@ -66,4 +66,5 @@ def determinize(obs: Observation, rng: random.Random) -> Deal:
     deal._seats = obs.variant.seats
     deal._fewest = obs.variant.fewest_cards
     deal._to_last_player = obs.variant.leftovers_to_last_player
+    deal._last_sweep = obs.variant.last_sweep
     return deal

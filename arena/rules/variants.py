@@ -74,6 +74,9 @@ class Variant:
         napola: regional option: a side whose captures hold the ace, 2 and 3
             of Denari scores 3, and one more for each further Denari in
             unbroken sequence (4, 5, ...): up to 10 for all ten.
+        last_sweep: regional option ("according to some players" of
+            scientifico): a sweep with the deal's very last card, which is the
+            dealer's, scores a scopa too.
     """
 
     game: Game = Game.SCOPA
@@ -83,6 +86,7 @@ class Variant:
     leftovers_to_last_player: bool = False
     re_bello: bool = False
     napola: bool = False
+    last_sweep: bool = False
 
     def __post_init__(self) -> None:
         if self.target is None and self.deal_limit is None:
@@ -115,6 +119,8 @@ class Variant:
             parts.append("re bello")
         if self.napola:
             parts.append("napola")
+        if self.last_sweep:
+            parts.append("last sweep scores")
         return ", ".join(parts)
 
 

@@ -183,6 +183,7 @@ def variant_to_pb(v: Variant) -> pb.Variant:
         leftovers_to_last_player=v.leftovers_to_last_player,
         re_bello=v.re_bello,
         napola=v.napola,
+        last_sweep=v.last_sweep,
     )
 
 
@@ -199,6 +200,7 @@ def variant_from_pb(msg: pb.Variant) -> Variant:
             leftovers_to_last_player=msg.leftovers_to_last_player,
             re_bello=msg.re_bello,
             napola=msg.napola,
+            last_sweep=msg.last_sweep,
         )
     except RulesError as e:
         raise WireError(f"variant: {e}") from e

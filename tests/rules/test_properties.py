@@ -39,6 +39,7 @@ def test_random_deals_keep_every_rule(
         leftovers_to_last_player=last_player,
         re_bello=re_bello,
         napola=napola,
+        last_sweep=re_bello and napola,  # a third option, without a third draw
     )
     deal = Deal(variant, deck_seed % game.seats, seeded_deck(deck_seed, 0))
     rng = random.Random(play_seed)
@@ -77,6 +78,7 @@ def test_random_deals_keep_every_rule(
     assert (score.re_bello is not None) == (re_bello and any(p >> 9 & 1 for p in deal.piles))
     assert list(score.points) == deal.points()
     assert sum(p.scopa for p in deal.plays) == sum(deal.scope)
+    assert not deal.plays[-1].scopa or variant.last_sweep  # the last card sweeps for nothing
 
 
 def _subsets(mask: int):
@@ -113,7 +115,7 @@ def test_legal_moves_match_brute_force(table_cards, hand_cards):
 @settings(max_examples=80, deadline=None)
 @given(games, seeds, seeds, st.booleans())
 def test_random_playout_equals_step_by_step_play(game, deck_seed, play_seed, regional):
-    variant = Variant(game, re_bello=regional, napola=regional)
+    variant = Variant(game, re_bello=regional, napola=regional, last_sweep=regional)
     a = Deal(variant, deck_seed % game.seats, seeded_deck(deck_seed, 1))
     rng = random.Random(deck_seed)
     for _ in range(rng.randrange(12)):  # start from somewhere inside the deal

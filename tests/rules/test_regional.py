@@ -1,7 +1,6 @@
-"""The regional scoring options, re bello and napola (docs/rules.md,
-"Regional scoring options"): the sources' worked examples, the fast path
-against the full scoring, and whole matches refereed, logged and replayed
-with them."""
+"""The regional options, re bello, napola and the last sweep (docs/rules.md,
+"Regional options"): the sources' worked examples, the fast paths against
+the full rules, and whole matches refereed, logged and replayed with them."""
 
 import random
 import subprocess
@@ -18,7 +17,7 @@ from arena.settings import MatchSettings
 from arena.tournament.config import config_from_dict
 from arena.wire import convert as cv
 
-from .helpers import cards
+from .helpers import cards, position
 
 ALL = (1 << 40) - 1
 
@@ -65,6 +64,23 @@ def test_the_playout_s_fast_points_are_the_full_scoring_s(seed):
             assert deal_points(piles, scope, re_bello, with_napola) == list(expected)
 
 
+@pytest.mark.parametrize("game", [Game.SCOPA, Game.SCOPONE_SCIENTIFICO])
+def test_a_sweep_with_the_last_card_scores_only_with_the_last_sweep_option(game):
+    hands = ["5c"] + [""] * (game.seats - 1)  # the dealer's last card, after the others'
+    for last_sweep in (False, True):
+        deal = position(game, hands, "2d 3s", to_move=0, last_sweep=last_sweep)
+        play = deal.play((cards_of_one("5c"), cards("2d 3s")))
+        assert deal.is_over and play.scopa is last_sweep and deal.scope == [int(last_sweep), 0]
+        assert deal.score().tallies[0].scope == int(last_sweep)
+        fast = position(game, hands, "2d 3s", to_move=0, last_sweep=last_sweep)
+        assert fast.random_playout(random.Random(0).random) == list(deal.score().points)
+        assert fast.scope == deal.scope
+
+
+def cards_of_one(name: str) -> int:
+    return cards(name).bit_length() - 1
+
+
 def test_the_wire_carries_the_options_points_and_checks_them():
     side0 = "Ad 2d 3d Rd"
     score = score_deal([cards(side0), ALL & ~cards(side0)], [1, 0], re_bello=True, napola=True)
@@ -78,7 +94,9 @@ def test_the_wire_carries_the_options_points_and_checks_them():
 
 
 def test_a_match_with_the_options_is_refereed_logged_and_replayed(tmp_path):
-    variant = Variant(Game.SCOPONE, target=None, deal_limit=12, re_bello=True, napola=True)
+    variant = Variant(
+        Game.SCOPONE, target=None, deal_limit=12, re_bello=True, napola=True, last_sweep=True
+    )
     log = tmp_path / "m.log"
     engines = ["g0=builtin:greedy", "r1=builtin:random", "g2=builtin:greedy", "r3=builtin:random"]
     report = run_match_sync(engines, MatchSettings(variant, seed=2026), log=log)
@@ -92,6 +110,7 @@ def test_a_match_with_the_options_is_refereed_logged_and_replayed(tmp_path):
     assert replay.variant == variant
     assert [d.finished.score for d in replay.deals] == [d.score for d in report.deals]
     assert "re bello napola" in report.summary()
+    assert replay.variant.last_sweep  # and the replay held the plays' scopa flags to it
     plain = run_match_sync(
         engines, MatchSettings(Variant(Game.SCOPONE, target=None, deal_limit=12), seed=2026)
     )

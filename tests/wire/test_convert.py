@@ -22,6 +22,7 @@ variants = st.builds(
     leftovers_to_last_player=st.booleans(),
     re_bello=st.booleans(),
     napola=st.booleans(),
+    last_sweep=st.booleans(),
 )
 
 

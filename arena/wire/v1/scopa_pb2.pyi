@@ -72,7 +72,7 @@ class Card(_message.Message):
     def __init__(self, suit: _Optional[_Union[Suit, str]] = ..., rank: _Optional[int] = ...) -> None: ...
 
 class Variant(_message.Message):
-    __slots__ = ("game", "target", "deal_limit", "fewest_cards", "leftovers_to_last_player", "re_bello", "napola")
+    __slots__ = ("game", "target", "deal_limit", "fewest_cards", "leftovers_to_last_player", "re_bello", "napola", "last_sweep")
     GAME_FIELD_NUMBER: _ClassVar[int]
     TARGET_FIELD_NUMBER: _ClassVar[int]
     DEAL_LIMIT_FIELD_NUMBER: _ClassVar[int]
@@ -80,6 +80,7 @@ class Variant(_message.Message):
     LEFTOVERS_TO_LAST_PLAYER_FIELD_NUMBER: _ClassVar[int]
     RE_BELLO_FIELD_NUMBER: _ClassVar[int]
     NAPOLA_FIELD_NUMBER: _ClassVar[int]
+    LAST_SWEEP_FIELD_NUMBER: _ClassVar[int]
     game: Game
     target: int
     deal_limit: int
@@ -87,7 +88,8 @@ class Variant(_message.Message):
     leftovers_to_last_player: bool
     re_bello: bool
     napola: bool
-    def __init__(self, game: _Optional[_Union[Game, str]] = ..., target: _Optional[int] = ..., deal_limit: _Optional[int] = ..., fewest_cards: _Optional[bool] = ..., leftovers_to_last_player: _Optional[bool] = ..., re_bello: _Optional[bool] = ..., napola: _Optional[bool] = ...) -> None: ...
+    last_sweep: bool
+    def __init__(self, game: _Optional[_Union[Game, str]] = ..., target: _Optional[int] = ..., deal_limit: _Optional[int] = ..., fewest_cards: _Optional[bool] = ..., leftovers_to_last_player: _Optional[bool] = ..., re_bello: _Optional[bool] = ..., napola: _Optional[bool] = ..., last_sweep: _Optional[bool] = ...) -> None: ...
 
 class Move(_message.Message):
     __slots__ = ("card", "captures")
