@@ -24,7 +24,7 @@ import trio
 from arena.engine import Decision, SeatClock
 from arena.errors import BotError
 from arena.outcome import FaultKind
-from arena.rules import Game, Match, Variant
+from arena.rules import OPTIONS, Game, Match, Variant
 from arena.settings import ClockSettings, SandboxSettings
 from arena.transport.connection import GrpcConnection
 from arena.transport.process import launch
@@ -48,6 +48,7 @@ class CheckReport:
     engine_name: str = ""
     engine_version: str = ""
     games: list[str] = field(default_factory=list)  # the games it was asked to play in
+    options: list[str] = field(default_factory=list)  # the Variant options it plays
     output: str = ""  # the file holding a launched bot's stdout and stderr
     tail: list[str] = field(default_factory=list)  # its last lines, when the check failed
 
@@ -63,6 +64,7 @@ class CheckReport:
             "engine_name": self.engine_name,
             "engine_version": self.engine_version,
             "games": self.games,
+            "options": self.options,
             "checks": [
                 {"name": i.name, "passed": i.passed, "detail": i.detail} for i in self.items
             ],
@@ -225,6 +227,10 @@ async def _check_connected(
     games, item = games_to_play(claimed, hello.games)
     add(item)
     report.games = [g.value for g in games]
+    report.options = list(OPTIONS if hello.every_option else hello.options)
+    listed = ", ".join(report.options) or "none"
+    every = " (it lists none: every option)" if hello.every_option else ""
+    add(CheckItem("options", True, f"plays the options {listed}{every}"))
     add(await _health(conn, timeout))
     clock = SeatClock.of(ClockSettings(move_time=1.0), None)
     for label, match, seat in sample_positions():

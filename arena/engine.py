@@ -112,9 +112,17 @@ class Hello:
     protocol_version: int
     games: tuple[Game, ...] = ()  # the games it offers, of those the arena knows
     every_game: bool = True  # it listed no game: it plays them all
+    options: tuple[str, ...] = ()  # the Variant options it plays (arena.rules.OPTIONS)
+    every_option: bool = True  # it listed no option: it plays them all
 
     def plays(self, game: Game) -> bool:
         return self.every_game or game in self.games
+
+    def missing_options(self, variant: Variant) -> list[str]:
+        """The options of ``variant`` this engine did not say it plays."""
+        if self.every_option:
+            return []
+        return [name for name in variant.options if name not in self.options]
 
     def seated(self, seat: int, name: str, confinement: str) -> EngineInfo:
         """Who sits at ``seat``: the organiser's name and what the engine said."""

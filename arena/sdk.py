@@ -97,12 +97,13 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
         version: str = "0.1.0",
         author: str = "",
         games: Sequence[Game] = (),
+        options: Sequence[str] | None = None,
     ) -> None:
         self.choose = choose
         # Plain functions think in these threads; never joined at shutdown, so
         # a bot stuck in its own code still stops when told to.
         self.executor = concurrent.futures.ThreadPoolExecutor(thread_name_prefix="decide")
-        self.info = convert.handshake_response(name, version, author, games)
+        self.info = convert.handshake_response(name, version, author, games, options)
 
     def decision_of(self, request: epb.DecisionRequest) -> Decision:
         obs, moves = convert.decision_from_pb(request)
@@ -198,6 +199,7 @@ def serve(
     version: str = "0.1.0",
     author: str = "",
     games: Sequence[Game] = (),
+    options: Sequence[str] | None = None,
     argv: Sequence[str] | None = None,
 ) -> None:
     """Run a bot server around ``choose`` until stopped. Command line:
@@ -209,7 +211,9 @@ def serve(
         help="address to listen on: HOST:PORT (port 0 picks a free one) or unix:PATH",
     )
     args, _ = parser.parse_known_args(argv if argv is not None else sys.argv[1:])
-    servicer = EngineServicer(choose, name=name, version=version, author=author, games=games)
+    servicer = EngineServicer(
+        choose, name=name, version=version, author=author, games=games, options=options
+    )
     run_server(servicer, args.listen)
 
 

@@ -38,12 +38,13 @@ from arena.rules.observe import (
 )
 from arena.rules.scoring import DealScore, SideTally, primiera, score_deal
 from arena.rules.seeding import commitment, match_seed, new_seed, set_seed
-from arena.rules.variants import Game, Variant, side_of
+from arena.rules.variants import OPTIONS, Game, Variant, side_of
 
 __all__ = [
     "BASTONI",
     "COPPE",
     "DENARI",
+    "OPTIONS",
     "RANK",
     "SETTEBELLO",
     "SPADE",

@@ -105,6 +105,11 @@ class Variant:
         """Always two: two players, or two teams (seats 0 and 2 against 1 and 3)."""
         return 2
 
+    @property
+    def options(self) -> tuple[str, ...]:
+        """The names of the options this variant turns on, in OPTIONS order."""
+        return tuple(name for name in OPTIONS if getattr(self, name))
+
     def describe(self) -> str:
         parts = [self.game.value]
         if self.target is not None:
@@ -122,6 +127,11 @@ class Variant:
         if self.last_sweep:
             parts.append("last sweep scores")
         return ", ".join(parts)
+
+
+# The boolean options of a Variant, by field name: what a bot's handshake lists
+# (engine.proto, HandshakeResponse.options) and what the arena holds it to.
+OPTIONS = ("fewest_cards", "leftovers_to_last_player", "re_bello", "napola", "last_sweep")
 
 
 def side_of(seat: int) -> int:

@@ -359,6 +359,10 @@ async def greet(
             fail(seat, FaultKind.MALFORMED, mismatch)
         if not hello.plays(game):
             fail(seat, FaultKind.MALFORMED, f"does not play {game.value}")
+        missing = hello.missing_options(settings.variant)
+        if missing:
+            named = ", ".join(missing)
+            fail(seat, FaultKind.MALFORMED, f"does not play the option(s) {named} (its handshake)")
 
     async with trio.open_nursery() as nursery:
         for seat in range(len(seats)):

@@ -43,6 +43,7 @@ from arena.outcome import (
     Termination,
 )
 from arena.rules import (
+    OPTIONS,
     DealScore,
     FinishedDeal,
     Game,
@@ -81,6 +82,9 @@ _GAME_TO_PB = {
     Game.SCOPONE_SCIENTIFICO: pb.SCOPONE_SCIENTIFICO,
 }
 _GAME_FROM_PB = {v: k for k, v in _GAME_TO_PB.items()}
+# Variant options by field name (arena.rules.OPTIONS) and their enum values.
+_OPTION_TO_PB = {name: pb.VariantOption.Value(f"OPTION_{name.upper()}") for name in OPTIONS}
+_OPTION_FROM_PB = {v: k for k, v in _OPTION_TO_PB.items()}
 _FAULT_TO_PB = {
     FaultKind.TIMEOUT: pb.TIMEOUT,
     FaultKind.ILLEGAL: pb.ILLEGAL,
@@ -594,22 +598,45 @@ def answer_from_pb(response: epb.DecisionResponse) -> Answer:
 
 
 def handshake_response(
-    name: str, version: str, author: str, games: Sequence[Game] = ()
+    name: str,
+    version: str,
+    author: str,
+    games: Sequence[Game] = (),
+    options: Sequence[str] | None = None,
 ) -> epb.HandshakeResponse:
-    """What a bot says of itself (the SDK's answer)."""
+    """What a bot says of itself (the SDK's answer). ``options``: the Variant
+    options it plays, by name; None, every option."""
+    if options is None:
+        listed = []
+    else:
+        unknown = [o for o in options if o not in _OPTION_TO_PB]
+        if unknown:
+            raise ValueError(f"unknown option(s) {unknown}; expected some of {list(OPTIONS)}")
+        listed = [_OPTION_TO_PB[o] for o in options] or [pb.VariantOption.OPTION_NONE]
     return epb.HandshakeResponse(
         name=name,
         version=version,
         author=author,
         protocol_version=_PROTOCOL_PB,
         games=[_GAME_TO_PB[g] for g in games],
+        options=listed,
     )
 
 
 def hello_from_pb(msg: epb.HandshakeResponse) -> Hello:
-    """A bot's handshake; games the arena does not know are left out."""
+    """A bot's handshake; games and options the arena does not know are left out."""
     games = tuple(g for g in Game if _GAME_TO_PB[g] in msg.games)
-    return Hello(msg.name, msg.version, msg.author, msg.protocol_version, games, not msg.games)
+    options = tuple(_OPTION_FROM_PB[o] for o in msg.options if o in _OPTION_FROM_PB)
+    return Hello(
+        msg.name,
+        msg.version,
+        msg.author,
+        msg.protocol_version,
+        games,
+        not msg.games,
+        options,
+        not msg.options,
+    )
 
 
 def ack() -> epb.Ack:

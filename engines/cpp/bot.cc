@@ -72,6 +72,10 @@ class Engine final : public v1::Engine::Service {
                           v1::SCOPONE_SCIENTIFICO}) {
       out->add_games(game);
     }
+    // It picks among the legal moves the arena sends, so the options that only
+    // change which moves are legal are safe; the scoring ones it does not value.
+    out->add_options(v1::OPTION_FEWEST_CARDS);
+    out->add_options(v1::OPTION_LEFTOVERS_TO_LAST_PLAYER);
     return grpc::Status::OK;
   }
 

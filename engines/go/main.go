@@ -90,6 +90,11 @@ func (engine) Handshake(context.Context, *pb.HandshakeRequest) (*pb.HandshakeRes
 		Games: []pb.Game{
 			pb.Game_SCOPA, pb.Game_SCOPA_A_QUATTRO, pb.Game_SCOPONE, pb.Game_SCOPONE_SCIENTIFICO,
 		},
+		// It picks among the legal moves the arena sends, so the options that only
+		// change which moves are legal are safe; the scoring ones it does not value.
+		Options: []pb.VariantOption{
+			pb.VariantOption_OPTION_FEWEST_CARDS, pb.VariantOption_OPTION_LEFTOVERS_TO_LAST_PLAYER,
+		},
 	}, nil
 }
 

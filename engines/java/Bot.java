@@ -30,6 +30,7 @@ import org.scopaarena.scopa.v1.MatchStart;
 import org.scopaarena.scopa.v1.Move;
 import org.scopaarena.scopa.v1.ProtocolVersion;
 import org.scopaarena.scopa.v1.Suit;
+import org.scopaarena.scopa.v1.VariantOption;
 
 public final class Bot extends EngineGrpc.EngineImplBase {
 
@@ -83,6 +84,10 @@ public final class Bot extends EngineGrpc.EngineImplBase {
                 .addGames(Game.SCOPA_A_QUATTRO)
                 .addGames(Game.SCOPONE)
                 .addGames(Game.SCOPONE_SCIENTIFICO)
+                // It picks among the legal moves the arena sends, so the options that only
+                // change which moves are legal are safe; the scoring ones it does not value.
+                .addOptions(VariantOption.OPTION_FEWEST_CARDS)
+                .addOptions(VariantOption.OPTION_LEFTOVERS_TO_LAST_PLAYER)
                 .build());
         out.onCompleted();
     }

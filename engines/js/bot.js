@@ -71,6 +71,9 @@ const service = {
       author: "Scopa Arena",
       protocol_version: "PROTOCOL_VERSION_1",
       games: [], // all four games
+      // It picks among the legal moves the arena sends, so the options that only
+      // change which moves are legal are safe; the scoring ones it does not value.
+      options: ["OPTION_FEWEST_CARDS", "OPTION_LEFTOVERS_TO_LAST_PLAYER"],
     }),
   Decide: (call, callback) => {
     try {

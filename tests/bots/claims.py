@@ -2,9 +2,11 @@
 """A bot whose handshake offers the games it is told to, for the tests of
 what a bot claims to play.
 
-    python claims.py [--games scopa,scopone] [--crash-in GAME] [--chatter N] [SDK options]
+    python claims.py [--games scopa,scopone] [--options napola,...] [--crash-in GAME]
+        [--chatter N] [SDK options]
 
 ``--games``: the games its handshake lists (none: every game).
+``--options``: the Variant options it lists (absent: every option; "none": none).
 ``--crash-in GAME``: it exits (code 4) when first asked to move in GAME,
 printing why on stderr; in every other game it plays the first legal move.
 ``--chatter N``: it prints N numbered lines on stderr before it serves.
@@ -23,12 +25,16 @@ from arena.sdk import Decision, serve
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--games", default="")
+    parser.add_argument("--options", default=None)
     parser.add_argument("--crash-in", default=None)
     parser.add_argument("--chatter", type=int, default=0)
     args, rest = parser.parse_known_args()
     for n in range(1, args.chatter + 1):
         print(f"chatter line {n}", file=sys.stderr, flush=True)
     games = [Game(g) for g in args.games.split(",") if g]
+    options = None
+    if args.options is not None:
+        options = [o for o in args.options.split(",") if o and o != "none"]
 
     def choose(decision: Decision) -> Move:
         game = decision.observation.variant.game.value
@@ -37,7 +43,7 @@ def main() -> None:
             os._exit(4)
         return decision.legal_moves[0]
 
-    serve(choose, name="claims", version="1", games=games, argv=rest)
+    serve(choose, name="claims", version="1", games=games, options=options, argv=rest)
 
 
 if __name__ == "__main__":

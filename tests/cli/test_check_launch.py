@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.rules import OPTIONS
 from arena.transport.sandbox import unavailable
 
 pytestmark = pytest.mark.process
@@ -111,6 +112,7 @@ def test_a_passing_check_names_the_output_file_and_carries_no_tail(tmp_path):
     report = json.loads(out.stdout)
     assert report["output"] == str(output) and report["tail"] == []
     assert report["games"] == ["scopa", "scopa4", "scopone", "scientifico"]
+    assert report["options"] == list(OPTIONS)  # it lists none: every one
     assert "chatter line 2" in output.read_text()
 
 

@@ -256,4 +256,7 @@ def test_the_bot_passes_arena_check(kit_bot, mode):
     )
     assert out.returncode == 0, out.stdout + out.stderr
     assert f"PASS  handshake: {kit.engine_name}" in out.stdout
+    # Each kit lists the options that only change which moves are legal, and
+    # so is not seated where scoring it does not know is in play.
+    assert "PASS  options: plays the options fewest_cards, leftovers_to_last_player\n" in out.stdout
     assert "all checks passed" in out.stdout

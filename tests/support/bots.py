@@ -16,6 +16,7 @@ def bot(name: str, *extra: str) -> str:
         "misbehave": ROOT / "tests/bots/misbehave.py",
         "spy": ROOT / "tests/bots/spy.py",
         "chatty": ROOT / "tests/bots/chatty.py",
+        "claims": ROOT / "tests/bots/claims.py",
     }
     return " ".join([PY, str(paths[name]), *extra])
 

@@ -26,18 +26,20 @@ class HandshakeRequest(_message.Message):
     def __init__(self, protocol_version: _Optional[_Union[ProtocolVersion, str]] = ..., arena_version: _Optional[str] = ..., max_message_bytes: _Optional[int] = ...) -> None: ...
 
 class HandshakeResponse(_message.Message):
-    __slots__ = ("name", "version", "author", "protocol_version", "games")
+    __slots__ = ("name", "version", "author", "protocol_version", "games", "options")
     NAME_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     AUTHOR_FIELD_NUMBER: _ClassVar[int]
     PROTOCOL_VERSION_FIELD_NUMBER: _ClassVar[int]
     GAMES_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
     name: str
     version: str
     author: str
     protocol_version: ProtocolVersion
     games: _containers.RepeatedScalarFieldContainer[_scopa_pb2.Game]
-    def __init__(self, name: _Optional[str] = ..., version: _Optional[str] = ..., author: _Optional[str] = ..., protocol_version: _Optional[_Union[ProtocolVersion, str]] = ..., games: _Optional[_Iterable[_Union[_scopa_pb2.Game, str]]] = ...) -> None: ...
+    options: _containers.RepeatedScalarFieldContainer[_scopa_pb2.VariantOption]
+    def __init__(self, name: _Optional[str] = ..., version: _Optional[str] = ..., author: _Optional[str] = ..., protocol_version: _Optional[_Union[ProtocolVersion, str]] = ..., games: _Optional[_Iterable[_Union[_scopa_pb2.Game, str]]] = ..., options: _Optional[_Iterable[_Union[_scopa_pb2.VariantOption, str]]] = ...) -> None: ...
 
 class Clock(_message.Message):
     __slots__ = ("move_time_ms", "bank_ms", "increment_ms", "deadline_ms")

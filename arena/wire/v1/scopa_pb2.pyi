@@ -23,6 +23,16 @@ class Game(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     SCOPONE: _ClassVar[Game]
     SCOPONE_SCIENTIFICO: _ClassVar[Game]
 
+class VariantOption(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    VARIANT_OPTION_UNSPECIFIED: _ClassVar[VariantOption]
+    OPTION_NONE: _ClassVar[VariantOption]
+    OPTION_FEWEST_CARDS: _ClassVar[VariantOption]
+    OPTION_LEFTOVERS_TO_LAST_PLAYER: _ClassVar[VariantOption]
+    OPTION_RE_BELLO: _ClassVar[VariantOption]
+    OPTION_NAPOLA: _ClassVar[VariantOption]
+    OPTION_LAST_SWEEP: _ClassVar[VariantOption]
+
 class Termination(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     TERMINATION_UNSPECIFIED: _ClassVar[Termination]
@@ -50,6 +60,13 @@ SCOPA: Game
 SCOPA_A_QUATTRO: Game
 SCOPONE: Game
 SCOPONE_SCIENTIFICO: Game
+VARIANT_OPTION_UNSPECIFIED: VariantOption
+OPTION_NONE: VariantOption
+OPTION_FEWEST_CARDS: VariantOption
+OPTION_LEFTOVERS_TO_LAST_PLAYER: VariantOption
+OPTION_RE_BELLO: VariantOption
+OPTION_NAPOLA: VariantOption
+OPTION_LAST_SWEEP: VariantOption
 TERMINATION_UNSPECIFIED: Termination
 COMPLETED: Termination
 FORFEIT: Termination
