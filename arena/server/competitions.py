@@ -212,12 +212,25 @@ def refuse_unplayable(cfg: TournamentConfig, storage: ServerStorage) -> None:
         bot = None if isinstance(engine, BuiltinEngine) else storage.bot(engine.name)
         if bot is not None:
             _refuse_game(cfg, engine.name, bot.games)
+            _refuse_options(cfg, engine.name, bot.options)
 
 
 def _refuse_game(cfg: TournamentConfig, name: str, games: Sequence[str]) -> None:
     game = cfg.variant.game.value
     if games and game not in games:
         raise ConfigError(f"bot {name!r} cannot play {game}: it plays {', '.join(games)} only")
+
+
+def _refuse_options(cfg: TournamentConfig, name: str, options: Sequence[str] | None) -> None:
+    """The options its last check's handshake listed (None: not known, let the
+    referee hold it to its handshake at each match)."""
+    missing = [o for o in cfg.variant.options if options is not None and o not in options]
+    if missing:
+        plays = ", ".join(options or ()) or "none"
+        raise ConfigError(
+            f"bot {name!r} cannot play the option(s) {', '.join(missing)}: "
+            f"its handshake lists {plays}"
+        )
 
 
 def registered_address(storage: ServerStorage) -> Callable[[str], str]:
@@ -305,6 +318,7 @@ def entry_check(
             players,
         )
         _refuse_game(cfg, bot.name, bot.games)
+        _refuse_options(cfg, bot.name, bot.options)
         shared = cfg.variant.seats == 4 and not cfg.allow_shared_partners
         if shared and submission_digest(bot.address) is None:
             raise ConfigError(

@@ -147,7 +147,13 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
         address = self._dialable(request.address, context)
         report = self._passing_check(address, context)
         added = self._storage.add_bot(
-            name, owner, address, report.engine_name, report.engine_version, report.games
+            name,
+            owner,
+            address,
+            report.engine_name,
+            report.engine_version,
+            report.games,
+            report.options,
         )
         if not added:
             self._name_taken("bots", name, context)
@@ -182,7 +188,12 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
         # Competitions already created keep the address they were made with;
         # the ladders it is in take the new address as a new version.
         self._storage.update_bot(
-            request.name, address, report.engine_name, report.engine_version, report.games
+            request.name,
+            address,
+            report.engine_name,
+            report.engine_version,
+            report.games,
+            report.options,
         )
         self._enter_new_version(request.name)
         return self._bot_info(request.name, context)

@@ -102,6 +102,9 @@ class Bot:
     # The games its last check played it in (empty: not known, a bot stored
     # before games were kept): a competition of another game refuses it.
     games: tuple[str, ...] = ()
+    # The Variant options its last check's handshake listed (None: not known,
+    # a bot stored before options were kept): a competition with another refuses it.
+    options: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -255,12 +258,21 @@ class ServerStorage:
         engine_name: str,
         engine_version: str,
         games: Sequence[str] = (),
+        options: Sequence[str] | None = None,
     ) -> bool:
         """False when the name, or one that reads the same, is taken."""
         return self._insert_new_name(
             "bots",
-            "name, owner, address, engine_name, engine_version, games",
-            (name, owner, address, engine_name, engine_version, json.dumps(list(games))),
+            "name, owner, address, engine_name, engine_version, games, options",
+            (
+                name,
+                owner,
+                address,
+                engine_name,
+                engine_version,
+                json.dumps(list(games)),
+                _options_json(options),
+            ),
             name,
         )
 
@@ -271,11 +283,19 @@ class ServerStorage:
         engine_name: str,
         engine_version: str,
         games: Sequence[str] = (),
+        options: Sequence[str] | None = None,
     ) -> None:
         self._execute(
-            "UPDATE bots SET address = ?, engine_name = ?, engine_version = ?, games = ? "
-            "WHERE name = ?",
-            (address, engine_name, engine_version, json.dumps(list(games)), name),
+            "UPDATE bots SET address = ?, engine_name = ?, engine_version = ?, games = ?, "
+            "options = ? WHERE name = ?",
+            (
+                address,
+                engine_name,
+                engine_version,
+                json.dumps(list(games)),
+                _options_json(options),
+                name,
+            ),
         )
 
     def set_liveness(self, name: str, liveness: BotLiveness, detail: str, version: str) -> None:
@@ -296,12 +316,13 @@ class ServerStorage:
         engine_name: str,
         engine_version: str,
         games: Sequence[str] = (),
+        options: Sequence[str] | None = None,
     ) -> bool:
         """Make submission ``sha256`` the current version of bot ``name``,
         registering the bot when it is new; False when the name (or one that
         reads the same) belongs to someone else."""
         address = f"submission:{sha256}"
-        played = json.dumps(list(games))
+        played, listed = json.dumps(list(games)), _options_json(options)
         with self._lock, self._db:
             key = name_key(name)
             row = self._db.execute("SELECT name, owner FROM bots WHERE name_key = ?", (key,))
@@ -309,16 +330,16 @@ class ServerStorage:
             if found is None:
                 self._db.execute(
                     "INSERT INTO bots(name, owner, address, engine_name, engine_version, "
-                    "games, name_key) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (name, owner, address, engine_name, engine_version, played, key),
+                    "games, options, name_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (name, owner, address, engine_name, engine_version, played, listed, key),
                 )
                 return True
             if found[0] != name or found[1] != owner:
                 return False
             self._db.execute(
-                "UPDATE bots SET address = ?, engine_name = ?, engine_version = ?, games = ? "
-                "WHERE name = ?",
-                (address, engine_name, engine_version, played, name),
+                "UPDATE bots SET address = ?, engine_name = ?, engine_version = ?, games = ?, "
+                "options = ? WHERE name = ?",
+                (address, engine_name, engine_version, played, listed, name),
             )
             return True
 
@@ -490,6 +511,7 @@ _ADDED_COLUMNS = (
     ("bots", "last_seen TEXT"),
     ("bots", "seen_version TEXT"),
     ("bots", "games TEXT"),
+    ("bots", "options TEXT"),
     ("competitions", "reason TEXT"),
     ("competitions", "engines TEXT"),
     ("competitions", "phase TEXT"),
@@ -535,12 +557,18 @@ def _version(row: tuple[Any, ...]) -> LadderVersion:
 _SELECT_BOT = (
     "SELECT name, owner, address, COALESCE(engine_name, ''), COALESCE(engine_version, ''), "
     "withdrawn, COALESCE(liveness, ''), COALESCE(liveness_detail, ''), "
-    "COALESCE(last_seen, ''), COALESCE(seen_version, ''), COALESCE(games, '[]') FROM bots"
+    "COALESCE(last_seen, ''), COALESCE(seen_version, ''), COALESCE(games, '[]'), options "
+    "FROM bots"
 )
 
 
+def _options_json(options: Sequence[str] | None) -> str | None:
+    """How a bot's options are stored: NULL when not known."""
+    return None if options is None else json.dumps(list(options))
+
+
 def _bot(row: tuple[Any, ...]) -> Bot:
-    name, owner, address, engine_name, engine_version, withdrawn, *seen, games = row
+    name, owner, address, engine_name, engine_version, withdrawn, *seen, games, options = row
     liveness, detail, last_seen, seen_version = seen
     return Bot(
         name,
@@ -554,6 +582,7 @@ def _bot(row: tuple[Any, ...]) -> Bot:
         last_seen,
         seen_version,
         tuple(json.loads(games)),
+        None if options is None else tuple(json.loads(options)),
     )
 
 

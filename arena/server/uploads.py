@@ -166,6 +166,7 @@ class Uploads:
                 report.engine_name,
                 report.engine_version,
                 report.games,
+                report.options,
             )
             if not made:
                 self._refuse_taken(manifest.name)

@@ -144,3 +144,32 @@ def test_a_competition_refuses_a_registered_bot_that_cannot_play_its_game(server
     detail = create_refused(stub, competition("four", ["bob-greedy", "alice-scopa"], "scopone"))
     assert detail == "bot 'alice-scopa' cannot play scopone: it plays scopa only"
     assert create(stub, competition("four", ["bob-greedy", "alice-scopa"], "scopa"))
+
+
+@pytest.fixture
+def napola_only(tag) -> Iterator[str]:
+    """The address of a running bot whose handshake lists the napola option only."""
+    proc = subprocess.Popen(
+        [sys.executable, str(CLAIMS_BOT), "--options", "napola", "--listen", "127.0.0.1:0", tag],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    yield proc.stdout.readline().split()[1]
+    proc.terminate()
+    ended(proc, 10)
+
+
+def test_a_competition_refuses_a_registered_bot_that_does_not_list_its_options(
+    server, bots, napola_only
+):
+    stub = server.stub()
+    register(stub, "alice", "alice-napola", napola_only)
+    register(stub, "bob", "bob-greedy", bots["greedy"])  # lists none: plays every option
+    pair = ["bob-greedy", "alice-napola"]
+    detail = create_refused(stub, competition("kings", pair, "scopa") + "re_bello = true\n")
+    assert (
+        detail
+        == "bot 'alice-napola' cannot play the option(s) re_bello: its handshake lists napola"
+    )
+    assert create(stub, competition("napola", pair, "scopa") + "napola = true\n")
