@@ -159,7 +159,8 @@ def analyse_decision(
     substitute: bool = False,
 ) -> DecisionAnalysis:
     """One decision, from the observation of the seat that made it."""
-    moves = legal_moves(obs.hand, obs.table, obs.variant.fewest_cards)
+    v = obs.variant
+    moves = legal_moves(obs.hand, obs.table, v.fewest_cards, v.ace_takes_all)
     if chosen not in moves:
         raise AnalysisError(
             f"deal {deal + 1}, decision {index}: {chosen} is not a legal move of seat {obs.seat}"

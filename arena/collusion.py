@@ -388,7 +388,8 @@ def _read(path: Path) -> _Log:
             if step.move is None or step.fault is not None:
                 continue
             obs = step.before.seen_by(step.seat).observation()
-            moves = legal_moves(obs.hand, obs.table, obs.variant.fewest_cards)
+            v = obs.variant
+            moves = legal_moves(obs.hand, obs.table, v.fewest_cards, v.ace_takes_all)
             if len(moves) < 2:
                 continue
             out.append(

@@ -27,7 +27,7 @@ from arena.render import Faces
 from arena.replay import Replay
 from arena.report import side_names
 from arena.rules import FinishedDeal, Play, Sight, Variant, View, Viewer, cards_of
-from arena.rules.cards import RANK, SUIT, SUIT_LETTERS, parse_card
+from arena.rules.cards import ACE_MASK, RANK, SUIT, SUIT_LETTERS, parse_card
 
 __all__ = ["VIEWER_ASSETS", "frames", "render_html", "viewer_data"]
 
@@ -73,6 +73,7 @@ def blank_frame(kind: str) -> dict[str, Any]:
         "played": None,
         "captured": [],
         "scopa": False,
+        "ace_took_all": False,
         "think_ms": None,
         "fault": None,
         "comment": "",
@@ -110,6 +111,11 @@ def play_frame(variant: Variant, play: Play, after: View) -> dict[str, Any]:
         played=card_data(play.card),
         captured=cards_data(play.captures),
         scopa=play.scopa,
+        # Scopa d'assi: an ace that took the table by the ace rule (it took no ace).
+        ace_took_all=variant.ace_takes_all
+        and play.card % 10 == 0
+        and bool(play.captures)
+        and not play.captures & ACE_MASK,
     )
     return frame
 

@@ -92,6 +92,16 @@ def add_variant_options(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="regional option: a sweep with the deal's very last card scores a scopa too",
     )
+    p.add_argument(
+        "--ace-takes-all",
+        action="store_true",
+        help="regional option (scopa d'assi): an ace takes the whole table when no ace is on it",
+    )
+    p.add_argument(
+        "--ace-sweep-scores",
+        action="store_true",
+        help="with --ace-takes-all (asso piglia tutto): the ace's sweep scores a scopa",
+    )
 
 
 def variant_from_args(args: argparse.Namespace) -> Variant:
@@ -104,6 +114,8 @@ def variant_from_args(args: argparse.Namespace) -> Variant:
         re_bello=args.re_bello,
         napola=args.napola,
         last_sweep=args.last_sweep,
+        ace_takes_all=args.ace_takes_all,
+        ace_sweep_scores=args.ace_sweep_scores,
     )
 
 

@@ -41,6 +41,7 @@ SUIT_MASK: tuple[int, ...] = tuple(((1 << 10) - 1) << (10 * s) for s in range(4)
 DENARI_MASK = SUIT_MASK[DENARI]
 SETTEBELLO = 6  # card(7, DENARI)
 KING_MASK = RANK_MASK[10]
+ACE_MASK = RANK_MASK[1]
 
 # Primiera value by rank: 7=21, 6=18, Asso=16, 5=15, 4=14, 3=13, 2=12, figures 10.
 PRIMIERA_BY_RANK = (0, 16, 12, 13, 14, 15, 18, 21, 10, 10, 10)

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from arena.errors import IllegalMoveError, RulesError
-from arena.rules.cards import BIT, DECK_SIZE, KING_MASK, RANK, cards_text
+from arena.rules.cards import ACE_MASK, BIT, DECK_SIZE, KING_MASK, RANK, cards_text
 from arena.rules.moves import (
     _CARD_PATTERN,
     _HANDS,
@@ -83,6 +83,8 @@ class Deal:
     """
 
     __slots__ = (
+        "_ace_all",
+        "_ace_sweep",
         "_fewest",
         "_last_sweep",
         "_seats",
@@ -114,6 +116,8 @@ class Deal:
         self._fewest = variant.fewest_cards
         self._to_last_player = variant.leftovers_to_last_player
         self._last_sweep = variant.last_sweep
+        self._ace_all = variant.ace_takes_all
+        self._ace_sweep = variant.ace_sweep_scores
         self.hands = [0] * seats
         self.table = 0
         self.stock_pos = 0
@@ -171,13 +175,20 @@ class Deal:
         seat = self.to_move
         if seat is None:
             return []
-        return legal_moves(self.hands[seat], self.table, self._fewest)
+        return legal_moves(self.hands[seat], self.table, self._fewest, self._ace_all)
 
     def check(self, move: Move) -> None:
         """Raise IllegalMoveError unless ``move`` is legal now."""
         if self.to_move is None:
             raise IllegalMoveError("the deal is over", move=move)
-        check_move(self.hands[self.to_move], self.table, move, self._fewest, seat=self.to_move)
+        check_move(
+            self.hands[self.to_move],
+            self.table,
+            move,
+            self._fewest,
+            seat=self.to_move,
+            ace_takes_all=self._ace_all,
+        )
 
     def play(self, move: Move | tuple[int, int]) -> Play:
         """Check and apply a move of the seat to move; return the play made."""
@@ -201,6 +212,10 @@ class Deal:
             # A sweep scores, except with the very last card of the deal
             # (unless the last-sweep option says it does too).
             scopa = not table and (in_hands > 0 or self.stock_pos < DECK_SIZE or self._last_sweep)
+            # An ace that took the table by the ace-takes-all rule (it took no
+            # ace) sweeps for nothing unless ace_sweep_scores says otherwise.
+            if scopa and self._ace_all and not card % 10 and not taken & ACE_MASK:
+                scopa = self._ace_sweep
             if scopa:
                 self.scope[side] += 1
         else:
@@ -257,7 +272,7 @@ class Deal:
         hands, piles, scope, deck = self.hands, self.piles, self.scope, self.deck
         table, pos, in_hands = self.table, self.stock_pos, self.cards_in_hands
         seats, fewest, refill = self._seats, self._fewest, self.variant.game.refill
-        last_sweep = self._last_sweep
+        last_sweep, ace_all, ace_sweep = self._last_sweep, self._ace_all, self._ace_sweep
         last_capturer, dealer = self.last_capturer, self.dealer
         following = (*range(1, seats), 0)  # following[s]: the seat after s
         hands_get = _HANDS.get
@@ -276,7 +291,10 @@ class Deal:
                     continue
                 how = plan[r]
                 if not how:
-                    moves += ready[0]
+                    if ace_all and r == 1 and table:  # an ace on a table without one
+                        moves.append((c, table))
+                    else:
+                        moves += ready[0]
                 elif how > 0:
                     moves.append((c, table & how))
                 else:
@@ -314,9 +332,15 @@ class Deal:
                 table ^= taken
                 piles[side] |= taken | bit
                 last_capturer = side
-                if not table and (in_hands or pos < DECK_SIZE or last_sweep):
+                # As play_unchecked: a sweep scores, but not with the deal's
+                # last card, nor an ace's taking all (unless options say so).
+                if (
+                    not table
+                    and (in_hands or pos < DECK_SIZE or last_sweep)
+                    and (not ace_all or card % 10 or taken & ACE_MASK or ace_sweep)
+                ):
                     scope[side] += 1
-                if taken & (taken - 1):  # a set: count the table again
+                if taken & (taken - 1) or (ace_all and not card % 10):  # count the table again
                     key = p[table & 1023] + p[table >> 10 & 1023] + p[table >> 20 & 1023]
                     key += p[table >> 30]
                 else:  # one card of the played card's rank

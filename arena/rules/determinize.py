@@ -67,4 +67,6 @@ def determinize(obs: Observation, rng: random.Random) -> Deal:
     deal._fewest = obs.variant.fewest_cards
     deal._to_last_player = obs.variant.leftovers_to_last_player
     deal._last_sweep = obs.variant.last_sweep
+    deal._ace_all = obs.variant.ace_takes_all
+    deal._ace_sweep = obs.variant.ace_sweep_scores
     return deal

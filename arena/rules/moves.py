@@ -7,6 +7,13 @@ The capture rules (docs/rules.md, "A turn"):
 - otherwise it is trailed (laid on the table, taking nothing).
 A player may always choose which card to play; only the capture is forced.
 
+With the ace-takes-all option (scopa d'assi), an ace played on a table
+without an ace takes every card on it; on a table with an ace it takes one
+ace, as any card takes its rank; on an empty table it is laid. Without the
+option an ace on a table without an ace can only be laid (no set of two or
+more cards adds up to 1), so the option turns exactly those trails into the
+capture of the whole table.
+
 Generation works on masks. Capture sets come from subset sums memoised per
 rank multiset of the table (see ``capture_sets``), because search bots ask
 for the same kinds of tables again and again.
@@ -17,7 +24,16 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from arena.errors import IllegalMoveError
-from arena.rules.cards import BIT, KING_MASK, RANK, RANK_MASK, card_name, cards_of, cards_text
+from arena.rules.cards import (
+    ACE_MASK,
+    BIT,
+    KING_MASK,
+    RANK,
+    RANK_MASK,
+    card_name,
+    cards_of,
+    cards_text,
+)
 
 
 class Move(NamedTuple):
@@ -194,9 +210,16 @@ def hand_cards(hand: int) -> tuple[CardInfo, ...]:
 _hands_get, _plans_get = _HANDS.get, _PLANS.get  # bound once: legal_moves is hot
 
 
-def legal_moves(hand: int, table: int, fewest_cards: bool = False) -> list[Move]:
+def legal_moves(
+    hand: int, table: int, fewest_cards: bool = False, ace_takes_all: bool = False
+) -> list[Move]:
     """Every legal move for a hand and a table (both masks), in a fixed order:
     by played card, then by captured mask as generated."""
+    if ace_takes_all and table and hand & ACE_MASK and not table & ACE_MASK:
+        return [
+            _new_move(Move, (m[0], table)) if m[0] % 10 == 0 else m
+            for m in legal_moves(hand, table, fewest_cards)
+        ]
     moves: list[Move] = []
     plan = None
     for c, r, rank_mask, ready in _hands_get(hand) or hand_cards(hand):
@@ -220,7 +243,12 @@ def legal_moves(hand: int, table: int, fewest_cards: bool = False) -> list[Move]
 
 
 def check_move(
-    hand: int, table: int, move: Move, fewest_cards: bool = False, seat: int | None = None
+    hand: int,
+    table: int,
+    move: Move,
+    fewest_cards: bool = False,
+    seat: int | None = None,
+    ace_takes_all: bool = False,
 ) -> None:
     """Raise IllegalMoveError, saying exactly why, unless ``move`` is legal."""
     c, taken = move
@@ -236,6 +264,15 @@ def check_move(
         )
     r = RANK[c]
     same = table & RANK_MASK[r]
+    if ace_takes_all and r == 1 and table and not same:
+        if taken != table:
+            raise IllegalMoveError(
+                f"ace-takes-all rule: {card_name(c)} takes the whole table "
+                f"({cards_text(table)}), not {cards_text(taken) if taken else 'nothing'}",
+                seat=seat,
+                move=move,
+            )
+        return
     if same:
         if not taken:
             raise IllegalMoveError(

@@ -77,6 +77,12 @@ class Variant:
         last_sweep: regional option ("according to some players" of
             scientifico): a sweep with the deal's very last card, which is the
             dealer's, scores a scopa too.
+        ace_takes_all: regional option (scopa d'assi, asso piglia tutto): an
+            ace played on a table without an ace takes the whole table; with
+            an ace on the table it takes that ace; on an empty table it is laid.
+        ace_sweep_scores: with ace_takes_all, the ace's taking of the whole
+            table scores a scopa (asso piglia tutto); without, it does not
+            (scopa d'assi, the common reading).
     """
 
     game: Game = Game.SCOPA
@@ -87,6 +93,8 @@ class Variant:
     re_bello: bool = False
     napola: bool = False
     last_sweep: bool = False
+    ace_takes_all: bool = False
+    ace_sweep_scores: bool = False
 
     def __post_init__(self) -> None:
         if self.target is None and self.deal_limit is None:
@@ -95,6 +103,8 @@ class Variant:
             raise RulesError(f"target must be at least 1, not {self.target}")
         if self.deal_limit is not None and self.deal_limit < 1:
             raise RulesError(f"deal limit must be at least 1, not {self.deal_limit}")
+        if self.ace_sweep_scores and not self.ace_takes_all:
+            raise RulesError("ace_sweep_scores is a reading of ace_takes_all, which is off")
 
     @property
     def seats(self) -> int:
@@ -126,12 +136,22 @@ class Variant:
             parts.append("napola")
         if self.last_sweep:
             parts.append("last sweep scores")
+        if self.ace_takes_all:
+            parts.append("ace takes all" + (", its sweep scores" if self.ace_sweep_scores else ""))
         return ", ".join(parts)
 
 
 # The boolean options of a Variant, by field name: what a bot's handshake lists
 # (engine.proto, HandshakeResponse.options) and what the arena holds it to.
-OPTIONS = ("fewest_cards", "leftovers_to_last_player", "re_bello", "napola", "last_sweep")
+OPTIONS = (
+    "fewest_cards",
+    "leftovers_to_last_player",
+    "re_bello",
+    "napola",
+    "last_sweep",
+    "ace_takes_all",
+    "ace_sweep_scores",
+)
 
 
 def side_of(seat: int) -> int:

@@ -132,8 +132,9 @@ def view_digest(obs: Observation) -> bytes:
         ("variant", v.game.value, v.target, v.deal_limit, v.fewest_cards),
         ("leftovers_to_last_player", v.leftovers_to_last_player),
     ]
-    if v.re_bello or v.napola or v.last_sweep:  # only then: other views keep their digests
-        parts.append(("regional", v.re_bello, v.napola, v.last_sweep))
+    regional = [o for o in v.options if o not in ("fewest_cards", "leftovers_to_last_player")]
+    if regional:  # only then: the views of the plain games keep their digests
+        parts.append(("regional", *regional))
     for f in fields(obs):
         if f.name == "variant":
             continue

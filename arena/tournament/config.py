@@ -124,7 +124,8 @@ class TournamentConfig:
     """A tournament file, checked. Besides the keys named after fields:
     ``[[engine]]`` tables are the engines, and ``variant`` (its game),
     ``target``, ``deal_limit``, ``fewest_cards``, ``leftovers_to_last_player``,
-    ``re_bello``, ``napola`` and ``last_sweep`` at the top of the file are the variant."""
+    ``re_bello``, ``napola``, ``last_sweep``, ``ace_takes_all`` and
+    ``ace_sweep_scores`` at the top of the file are the variant."""
 
     name: str = "tournament"
     variant: Variant = field(default_factory=Variant)
@@ -243,7 +244,7 @@ class TournamentConfig:
         }
         # Regional options only when on: the files of runs made before they
         # existed keep their fingerprint, and so their resume.
-        for option in ("re_bello", "napola", "last_sweep"):
+        for option in ("re_bello", "napola", "last_sweep", "ace_takes_all", "ace_sweep_scores"):
             if getattr(self.variant, option):
                 data[option] = True
         # A ladder's players join as it runs: each is kept in its engines table.

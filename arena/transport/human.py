@@ -220,7 +220,13 @@ def illegal_reason(observation: Observation, move: Move) -> str:
     """Why ``move`` is not legal for the seat, in the rules' words."""
     variant = observation.variant
     try:
-        check_move(observation.hand, observation.table, move, variant.fewest_cards)
+        check_move(
+            observation.hand,
+            observation.table,
+            move,
+            variant.fewest_cards,
+            ace_takes_all=variant.ace_takes_all,
+        )
     except IllegalMoveError as e:
         return e.reason
     return f"{move} is not a legal move"

@@ -188,6 +188,8 @@ def variant_to_pb(v: Variant) -> pb.Variant:
         re_bello=v.re_bello,
         napola=v.napola,
         last_sweep=v.last_sweep,
+        ace_takes_all=v.ace_takes_all,
+        ace_sweep_scores=v.ace_sweep_scores,
     )
 
 
@@ -205,6 +207,8 @@ def variant_from_pb(msg: pb.Variant) -> Variant:
             re_bello=msg.re_bello,
             napola=msg.napola,
             last_sweep=msg.last_sweep,
+            ace_takes_all=msg.ace_takes_all,
+            ace_sweep_scores=msg.ace_sweep_scores,
         )
     except RulesError as e:
         raise WireError(f"variant: {e}") from e

@@ -29,9 +29,9 @@ def accounted(deal: Deal) -> int:
 
 
 @settings(max_examples=150, deadline=None)
-@given(games, seeds, seeds, st.booleans(), st.booleans(), st.booleans(), st.booleans())
+@given(games, seeds, seeds, *[st.booleans()] * 5)
 def test_random_deals_keep_every_rule(
-    game, deck_seed, play_seed, fewest, last_player, re_bello, napola
+    game, deck_seed, play_seed, fewest, last_player, re_bello, napola, ace
 ):
     variant = Variant(
         game,
@@ -39,7 +39,9 @@ def test_random_deals_keep_every_rule(
         leftovers_to_last_player=last_player,
         re_bello=re_bello,
         napola=napola,
-        last_sweep=re_bello and napola,  # a third option, without a third draw
+        last_sweep=re_bello and napola,  # more options, without more draws
+        ace_takes_all=ace,
+        ace_sweep_scores=ace and fewest,
     )
     deal = Deal(variant, deck_seed % game.seats, seeded_deck(deck_seed, 0))
     rng = random.Random(play_seed)
@@ -49,6 +51,9 @@ def test_random_deals_keep_every_rule(
         moves = deal.legal_moves()
         assert moves, "a seat to move always has a move"
         for m in moves:
+            if ace and RANK[m.card] == 1 and table and not table & RANK_MASK[1]:
+                assert m.captures == table  # the ace takes all
+                continue
             # No trail of a card that could capture.
             if not m.captures:
                 assert not table & RANK_MASK[RANK[m.card]]
@@ -79,6 +84,10 @@ def test_random_deals_keep_every_rule(
     assert list(score.points) == deal.points()
     assert sum(p.scopa for p in deal.plays) == sum(deal.scope)
     assert not deal.plays[-1].scopa or variant.last_sweep  # the last card sweeps for nothing
+    if ace and not variant.ace_sweep_scores:  # nor does an ace that took all
+        assert not any(
+            p.scopa and RANK[p.card] == 1 and not p.captures & RANK_MASK[1] for p in deal.plays
+        )
 
 
 def _subsets(mask: int):
@@ -91,8 +100,9 @@ def _subsets(mask: int):
 @given(
     st.lists(st.integers(0, 39), max_size=12, unique=True),
     st.lists(st.integers(0, 39), max_size=4, unique=True),
+    st.booleans(),
 )
-def test_legal_moves_match_brute_force(table_cards, hand_cards):
+def test_legal_moves_match_brute_force(table_cards, hand_cards, ace_takes_all):
     hand_cards = [c for c in hand_cards if c not in table_cards]
     table = sum(1 << c for c in table_cards)
     hand = sum(1 << c for c in hand_cards)
@@ -107,15 +117,24 @@ def test_legal_moves_match_brute_force(table_cards, hand_cards):
             if s.bit_count() >= 2 and sum(RANK[x] for x in cards_of(s)) == RANK[c]
         ]
         options = same or sums or [0]
+        if ace_takes_all and RANK[c] == 1 and table and not same:
+            options = [table]  # scopa d'assi: the ace takes the whole table
         expected |= {(c, s) for s in options}
-    got = legal_moves(hand, table)
+    got = legal_moves(hand, table, ace_takes_all=ace_takes_all)
     assert len(got) == len(set(got)) and set(got) == expected
 
 
 @settings(max_examples=80, deadline=None)
-@given(games, seeds, seeds, st.booleans())
-def test_random_playout_equals_step_by_step_play(game, deck_seed, play_seed, regional):
-    variant = Variant(game, re_bello=regional, napola=regional, last_sweep=regional)
+@given(games, seeds, seeds, st.booleans(), st.booleans())
+def test_random_playout_equals_step_by_step_play(game, deck_seed, play_seed, regional, ace):
+    variant = Variant(
+        game,
+        re_bello=regional,
+        napola=regional,
+        last_sweep=regional,
+        ace_takes_all=ace,
+        ace_sweep_scores=ace and regional,
+    )
     a = Deal(variant, deck_seed % game.seats, seeded_deck(deck_seed, 1))
     rng = random.Random(deck_seed)
     for _ in range(rng.randrange(12)):  # start from somewhere inside the deal

@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from arena.errors import IllegalMoveError, RulesError
 from arena.play import run_match_sync
 from arena.replay import replay_log
-from arena.rules import Game, Variant, score_deal
+from arena.rules import Deal, Game, Move, Variant, parse_card, score_deal, seeded_deck
+from arena.rules.cards import ACE_MASK
 from arena.rules.scoring import deal_points, napola
 from arena.settings import MatchSettings
 from arena.tournament.config import config_from_dict
@@ -20,6 +22,7 @@ from arena.wire import convert as cv
 from .helpers import cards, position
 
 ALL = (1 << 40) - 1
+card = parse_card
 
 
 @pytest.mark.parametrize(
@@ -69,16 +72,12 @@ def test_a_sweep_with_the_last_card_scores_only_with_the_last_sweep_option(game)
     hands = ["5c"] + [""] * (game.seats - 1)  # the dealer's last card, after the others'
     for last_sweep in (False, True):
         deal = position(game, hands, "2d 3s", to_move=0, last_sweep=last_sweep)
-        play = deal.play((cards_of_one("5c"), cards("2d 3s")))
+        play = deal.play((card("5c"), cards("2d 3s")))
         assert deal.is_over and play.scopa is last_sweep and deal.scope == [int(last_sweep), 0]
         assert deal.score().tallies[0].scope == int(last_sweep)
         fast = position(game, hands, "2d 3s", to_move=0, last_sweep=last_sweep)
         assert fast.random_playout(random.Random(0).random) == list(deal.score().points)
         assert fast.scope == deal.scope
-
-
-def cards_of_one(name: str) -> int:
-    return cards(name).bit_length() - 1
 
 
 def test_the_wire_carries_the_options_points_and_checks_them():
@@ -139,3 +138,86 @@ def test_the_command_line_plays_them_and_shows_their_columns():
     )
     assert out.returncode == 0, out.stderr
     assert "re bello, napola" in out.stdout and "primiera re bello napola" in out.stdout
+
+
+def ace_deal(table: str, hand: str = "Ad 5c", **options: bool):
+    return position(Game.SCOPA, [hand, "7b"], table, to_move=0, ace_takes_all=True, **options)
+
+
+def test_the_ace_takes_the_whole_table_and_its_sweep_scores_only_if_the_option_says():
+    # giochi-di-carte.lotoflaughs.com, "Scopa d'Assi": "l'Asso prende tutte le carte"
+    deal = ace_deal("5s 3b Rc")
+    assert Move(card("Ad"), cards("5s 3b Rc")) in deal.legal_moves()
+    assert Move(card("Ad"), 0) not in deal.legal_moves()
+    play = deal.play((card("Ad"), cards("5s 3b Rc")))
+    # everything2, "scopa all'asso": it "clears the table ... but it does not score a scopa"
+    assert deal.table == 0 and not play.scopa and deal.scope == [0, 0]
+    # Parlett: it "may or may not score as a sweep": asso piglia tutto counts it
+    scoring = ace_deal("5s 3b Rc", ace_sweep_scores=True)
+    assert scoring.play((card("Ad"), cards("5s 3b Rc"))).scopa and scoring.scope == [1, 0]
+
+
+def test_with_an_ace_on_the_table_the_ace_takes_only_that_ace():
+    # lotoflaughs: played "quando in tavola c'è ne uno già presente accompagnato da
+    # altre carte, prende solo l'Asso e non fa scopa"
+    deal = ace_deal("Ac 5s")
+    ace_moves = [m for m in deal.legal_moves() if m.card == card("Ad")]
+    assert ace_moves == [Move(card("Ad"), cards("Ac"))]
+    with pytest.raises(IllegalMoveError, match="must take exactly one card of its rank"):
+        deal.check(Move(card("Ad"), cards("Ac 5s")))
+    alone = ace_deal("Ac")  # the lone ace taken is an ordinary sweep: a scopa
+    assert alone.play((card("Ad"), cards("Ac"))).scopa
+
+
+def test_the_ace_is_laid_on_an_empty_table_and_may_not_take_part_of_one():
+    empty = ace_deal("")
+    assert Move(card("Ad"), 0) in empty.legal_moves()
+    deal = ace_deal("5s 3b")
+    with pytest.raises(IllegalMoveError, match="ace-takes-all rule: Ad takes the whole table"):
+        deal.check(Move(card("Ad"), 0))
+    with pytest.raises(IllegalMoveError, match="ace-takes-all rule"):
+        deal.check(Move(card("Ad"), cards("5s")))
+    plain = position(Game.SCOPA, ["Ad 5c", "7b"], "5s 3b", to_move=0)
+    assert Move(card("Ad"), 0) in plain.legal_moves()  # without the option: laid
+
+
+def test_the_ace_s_sweep_scoring_is_a_reading_of_the_ace_rule():
+    with pytest.raises(RulesError, match="ace_sweep_scores is a reading of ace_takes_all"):
+        Variant(ace_sweep_scores=True)
+
+
+@pytest.mark.parametrize("sweep_scores", [False, True])
+def test_the_playout_path_plays_the_ace_rule_as_the_step_api(sweep_scores):
+    """300 Scopa and Scopone deals each way, uniform play: every field the same,
+    and aces took whole tables in them."""
+    took_all = 0
+    for seed in range(300):
+        game = (Game.SCOPA, Game.SCOPONE)[seed % 2]
+        variant = Variant(game, ace_takes_all=True, ace_sweep_scores=sweep_scores)
+        a = Deal(variant, 0, seeded_deck(seed, 0))
+        b = a.copy()
+        r1, r2 = random.Random(seed).random, random.Random(seed).random
+        while not a.is_over:
+            moves = a.legal_moves()
+            before = a.table
+            play = a.play_unchecked(moves[int(r1() * len(moves))])
+            took_all += play.card % 10 == 0 and play.captures == before and before & ~ACE_MASK > 0
+        points = b.random_playout(r2)
+        assert (b.piles, b.scope, b.leftover) == (a.piles, a.scope, a.leftover), seed
+        assert points == list(a.score().points) == a.points(), seed
+    assert took_all > 100
+
+
+def test_a_match_of_scopa_d_assi_is_refereed_logged_and_replayed(tmp_path):
+    variant = Variant(Game.SCOPONE, target=None, deal_limit=6, ace_takes_all=True)
+    log = tmp_path / "assi.log"
+    engines = [
+        "s0=builtin:search",
+        "r1=builtin:random",
+        "g2=builtin:greedy",
+        "t3=builtin:traditional",
+    ]
+    report = run_match_sync(engines, MatchSettings(variant, seed=7), log=log)
+    assert report.result.termination.value == "completed" and not report.result.faults
+    replay = replay_log(log)  # every move checked under the ace rule again
+    assert replay.variant.ace_takes_all and "ace takes all" in report.summary()

@@ -184,7 +184,7 @@ def test_a_file_s_keys_are_the_fields_of_the_config():
         "clock", "policy", "engine", "sprt", "sandbox", "acknowledge_remote_twins",
         "stop_after_startup_failures", "startup_failure_forfeits", "allow_shared_partners",
         "spectator_delay", "cluster", "shared_decks", "probes", "re_bello", "napola",
-        "last_sweep",
+        "last_sweep", "ace_takes_all", "ace_sweep_scores",
     } == TOP_KEYS  # fmt: skip
     cfg = config_from_dict(BASE)
     assert cfg == TournamentConfig(engines=cfg.engines)
@@ -223,7 +223,7 @@ def test_enums_keep_the_stored_fingerprint_as_it_was():
         ({"format": 3}, "config: format must be a string, not 3"),
         ({"fewest_cards": 1}, "config: fewest_cards must be true or false, not 1"),
         ({"variant": 3}, "config: variant must be a string, not 3"),
-        ({"zzzzzz": 1}, "config: unknown key 'zzzzzz'; known: acknowledge_remote_twins, allow"),
+        ({"zzzzzz": 1}, "config: unknown key 'zzzzzz'; known: ace_sweep_scores, ace_takes_all"),
         ({**SPRT, "sprt": {"base": "b"}}, "config: [sprt]: test is missing"),
         ({**SPRT, "sprt": {"tst": "a", "base": "b"}}, "[sprt]: unknown key 'tst'; did you mean"),
         ({**SPRT, "sprt": 3}, "config: sprt must be a table, not 3"),

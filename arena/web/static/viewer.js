@@ -312,6 +312,7 @@
         let text = seatName(f.seat) + (f.captured.length
           ? " plays " + cardName(f.played, faces) + " and takes " + cardsName(f.captured, faces)
           : " lays " + cardName(f.played, faces) + " on the table");
+        if (f.ace_took_all) text += " \u2014 the ace takes all";
         if (f.scopa) text += " \u2014 SCOPA!";
         if (f.think_ms !== null && f.think_ms !== undefined) text += " (thought " + thinkText(f.think_ms) + ")";
         return text + ".";
@@ -377,6 +378,7 @@
           move.appendChild(el("span", "move-who", "taking"));
           for (const c of f.captured) move.appendChild(cardElement(c, faces, "captured"));
         }
+        if (f.ace_took_all) move.appendChild(el("span", "scopa-mark", "the ace takes all"));
         if (f.scopa) move.appendChild(el("span", "scopa-mark", "SCOPA!"));
         centre.appendChild(move);
       }

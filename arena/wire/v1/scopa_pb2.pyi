@@ -32,6 +32,8 @@ class VariantOption(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     OPTION_RE_BELLO: _ClassVar[VariantOption]
     OPTION_NAPOLA: _ClassVar[VariantOption]
     OPTION_LAST_SWEEP: _ClassVar[VariantOption]
+    OPTION_ACE_TAKES_ALL: _ClassVar[VariantOption]
+    OPTION_ACE_SWEEP_SCORES: _ClassVar[VariantOption]
 
 class Termination(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -67,6 +69,8 @@ OPTION_LEFTOVERS_TO_LAST_PLAYER: VariantOption
 OPTION_RE_BELLO: VariantOption
 OPTION_NAPOLA: VariantOption
 OPTION_LAST_SWEEP: VariantOption
+OPTION_ACE_TAKES_ALL: VariantOption
+OPTION_ACE_SWEEP_SCORES: VariantOption
 TERMINATION_UNSPECIFIED: Termination
 COMPLETED: Termination
 FORFEIT: Termination
@@ -89,7 +93,7 @@ class Card(_message.Message):
     def __init__(self, suit: _Optional[_Union[Suit, str]] = ..., rank: _Optional[int] = ...) -> None: ...
 
 class Variant(_message.Message):
-    __slots__ = ("game", "target", "deal_limit", "fewest_cards", "leftovers_to_last_player", "re_bello", "napola", "last_sweep")
+    __slots__ = ("game", "target", "deal_limit", "fewest_cards", "leftovers_to_last_player", "re_bello", "napola", "last_sweep", "ace_takes_all", "ace_sweep_scores")
     GAME_FIELD_NUMBER: _ClassVar[int]
     TARGET_FIELD_NUMBER: _ClassVar[int]
     DEAL_LIMIT_FIELD_NUMBER: _ClassVar[int]
@@ -98,6 +102,8 @@ class Variant(_message.Message):
     RE_BELLO_FIELD_NUMBER: _ClassVar[int]
     NAPOLA_FIELD_NUMBER: _ClassVar[int]
     LAST_SWEEP_FIELD_NUMBER: _ClassVar[int]
+    ACE_TAKES_ALL_FIELD_NUMBER: _ClassVar[int]
+    ACE_SWEEP_SCORES_FIELD_NUMBER: _ClassVar[int]
     game: Game
     target: int
     deal_limit: int
@@ -106,7 +112,9 @@ class Variant(_message.Message):
     re_bello: bool
     napola: bool
     last_sweep: bool
-    def __init__(self, game: _Optional[_Union[Game, str]] = ..., target: _Optional[int] = ..., deal_limit: _Optional[int] = ..., fewest_cards: _Optional[bool] = ..., leftovers_to_last_player: _Optional[bool] = ..., re_bello: _Optional[bool] = ..., napola: _Optional[bool] = ..., last_sweep: _Optional[bool] = ...) -> None: ...
+    ace_takes_all: bool
+    ace_sweep_scores: bool
+    def __init__(self, game: _Optional[_Union[Game, str]] = ..., target: _Optional[int] = ..., deal_limit: _Optional[int] = ..., fewest_cards: _Optional[bool] = ..., leftovers_to_last_player: _Optional[bool] = ..., re_bello: _Optional[bool] = ..., napola: _Optional[bool] = ..., last_sweep: _Optional[bool] = ..., ace_takes_all: _Optional[bool] = ..., ace_sweep_scores: _Optional[bool] = ...) -> None: ...
 
 class Move(_message.Message):
     __slots__ = ("card", "captures")
