@@ -6,10 +6,10 @@ process, alternately, several rounds; medians are printed.
 
     python -m benchmarks.bench_rules [--seconds S] [--rounds N]
 
-It also prints what the regional options (re bello, napola, last sweep; they
-touch only the scoring) cost the playout API, and the cost of one seeded
-deck (docs/seeds.md: SHA-256 blocks and Fisher-Yates), which every deal of a
-refereed match pays once.
+It also prints what the regional options (re bello, napola and the last sweep,
+which touch only the scoring, and the ace rule) cost the playout API, and the
+cost of one seeded deck (docs/seeds.md: SHA-256 blocks and Fisher-Yates),
+which every deal of a refereed match pays once.
 """
 
 from __future__ import annotations
@@ -96,19 +96,24 @@ def main() -> None:
         print(
             f"{game.value:<10} {n:>9,.0f} {st:>9,.0f} {st / n:>8.1f}x {pl:>12,.0f} {pl / n:>8.1f}x"
         )
-    print(f"\nplayout API with the regional options on, median of {args.rounds} x {args.seconds}s")
-    for game in (Game.SCOPA, Game.SCOPONE):
-        plain, regional = (
-            arena_playout(game),
-            arena_playout(game, re_bello=True, napola=True, last_sweep=True),
-        )
-        pairs = [
-            (rate(plain, args.seconds, r), rate(regional, args.seconds, r))
-            for r in range(args.rounds)
-        ]
-        a = statistics.median(p for p, _ in pairs)
-        b = statistics.median(q for _, q in pairs)
-        print(f"{game.value:<10} {b:>9,.0f} per second, {b / a:.2f}x the plain game's {a:,.0f}")
+    print(f"\nplayout API with regional options, median of {args.rounds} x {args.seconds}s")
+    optionsets = {
+        "re bello, napola, last sweep": {"re_bello": True, "napola": True, "last_sweep": True},
+        "scopa d'assi (ace takes all)": {"ace_takes_all": True},
+    }
+    for label, options in optionsets.items():
+        for game in (Game.SCOPA, Game.SCOPONE):
+            plain, regional = arena_playout(game), arena_playout(game, **options)
+            pairs = [
+                (rate(plain, args.seconds, r), rate(regional, args.seconds, r))
+                for r in range(args.rounds)
+            ]
+            a = statistics.median(p for p, _ in pairs)
+            b = statistics.median(q for _, q in pairs)
+            print(
+                f"{game.value:<10} {label:<29} {b:>9,.0f} per second, "
+                f"{b / a:.2f}x the plain game's {a:,.0f}"
+            )
     decks = 20_000
     times = timeit.repeat(
         lambda: seeded_deck(2**63 + 12345, 7, 0), number=decks, repeat=args.rounds
