@@ -123,11 +123,10 @@ def test_a_competition_refuses_an_uploaded_bot_that_cannot_play_its_game(server,
     assert made.status == "created" and list(made.bots) == ["alice-scopa", "bob-any"]
 
 
-@pytest.fixture
-def scopa_only(tag) -> Iterator[str]:
-    """The address of a running bot whose handshake offers Scopa only."""
+def running_claims_bot(tag: str, *args: str) -> Iterator[str]:
+    """The address of a running tests/bots/claims.py with ``args``, while it runs."""
     proc = subprocess.Popen(
-        [sys.executable, str(CLAIMS_BOT), "--games", "scopa", "--listen", "127.0.0.1:0", tag],
+        [sys.executable, str(CLAIMS_BOT), *args, "--listen", "127.0.0.1:0", tag],
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -135,6 +134,12 @@ def scopa_only(tag) -> Iterator[str]:
     yield proc.stdout.readline().split()[1]
     proc.terminate()
     ended(proc, 10)
+
+
+@pytest.fixture
+def scopa_only(tag) -> Iterator[str]:
+    """The address of a running bot whose handshake offers Scopa only."""
+    yield from running_claims_bot(tag, "--games", "scopa")
 
 
 def test_a_competition_refuses_a_registered_bot_that_cannot_play_its_game(server, bots, scopa_only):
@@ -149,15 +154,7 @@ def test_a_competition_refuses_a_registered_bot_that_cannot_play_its_game(server
 @pytest.fixture
 def napola_only(tag) -> Iterator[str]:
     """The address of a running bot whose handshake lists the napola option only."""
-    proc = subprocess.Popen(
-        [sys.executable, str(CLAIMS_BOT), "--options", "napola", "--listen", "127.0.0.1:0", tag],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None
-    yield proc.stdout.readline().split()[1]
-    proc.terminate()
-    ended(proc, 10)
+    yield from running_claims_bot(tag, "--options", "napola")
 
 
 def test_a_competition_refuses_a_registered_bot_that_does_not_list_its_options(
