@@ -124,6 +124,19 @@ class Broker:
             self._ended[competition] += 1
             self._wake(competition)
 
+    def end_unfinished(self, competition: str) -> int:
+        """``competition`` stopped for good (it failed): the streams of its
+        matches that never ended end now, instead of waiting for plays that
+        will not come, and those matches are forgotten, so that a later run of
+        them starts afresh. How many were ended."""
+        prefix = competition + "/"
+        with self._lock:
+            keys = [k for k, m in self._matches.items() if k.startswith(prefix) and not m.ended]
+            for key in keys:
+                self._matches.pop(key).ended = True
+                self._wake(key)
+        return len(keys)
+
     def has_ended(self, key: str) -> bool:
         """Whether the broker still holds match ``key`` and it has ended."""
         with self._lock:

@@ -550,6 +550,7 @@ class CompetitionManager:
             reason = _reason(e)
             print(f"competition {comp_id} failed: {reason}", flush=True)
             self._storage.set_competition_status(comp_id, CompetitionStatus.FAILED, reason)
+            self._broker.end_unfinished(comp_id)  # its spectators stop waiting
 
     async def _play(self, comp_id: str) -> None:
         competition = self._storage.competition(comp_id)

@@ -657,6 +657,11 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
         if entry.status is MatchStatus.DONE and not self._broker.has_ended(key):
             refusal = f"match {key!r} has ended; its log is published (GetMatchLog)"
             return (grpc.StatusCode.FAILED_PRECONDITION, refusal), delay
+        if competition.status is CompetitionStatus.FAILED and entry.status is not MatchStatus.DONE:
+            refusal = (
+                f"competition {comp_id!r} failed ({competition.reason}): {key!r} will not be played"
+            )
+            return (grpc.StatusCode.FAILED_PRECONDITION, refusal), delay
         return None, delay
 
     def _competition(self, comp_id: str, context: grpc.ServicerContext) -> Competition:

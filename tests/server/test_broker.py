@@ -130,3 +130,29 @@ def test_events_wait_for_exactly_delay_plays_after_them():
     plays = [i for i, e in enumerate(EVENTS) if isinstance(e.what, Play)]
     # Delay 2: after the 5th play is published, events up to the 3rd play are out.
     assert asyncio.run(received(2, plays[4] + 1)) == plays[2] + 1
+
+
+def test_a_failed_competition_ends_the_streams_of_its_unplayed_matches_only():
+    """A competition that fails before its matches are played (its Ray cluster
+    did not start, say) must not leave their spectators waiting for ever."""
+    broker = Broker()
+    for event in EVENTS:
+        broker.publish("c/done", event)
+    broker.close("c/done")
+
+    async def main() -> tuple[list, list, bool]:
+        waiting = asyncio.create_task(collect(broker, "c/waiting"))
+        other = asyncio.create_task(collect(broker, "d/m"))
+        await asyncio.sleep(0.05)
+        assert broker.end_unfinished("c") == 1  # c/done had ended already
+        got = await asyncio.wait_for(waiting, 5)
+        await asyncio.sleep(0.05)
+        still = not other.done()
+        broker.close("d/m")
+        return got, await asyncio.wait_for(other, 5), still
+
+    got, other, still = asyncio.run(main())
+    assert got == [] and other == [] and still  # another competition's match kept waiting
+    assert asyncio.run(asyncio.wait_for(collect(broker, "c/done"), 5)) == [
+        broker_message(e) for e in EVENTS
+    ]
