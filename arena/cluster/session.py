@@ -107,6 +107,9 @@ async def in_ray_thread(call: Callable[[], Any]) -> Any:
     return await trio.to_thread.run_sync(future.result)
 
 
+# What ray.init says when its local raylet did not register in time (Ray 2.x).
+STARTUP_TIMEOUT = "timed out during startup"
+
 _address: str | None = None
 _owned = False  # this module called ray.init (and so calls ray.shutdown)
 
@@ -169,7 +172,15 @@ def _init(ray: Any, address: str, temp_dir: Path | None) -> None:
         )
         if temp_dir is not None:
             options["_temp_dir"] = str(temp_dir)
-        ray.init(**options)
+        try:
+            ray.init(**options)
+        except Exception as e:
+            if STARTUP_TIMEOUT not in str(e):
+                raise
+            # Ray waits a fixed 30 s for its raylet; on a loaded machine it can
+            # take longer (seen in CI, failing a whole competition). Once more.
+            ray.shutdown()
+            ray.init(**options)
         return
     try:
         ray.init(address=address, **options)

@@ -1,0 +1,50 @@
+"""A local Ray instance that misses Ray's fixed 30 s start-up wait on a loaded
+machine is started once more, not left to fail the competition; any other
+error is not retried. (Making a real raylet that slow on demand is not
+possible, so ray.init is replaced here by one that fails as Ray does.)"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from arena.cluster import session
+from arena.cluster.session import LOCAL
+
+
+class SlowRay:
+    def __init__(self, failures: list[Exception]) -> None:
+        self.failures = failures
+        self.inits: list[dict[str, Any]] = []
+        self.shutdowns = 0
+
+    def init(self, **options: Any) -> None:
+        self.inits.append(options)
+        if self.failures:
+            raise self.failures.pop(0)
+
+    def shutdown(self) -> None:
+        self.shutdowns += 1
+
+
+def timeout() -> Exception:
+    return Exception(
+        "The current node timed out during startup. This could happen because some of "
+        "the raylet failed to startup or the GCS has become overloaded."
+    )
+
+
+def test_a_local_instance_that_timed_out_starting_is_started_once_more():
+    ray = SlowRay([timeout()])
+    session._init(ray, LOCAL, None)
+    assert len(ray.inits) == 2 and ray.shutdowns == 1 and ray.inits[0] == ray.inits[1]
+
+
+def test_a_second_timeout_or_another_error_is_reported():
+    with pytest.raises(Exception, match="timed out during startup"):
+        session._init(SlowRay([timeout(), timeout()]), LOCAL, None)
+    ray = SlowRay([ValueError("bad option")])
+    with pytest.raises(ValueError, match="bad option"):
+        session._init(ray, LOCAL, None)
+    assert len(ray.inits) == 1 and ray.shutdowns == 0
