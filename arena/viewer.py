@@ -27,7 +27,8 @@ from arena.render import Faces
 from arena.replay import Replay
 from arena.report import side_names
 from arena.rules import FinishedDeal, Play, Sight, Variant, View, Viewer, cards_of
-from arena.rules.cards import ACE_MASK, RANK, SUIT, SUIT_LETTERS, parse_card
+from arena.rules.cards import RANK, SUIT, SUIT_LETTERS, parse_card
+from arena.rules.moves import ace_took_all
 
 __all__ = ["VIEWER_ASSETS", "frames", "render_html", "viewer_data"]
 
@@ -111,11 +112,7 @@ def play_frame(variant: Variant, play: Play, after: View) -> dict[str, Any]:
         played=card_data(play.card),
         captured=cards_data(play.captures),
         scopa=play.scopa,
-        # Scopa d'assi: an ace that took the table by the ace rule (it took no ace).
-        ace_took_all=variant.ace_takes_all
-        and play.card % 10 == 0
-        and bool(play.captures)
-        and not play.captures & ACE_MASK,
+        ace_took_all=variant.ace_takes_all and ace_took_all(play.card, play.captures),
     )
     return frame
 

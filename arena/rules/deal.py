@@ -19,6 +19,7 @@ from arena.rules.moves import (
     _PATTERN_BY_BITS,
     _PLANS,
     Move,
+    ace_took_all,
     capture_sets,
     check_move,
     fewest_of,
@@ -109,15 +110,9 @@ class Deal:
         seats = variant.seats
         if not 0 <= dealer < seats:
             raise RulesError(f"dealer must be a seat 0..{seats - 1}, not {dealer}")
-        self.variant = variant
         self.dealer = dealer
         self.deck = check_deck(deck)
-        self._seats = seats
-        self._fewest = variant.fewest_cards
-        self._to_last_player = variant.leftovers_to_last_player
-        self._last_sweep = variant.last_sweep
-        self._ace_all = variant.ace_takes_all
-        self._ace_sweep = variant.ace_sweep_scores
+        self.set_variant(variant)
         self.hands = [0] * seats
         self.table = 0
         self.stock_pos = 0
@@ -139,6 +134,17 @@ class Deal:
         # Every card dealt so far is in a hand or on the table.
         self.cards_in_hands = self.stock_pos - self.table.bit_count()
         self.to_move: int | None = (dealer + 1) % seats
+
+    def set_variant(self, variant: Variant) -> None:
+        """Play by ``variant``'s rules: kept in slots of their own, as the hot
+        paths read them (also for a deal built from a view: determinize)."""
+        self.variant = variant
+        self._seats = variant.seats
+        self._fewest = variant.fewest_cards
+        self._to_last_player = variant.leftovers_to_last_player
+        self._last_sweep = variant.last_sweep
+        self._ace_all = variant.ace_takes_all
+        self._ace_sweep = variant.ace_sweep_scores
 
     def _deal_hands(self, n: int) -> None:
         """n cards to each seat, in a packet, starting with the seat after the dealer."""
@@ -214,7 +220,7 @@ class Deal:
             scopa = not table and (in_hands > 0 or self.stock_pos < DECK_SIZE or self._last_sweep)
             # An ace that took the table by the ace-takes-all rule (it took no
             # ace) sweeps for nothing unless ace_sweep_scores says otherwise.
-            if scopa and self._ace_all and not card % 10 and not taken & ACE_MASK:
+            if scopa and self._ace_all and ace_took_all(card, taken):
                 scopa = self._ace_sweep
             if scopa:
                 self.scope[side] += 1
@@ -333,7 +339,8 @@ class Deal:
                 piles[side] |= taken | bit
                 last_capturer = side
                 # As play_unchecked: a sweep scores, but not with the deal's
-                # last card, nor an ace's taking all (unless options say so).
+                # last card, nor an ace's taking all (unless options say so;
+                # ace_took_all, inlined).
                 if (
                     not table
                     and (in_hands or pos < DECK_SIZE or last_sweep)

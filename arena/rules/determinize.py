@@ -49,7 +49,7 @@ def determinize(obs: Observation, rng: random.Random) -> Deal:
         in_stock |= BIT[c]
     dealt = [c for c in range(DECK_SIZE) if not in_stock >> c & 1]
     deal = Deal.__new__(Deal)
-    deal.variant = obs.variant
+    deal.set_variant(obs.variant)
     deal.dealer = obs.dealer
     deal.deck = dealt + stock  # the stock is dealt from its end, in this order
     deal.hands = hands
@@ -63,10 +63,4 @@ def determinize(obs: Observation, rng: random.Random) -> Deal:
     deal.leftover = None
     deal.cards_in_hands = sum(obs.hand_sizes)
     deal.to_move = obs.to_move
-    deal._seats = obs.variant.seats
-    deal._fewest = obs.variant.fewest_cards
-    deal._to_last_player = obs.variant.leftovers_to_last_player
-    deal._last_sweep = obs.variant.last_sweep
-    deal._ace_all = obs.variant.ace_takes_all
-    deal._ace_sweep = obs.variant.ace_sweep_scores
     return deal

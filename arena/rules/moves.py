@@ -242,6 +242,13 @@ def legal_moves(
     return moves
 
 
+def ace_took_all(card: int, taken: int) -> bool:
+    """Whether a play was the ace-takes-all rule's capture: an ace that took
+    cards and no ace (an ace that takes an ace captures the ordinary way).
+    Meaningful only where the option is on."""
+    return card % 10 == 0 and taken != 0 and not taken & ACE_MASK
+
+
 def check_move(
     hand: int,
     table: int,

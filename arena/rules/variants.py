@@ -143,15 +143,10 @@ class Variant:
 
 # The boolean options of a Variant, by field name: what a bot's handshake lists
 # (engine.proto, HandshakeResponse.options) and what the arena holds it to.
-OPTIONS = (
-    "fewest_cards",
-    "leftovers_to_last_player",
-    "re_bello",
-    "napola",
-    "last_sweep",
-    "ace_takes_all",
-    "ace_sweep_scores",
-)
+# The regional ones (docs/rules.md, "Regional options") came later: records made
+# before them (fingerprints, view digests) name them only when they are on.
+REGIONAL_OPTIONS = ("re_bello", "napola", "last_sweep", "ace_takes_all", "ace_sweep_scores")
+OPTIONS = ("fewest_cards", "leftovers_to_last_player", *REGIONAL_OPTIONS)
 
 
 def side_of(seat: int) -> int:

@@ -34,7 +34,7 @@ from dataclasses import dataclass, fields
 from arena.errors import RulesError
 from arena.rules import Deal, Move, Observation
 from arena.rules.determinize import determinize
-from arena.rules.variants import side_of
+from arena.rules.variants import REGIONAL_OPTIONS, side_of
 
 __all__ = [
     "CAPTURE_BIAS",
@@ -132,7 +132,7 @@ def view_digest(obs: Observation) -> bytes:
         ("variant", v.game.value, v.target, v.deal_limit, v.fewest_cards),
         ("leftovers_to_last_player", v.leftovers_to_last_player),
     ]
-    regional = [o for o in v.options if o not in ("fewest_cards", "leftovers_to_last_player")]
+    regional = [o for o in v.options if o in REGIONAL_OPTIONS]
     if regional:  # only then: the views of the plain games keep their digests
         parts.append(("regional", *regional))
     for f in fields(obs):

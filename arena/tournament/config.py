@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from arena.errors import ConfigError, RulesError
 from arena.layout import Layout
 from arena.rules import Game, Variant
+from arena.rules.variants import REGIONAL_OPTIONS
 from arena.settings import (
     KEY,
     AddressEngine,
@@ -244,7 +245,7 @@ class TournamentConfig:
         }
         # Regional options only when on: the files of runs made before they
         # existed keep their fingerprint, and so their resume.
-        for option in ("re_bello", "napola", "last_sweep", "ace_takes_all", "ace_sweep_scores"):
+        for option in REGIONAL_OPTIONS:
             if getattr(self.variant, option):
                 data[option] = True
         # A ladder's players join as it runs: each is kept in its engines table.
