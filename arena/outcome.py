@@ -113,7 +113,9 @@ def result_text(
         scores = [scores[winner], *(s for i, s in enumerate(scores) if i != winner)]
     score = "-".join(str(s) for s in scores)
     if termination is Termination.COMPLETED:
-        return f"{name} won {score}" if winner is not None else f"drawn {score}"
+        if winner is None:
+            return f"drawn {score}"
+        return f"{name} won {score}" + (" by napoleone" if reason.startswith("napoleone") else "")
     if termination is Termination.FORFEIT:
         said = f"{name} won" if winner is not None else "drawn"
         return f"forfeit: {said} ({reason})" if reason else f"forfeit: {said}"

@@ -156,7 +156,7 @@ class Referee:
         except _Forfeit as f:
             winner = forfeit_winner([f.fault.seat])
             return self._result(Termination.FORFEIT, winner, f.fault.headline())
-        return self._result(Termination.COMPLETED, self.match.winner, "played to the end")
+        return self._result(Termination.COMPLETED, self.match.winner, self.match.end_reason)
 
     async def _play_deal(self) -> None:
         match = self.match
@@ -346,7 +346,7 @@ class Referee:
         last deal had already decided it (e.g. stopped while bots were told of the
         last deal's end): then its result stands, as a replay of its log says."""
         if self.match.is_over and self.match.deal is None:
-            return self._result(Termination.COMPLETED, self.match.winner, "played to the end")
+            return self._result(Termination.COMPLETED, self.match.winner, self.match.end_reason)
         return self._result(termination, None, reason)
 
     def _result(self, termination: Termination, winner: int | None, reason: str) -> MatchResult:

@@ -186,10 +186,10 @@ class TimedConnection(GrpcConnection):
             if not self._notifying:
                 self.spent["notify"] += time.perf_counter() - self._since
 
-    async def handshake(self, timeout: float) -> Hello:
+    async def handshake(self, timeout: float, variant: Variant | None = None) -> Hello:
         start = time.perf_counter()
         try:
-            return await super().handshake(timeout)
+            return await super().handshake(timeout, variant)
         finally:
             self.spent["handshake"] += time.perf_counter() - start
 

@@ -88,6 +88,11 @@ def add_variant_options(p: argparse.ArgumentParser) -> None:
         "Denari in sequence",
     )
     p.add_argument(
+        "--napoleone",
+        action="store_true",
+        help="with --napola: a side that takes all ten Denari in a deal wins the match",
+    )
+    p.add_argument(
         "--last-sweep",
         action="store_true",
         help="regional option: a sweep with the deal's very last card scores a scopa too",
@@ -116,6 +121,7 @@ def variant_from_args(args: argparse.Namespace) -> Variant:
         last_sweep=args.last_sweep,
         ace_takes_all=args.ace_takes_all,
         ace_sweep_scores=args.ace_sweep_scores,
+        napoleone=args.napoleone,
     )
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from arena.errors import RulesError
 from arena.rules.deal import Deal, Play
-from arena.rules.scoring import DealScore
+from arena.rules.scoring import NAPOLEONE, DealScore
 from arena.rules.seeding import seeded_deck, seeded_first_dealer
 from arena.rules.variants import Variant
 
@@ -66,6 +66,8 @@ class Match:
         self.void_decks: list[tuple[int, ...]] = []
         self.is_over = False
         self.winner: int | None = None  # the winning side; None while playing or a draw
+        # The side that won by napoleone (Variant.napoleone), which ends the match.
+        self.napoleone: int | None = None
 
     @property
     def deal_number(self) -> int:
@@ -115,8 +117,21 @@ class Match:
         self._decide()
         return done
 
+    @property
+    def end_reason(self) -> str:
+        """Why a finished match ended, for its result."""
+        if self.napoleone is not None:
+            return "napoleone: all ten Denari taken in one deal"
+        return "played to the end"
+
     def _decide(self) -> None:
         v, scores = self.variant, self.scores
+        if v.napoleone:
+            tallies = self.finished[-1].score.tallies
+            whole = [side for side, t in enumerate(tallies) if t.napola == NAPOLEONE]
+            if whole:  # one side at most: there are ten Denari
+                self.is_over, self.winner, self.napoleone = True, whole[0], whole[0]
+                return
         top = max(scores)
         leader = scores.index(top) if scores.count(top) == 1 else None
         reached_target = v.target is not None and top >= v.target and leader is not None

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from arena.rules.cards import DENARI_MASK, PRIMIERA, SETTEBELLO
 
 RE_BELLO = 9  # card(10, DENARI): the king of Denari
+NAPOLEONE = 10  # the napola of all ten Denari, which can win the match outright
 
 
 def _napola_of(bits: int) -> int:

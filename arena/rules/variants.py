@@ -83,6 +83,9 @@ class Variant:
         ace_sweep_scores: with ace_takes_all, the ace's taking of the whole
             table scores a scopa (asso piglia tutto); without, it does not
             (scopa d'assi, the common reading).
+        napoleone: with napola: a side whose captures in one deal hold all ten
+            Denari (a napola of 10, "napoleone") wins the match at the end of
+            that deal, whatever the scores.
     """
 
     game: Game = Game.SCOPA
@@ -95,6 +98,7 @@ class Variant:
     last_sweep: bool = False
     ace_takes_all: bool = False
     ace_sweep_scores: bool = False
+    napoleone: bool = False
 
     def __post_init__(self) -> None:
         if self.target is None and self.deal_limit is None:
@@ -105,6 +109,8 @@ class Variant:
             raise RulesError(f"deal limit must be at least 1, not {self.deal_limit}")
         if self.ace_sweep_scores and not self.ace_takes_all:
             raise RulesError("ace_sweep_scores is a reading of ace_takes_all, which is off")
+        if self.napoleone and not self.napola:
+            raise RulesError("napoleone is a reading of napola, which is off")
 
     @property
     def seats(self) -> int:
@@ -133,7 +139,7 @@ class Variant:
         if self.re_bello:
             parts.append("re bello")
         if self.napola:
-            parts.append("napola")
+            parts.append("napola" + (", napoleone wins" if self.napoleone else ""))
         if self.last_sweep:
             parts.append("last sweep scores")
         if self.ace_takes_all:
@@ -145,7 +151,14 @@ class Variant:
 # (engine.proto, HandshakeResponse.options) and what the arena holds it to.
 # The regional ones (docs/rules.md, "Regional options") came later: records made
 # before them (fingerprints, view digests) name them only when they are on.
-REGIONAL_OPTIONS = ("re_bello", "napola", "last_sweep", "ace_takes_all", "ace_sweep_scores")
+REGIONAL_OPTIONS = (
+    "re_bello",
+    "napola",
+    "last_sweep",
+    "ace_takes_all",
+    "ace_sweep_scores",
+    "napoleone",
+)
 OPTIONS = ("fewest_cards", "leftovers_to_last_player", *REGIONAL_OPTIONS)
 
 

@@ -28,7 +28,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from arena.engine import Answer, Decision, Hello, Notification
 from arena.errors import BotError
 from arena.outcome import SEES_EVERY_HAND, FaultKind
-from arena.rules import Move, Observation, Strategy
+from arena.rules import Move, Observation, Strategy, Variant
 from arena.rules.cards import BIT, DECK_SIZE, FULL_DECK
 from arena.transport.bridge import PeerGone, wait_future
 from arena.wire import convert
@@ -59,7 +59,7 @@ class EngineConnection:
     def show(self, observation: Observation) -> None:
         """The seat's view after a play, for a connection that ``follows``."""
 
-    async def handshake(self, timeout: float) -> Hello:
+    async def handshake(self, timeout: float, variant: Variant | None = None) -> Hello:
         raise NotImplementedError
 
     async def decide(self, decision: Decision, timeout: float) -> Answer:
@@ -276,8 +276,8 @@ class GrpcConnection(EngineConnection):
         except grpc.RpcError as e:
             raise await self._failed(e, trio.current_time() - started, timeout) from None
 
-    async def handshake(self, timeout: float) -> Hello:
-        answer = await self._call(self.stub.Handshake, convert.handshake_request(), timeout)
+    async def handshake(self, timeout: float, variant: Variant | None = None) -> Hello:
+        answer = await self._call(self.stub.Handshake, convert.handshake_request(variant), timeout)
         return convert.hello_from_pb(answer)
 
     async def decide(self, decision: Decision, timeout: float) -> Answer:
@@ -353,7 +353,7 @@ class InProcessConnection(EngineConnection):
         chosen = self.strategy(decision.observation, moves, **extra)
         return Answer(strategy_move(chosen)), time.perf_counter() - start
 
-    async def handshake(self, timeout: float) -> Hello:
+    async def handshake(self, timeout: float, variant: Variant | None = None) -> Hello:
         return self.info
 
     async def decide(self, decision: Decision, timeout: float) -> Answer:

@@ -33,7 +33,7 @@ from google.protobuf import json_format
 
 from arena.engine import Answer, Decision, Hello, MatchEnded, Notification
 from arena.errors import ConfigError, IllegalMoveError, WireError
-from arena.rules import Move, Observation
+from arena.rules import Move, Observation, Variant
 from arena.rules.moves import check_move
 from arena.settings import EngineSpec, HumanEngine
 from arena.transport.connection import EngineConnection
@@ -181,7 +181,7 @@ class HumanSeat(EngineConnection):
 
     # The connection the referee speaks to -------------------------------------------
 
-    async def handshake(self, timeout: float) -> Hello:
+    async def handshake(self, timeout: float, variant: Variant | None = None) -> Hello:
         await self._sat.wait()
         assert self.person is not None
         return Hello("human", "", self.person, PROTOCOL_VERSION)

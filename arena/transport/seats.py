@@ -30,6 +30,7 @@ import trio
 from arena.engine import Hello
 from arena.errors import BotError, ConfigError
 from arena.outcome import EngineInfo, Fault, FaultKind
+from arena.rules import Variant
 from arena.settings import (
     AddressEngine,
     BuiltinEngine,
@@ -308,13 +309,16 @@ class Greeting:
     faults: list[Fault]
 
 
-async def handshake(conn: EngineConnection, timeout: float) -> Hello:
-    """The one handshake, for seating, `arena check` and liveness probes: what
-    the bot says of itself, or BotError (STALL when it said nothing in time)."""
+async def handshake(
+    conn: EngineConnection, timeout: float, variant: Variant | None = None
+) -> Hello:
+    """The one handshake, for seating (told the match's variant), `arena check`
+    and liveness probes: what the bot says of itself, or BotError (STALL when it
+    said nothing in time)."""
     no_answer = f"no handshake within {timeout:g}s"
     try:
         with trio.fail_after(timeout):
-            return await conn.handshake(timeout)
+            return await conn.handshake(timeout, variant)
     except trio.TooSlowError:
         raise BotError(FaultKind.STALL, no_answer) from None
     except BotError as e:  # the gRPC deadline, met first, is the same stall
@@ -350,7 +354,7 @@ async def greet(
             return fail(seat, conn.kind, conn.message)
         timeout = conn.handshake_timeout or settings.handshake_timeout
         try:
-            hello = await handshake(conn, timeout)
+            hello = await handshake(conn, timeout, settings.variant)
         except BotError as e:
             return fail(seat, e.kind, e.message)
         engines[seat] = hello.seated(seat, names[seat], conn.confinement)

@@ -190,6 +190,7 @@ def variant_to_pb(v: Variant) -> pb.Variant:
         last_sweep=v.last_sweep,
         ace_takes_all=v.ace_takes_all,
         ace_sweep_scores=v.ace_sweep_scores,
+        napoleone=v.napoleone,
     )
 
 
@@ -209,6 +210,7 @@ def variant_from_pb(msg: pb.Variant) -> Variant:
             last_sweep=msg.last_sweep,
             ace_takes_all=msg.ace_takes_all,
             ace_sweep_scores=msg.ace_sweep_scores,
+            napoleone=msg.napoleone,
         )
     except RulesError as e:
         raise WireError(f"variant: {e}") from e
@@ -551,12 +553,16 @@ def match_result_from_pb(msg: pb.MatchResult) -> MatchResult:
 # The engine protocol: what the arena sends a bot --------------------------------
 
 
-def handshake_request() -> epb.HandshakeRequest:
-    return epb.HandshakeRequest(
+def handshake_request(variant: Variant | None = None) -> epb.HandshakeRequest:
+    """The arena's greeting; with the variant of the match a bot is seated for."""
+    request = epb.HandshakeRequest(
         protocol_version=_PROTOCOL_PB,
         arena_version=__version__,
         max_message_bytes=MAX_ANSWER_BYTES,
     )
+    if variant is not None:
+        request.variant.CopyFrom(variant_to_pb(variant))
+    return request
 
 
 def clock_to_pb(clock: SeatClock) -> epb.Clock:

@@ -50,7 +50,7 @@ class Thinker(EngineConnection):
         self.seen: list[Decision] = []
         self.cancelled: list[tuple[int, float]] = []  # (decision, seconds it had thought)
 
-    async def handshake(self, timeout: float) -> Hello:
+    async def handshake(self, timeout: float, variant: Variant | None = None) -> Hello:
         return Hello("thinker", "1", "", PROTOCOL_VERSION)
 
     async def decide(self, decision: Decision, timeout: float) -> Answer:

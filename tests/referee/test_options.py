@@ -43,3 +43,18 @@ def test_a_bot_that_lists_none_plays_none_and_one_that_lists_nothing_plays_every
     assert refused.termination is Termination.NO_CONTEST
     assert "does not play the option(s) fewest_cards" in refused.faults[0].message
     assert match(variant).termination is Termination.COMPLETED  # as every bot before options
+
+
+def test_the_handshake_names_the_variant_of_the_match_the_bot_is_seated_for():
+    variant = Variant(Game.SCOPONE, target=None, deal_limit=1, napola=True, napoleone=True)
+    settings = MatchSettings(variant, seed=5, clock=CLOCK, match_id="told")
+    echo = bot("claims", "--echo-variant")
+    report = play(
+        settings, [f"a={echo}", "b=builtin:greedy", "c=builtin:greedy", "d=builtin:greedy"]
+    )
+    assert report.result.termination is Termination.COMPLETED
+    assert (
+        report.engines[0].author
+        == variant.describe()
+        == "scopone, at most 1 deals, napola, napoleone wins"
+    )

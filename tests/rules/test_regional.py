@@ -5,11 +5,13 @@ the full rules, and whole matches refereed, logged and replayed with them."""
 import random
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from arena.errors import IllegalMoveError, RulesError
+from arena.outcome import result_text
 from arena.play import run_match_sync
 from arena.replay import replay_log
 from arena.rules import Deal, Game, Move, Variant, parse_card, score_deal, seeded_deck
@@ -221,3 +223,31 @@ def test_a_match_of_scopa_d_assi_is_refereed_logged_and_replayed(tmp_path):
     assert report.result.termination.value == "completed" and not report.result.faults
     replay = replay_log(log)  # every move checked under the ace rule again
     assert replay.variant.ace_takes_all and "ace takes all" in report.summary()
+
+
+def test_napoleone_is_a_reading_of_napola():
+    with pytest.raises(RulesError, match="napoleone is a reading of napola"):
+        Variant(Game.SCOPA, napoleone=True)
+    told = cv.variant_from_pb(cv.variant_to_pb(Variant(Game.SCOPA, napola=True, napoleone=True)))
+    assert told.napoleone and "napoleone" in told.options
+
+
+def test_napoleone_wins_the_match_at_the_end_of_the_deal_whatever_the_scores(tmp_path):
+    # Seed 152: all four greedy, side 0 takes all ten Denari in the second deal
+    # with 16 points to 2, short of the target of 21 (found by trying seeds).
+    engines = [f"g{seat}=builtin:greedy" for seat in range(4)]
+    variant = Variant(Game.SCOPONE, target=21, napola=True, napoleone=True)
+    log = tmp_path / "napoleone.log"
+    report = run_match_sync(engines, MatchSettings(variant, seed=152), log=log)
+    result = report.result
+    assert (result.winner, result.final_scores, result.deals_played) == (0, (16, 2), 2)
+    assert result.reason == "napoleone: all ten Denari taken in one deal"
+    assert "termination: completed (napoleone: all ten" in report.summary()
+    sides, how = ["a+c", "b+d"], (result.final_scores, 0, result.termination, result.reason)
+    assert result_text(sides, *how) == "a+c won 16-2 by napoleone"  # as the pages say it
+    assert report.deals[-1].score.tallies[0].napola == 10
+    assert replay_log(log).result == result  # the replay's rules end it there too
+    # Without the option the same deals are played, all ten score 10, and it goes on.
+    goes_on = run_match_sync(engines, MatchSettings(replace(variant, napoleone=False), seed=152))
+    assert [d.score for d in goes_on.deals[:2]] == [d.score for d in report.deals]
+    assert goes_on.result.deals_played > 2 and goes_on.result.reason == "played to the end"

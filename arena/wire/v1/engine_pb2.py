@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from arena.wire.v1 import scopa_pb2 as arena_dot_wire_dot_v1_dot_scopa__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1a\x61rena/wire/v1/engine.proto\x12\x08scopa.v1\x1a\x19\x61rena/wire/v1/scopa.proto\"y\n\x10HandshakeRequest\x12\x33\n\x10protocol_version\x18\x01 \x01(\x0e\x32\x19.scopa.v1.ProtocolVersion\x12\x15\n\rarena_version\x18\x02 \x01(\t\x12\x19\n\x11max_message_bytes\x18\x03 \x01(\r\"\xc0\x01\n\x11HandshakeResponse\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\t\x12\x0e\n\x06\x61uthor\x18\x03 \x01(\t\x12\x33\n\x10protocol_version\x18\x04 \x01(\x0e\x32\x19.scopa.v1.ProtocolVersion\x12\x1d\n\x05games\x18\x05 \x03(\x0e\x32\x0e.scopa.v1.Game\x12(\n\x07options\x18\x06 \x03(\x0e\x32\x17.scopa.v1.VariantOption\"Y\n\x05\x43lock\x12\x14\n\x0cmove_time_ms\x18\x01 \x01(\r\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\x04\x12\x14\n\x0cincrement_ms\x18\x03 \x01(\r\x12\x13\n\x0b\x64\x65\x61\x64line_ms\x18\x04 \x01(\r\"\xa6\x01\n\x0f\x44\x65\x63isionRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12*\n\x0bobservation\x18\x02 \x01(\x0b\x32\x15.scopa.v1.Observation\x12#\n\x0blegal_moves\x18\x03 \x03(\x0b\x32\x0e.scopa.v1.Move\x12\x1e\n\x05\x63lock\x18\x04 \x01(\x0b\x32\x0f.scopa.v1.Clock\x12\x10\n\x08\x64\x65\x63ision\x18\x05 \x01(\r\"A\n\x10\x44\x65\x63isionResponse\x12\x1c\n\x04move\x18\x01 \x01(\x0b\x32\x0e.scopa.v1.Move\x12\x0f\n\x07\x63omment\x18\x02 \x01(\t\"\x05\n\x03\x41\x63k\"E\n\x08SeatInfo\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x13\n\x0b\x65ngine_name\x18\x02 \x01(\t\x12\x16\n\x0e\x65ngine_version\x18\x03 \x01(\t\"\xa9\x01\n\nMatchStart\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\"\n\x07variant\x18\x02 \x01(\x0b\x32\x11.scopa.v1.Variant\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12!\n\x05seats\x18\x04 \x03(\x0b\x32\x12.scopa.v1.SeatInfo\x12\x1e\n\x05\x63lock\x18\x05 \x01(\x0b\x32\x0f.scopa.v1.Clock\x12\x14\n\x0c\x66irst_dealer\x18\x06 \x01(\r\"n\n\x07\x44\x65\x61lEnd\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12$\n\x06result\x18\x03 \x01(\x0b\x32\x14.scopa.v1.DealResult\x12\x1d\n\x05plays\x18\x04 \x03(\x0b\x32\x0e.scopa.v1.Play\"Q\n\x08MatchEnd\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12%\n\x06result\x18\x03 \x01(\x0b\x32\x15.scopa.v1.MatchResult*K\n\x0fProtocolVersion\x12 \n\x1cPROTOCOL_VERSION_UNSPECIFIED\x10\x00\x12\x16\n\x12PROTOCOL_VERSION_1\x10\x01\x32\xa4\x02\n\x06\x45ngine\x12\x44\n\tHandshake\x12\x1a.scopa.v1.HandshakeRequest\x1a\x1b.scopa.v1.HandshakeResponse\x12?\n\x06\x44\x65\x63ide\x12\x19.scopa.v1.DecisionRequest\x1a\x1a.scopa.v1.DecisionResponse\x12\x33\n\x0cMatchStarted\x12\x14.scopa.v1.MatchStart\x1a\r.scopa.v1.Ack\x12-\n\tDealEnded\x12\x11.scopa.v1.DealEnd\x1a\r.scopa.v1.Ack\x12/\n\nMatchEnded\x12\x12.scopa.v1.MatchEnd\x1a\r.scopa.v1.AckB-\n\x17org.scopaarena.scopa.v1P\x01Z\x10scopa/v1;scopav1b\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1a\x61rena/wire/v1/engine.proto\x12\x08scopa.v1\x1a\x19\x61rena/wire/v1/scopa.proto\"\xae\x01\n\x10HandshakeRequest\x12\x33\n\x10protocol_version\x18\x01 \x01(\x0e\x32\x19.scopa.v1.ProtocolVersion\x12\x15\n\rarena_version\x18\x02 \x01(\t\x12\x19\n\x11max_message_bytes\x18\x03 \x01(\r\x12\'\n\x07variant\x18\x04 \x01(\x0b\x32\x11.scopa.v1.VariantH\x00\x88\x01\x01\x42\n\n\x08_variant\"\xc0\x01\n\x11HandshakeResponse\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\t\x12\x0e\n\x06\x61uthor\x18\x03 \x01(\t\x12\x33\n\x10protocol_version\x18\x04 \x01(\x0e\x32\x19.scopa.v1.ProtocolVersion\x12\x1d\n\x05games\x18\x05 \x03(\x0e\x32\x0e.scopa.v1.Game\x12(\n\x07options\x18\x06 \x03(\x0e\x32\x17.scopa.v1.VariantOption\"Y\n\x05\x43lock\x12\x14\n\x0cmove_time_ms\x18\x01 \x01(\r\x12\x0f\n\x07\x62\x61nk_ms\x18\x02 \x01(\x04\x12\x14\n\x0cincrement_ms\x18\x03 \x01(\r\x12\x13\n\x0b\x64\x65\x61\x64line_ms\x18\x04 \x01(\r\"\xa6\x01\n\x0f\x44\x65\x63isionRequest\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12*\n\x0bobservation\x18\x02 \x01(\x0b\x32\x15.scopa.v1.Observation\x12#\n\x0blegal_moves\x18\x03 \x03(\x0b\x32\x0e.scopa.v1.Move\x12\x1e\n\x05\x63lock\x18\x04 \x01(\x0b\x32\x0f.scopa.v1.Clock\x12\x10\n\x08\x64\x65\x63ision\x18\x05 \x01(\r\"A\n\x10\x44\x65\x63isionResponse\x12\x1c\n\x04move\x18\x01 \x01(\x0b\x32\x0e.scopa.v1.Move\x12\x0f\n\x07\x63omment\x18\x02 \x01(\t\"\x05\n\x03\x41\x63k\"E\n\x08SeatInfo\x12\x0c\n\x04seat\x18\x01 \x01(\r\x12\x13\n\x0b\x65ngine_name\x18\x02 \x01(\t\x12\x16\n\x0e\x65ngine_version\x18\x03 \x01(\t\"\xa9\x01\n\nMatchStart\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\"\n\x07variant\x18\x02 \x01(\x0b\x32\x11.scopa.v1.Variant\x12\x0c\n\x04seat\x18\x03 \x01(\r\x12!\n\x05seats\x18\x04 \x03(\x0b\x32\x12.scopa.v1.SeatInfo\x12\x1e\n\x05\x63lock\x18\x05 \x01(\x0b\x32\x0f.scopa.v1.Clock\x12\x14\n\x0c\x66irst_dealer\x18\x06 \x01(\r\"n\n\x07\x44\x65\x61lEnd\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12$\n\x06result\x18\x03 \x01(\x0b\x32\x14.scopa.v1.DealResult\x12\x1d\n\x05plays\x18\x04 \x03(\x0b\x32\x0e.scopa.v1.Play\"Q\n\x08MatchEnd\x12\x10\n\x08match_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\r\x12%\n\x06result\x18\x03 \x01(\x0b\x32\x15.scopa.v1.MatchResult*K\n\x0fProtocolVersion\x12 \n\x1cPROTOCOL_VERSION_UNSPECIFIED\x10\x00\x12\x16\n\x12PROTOCOL_VERSION_1\x10\x01\x32\xa4\x02\n\x06\x45ngine\x12\x44\n\tHandshake\x12\x1a.scopa.v1.HandshakeRequest\x1a\x1b.scopa.v1.HandshakeResponse\x12?\n\x06\x44\x65\x63ide\x12\x19.scopa.v1.DecisionRequest\x1a\x1a.scopa.v1.DecisionResponse\x12\x33\n\x0cMatchStarted\x12\x14.scopa.v1.MatchStart\x1a\r.scopa.v1.Ack\x12-\n\tDealEnded\x12\x11.scopa.v1.DealEnd\x1a\r.scopa.v1.Ack\x12/\n\nMatchEnded\x12\x12.scopa.v1.MatchEnd\x1a\r.scopa.v1.AckB-\n\x17org.scopaarena.scopa.v1P\x01Z\x10scopa/v1;scopav1b\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,28 +33,28 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'arena.wire.v1.engine_pb2', 
 if not _descriptor._USE_C_DESCRIPTORS:
   _globals['DESCRIPTOR']._loaded_options = None
   _globals['DESCRIPTOR']._serialized_options = b'\n\027org.scopaarena.scopa.v1P\001Z\020scopa/v1;scopav1'
-  _globals['_PROTOCOLVERSION']._serialized_start=1157
-  _globals['_PROTOCOLVERSION']._serialized_end=1232
-  _globals['_HANDSHAKEREQUEST']._serialized_start=67
-  _globals['_HANDSHAKEREQUEST']._serialized_end=188
-  _globals['_HANDSHAKERESPONSE']._serialized_start=191
-  _globals['_HANDSHAKERESPONSE']._serialized_end=383
-  _globals['_CLOCK']._serialized_start=385
-  _globals['_CLOCK']._serialized_end=474
-  _globals['_DECISIONREQUEST']._serialized_start=477
-  _globals['_DECISIONREQUEST']._serialized_end=643
-  _globals['_DECISIONRESPONSE']._serialized_start=645
-  _globals['_DECISIONRESPONSE']._serialized_end=710
-  _globals['_ACK']._serialized_start=712
-  _globals['_ACK']._serialized_end=717
-  _globals['_SEATINFO']._serialized_start=719
-  _globals['_SEATINFO']._serialized_end=788
-  _globals['_MATCHSTART']._serialized_start=791
-  _globals['_MATCHSTART']._serialized_end=960
-  _globals['_DEALEND']._serialized_start=962
-  _globals['_DEALEND']._serialized_end=1072
-  _globals['_MATCHEND']._serialized_start=1074
-  _globals['_MATCHEND']._serialized_end=1155
-  _globals['_ENGINE']._serialized_start=1235
-  _globals['_ENGINE']._serialized_end=1527
+  _globals['_PROTOCOLVERSION']._serialized_start=1211
+  _globals['_PROTOCOLVERSION']._serialized_end=1286
+  _globals['_HANDSHAKEREQUEST']._serialized_start=68
+  _globals['_HANDSHAKEREQUEST']._serialized_end=242
+  _globals['_HANDSHAKERESPONSE']._serialized_start=245
+  _globals['_HANDSHAKERESPONSE']._serialized_end=437
+  _globals['_CLOCK']._serialized_start=439
+  _globals['_CLOCK']._serialized_end=528
+  _globals['_DECISIONREQUEST']._serialized_start=531
+  _globals['_DECISIONREQUEST']._serialized_end=697
+  _globals['_DECISIONRESPONSE']._serialized_start=699
+  _globals['_DECISIONRESPONSE']._serialized_end=764
+  _globals['_ACK']._serialized_start=766
+  _globals['_ACK']._serialized_end=771
+  _globals['_SEATINFO']._serialized_start=773
+  _globals['_SEATINFO']._serialized_end=842
+  _globals['_MATCHSTART']._serialized_start=845
+  _globals['_MATCHSTART']._serialized_end=1014
+  _globals['_DEALEND']._serialized_start=1016
+  _globals['_DEALEND']._serialized_end=1126
+  _globals['_MATCHEND']._serialized_start=1128
+  _globals['_MATCHEND']._serialized_end=1209
+  _globals['_ENGINE']._serialized_start=1289
+  _globals['_ENGINE']._serialized_end=1581
 # @@protoc_insertion_point(module_scope)

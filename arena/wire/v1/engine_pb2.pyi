@@ -16,14 +16,16 @@ PROTOCOL_VERSION_UNSPECIFIED: ProtocolVersion
 PROTOCOL_VERSION_1: ProtocolVersion
 
 class HandshakeRequest(_message.Message):
-    __slots__ = ("protocol_version", "arena_version", "max_message_bytes")
+    __slots__ = ("protocol_version", "arena_version", "max_message_bytes", "variant")
     PROTOCOL_VERSION_FIELD_NUMBER: _ClassVar[int]
     ARENA_VERSION_FIELD_NUMBER: _ClassVar[int]
     MAX_MESSAGE_BYTES_FIELD_NUMBER: _ClassVar[int]
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
     protocol_version: ProtocolVersion
     arena_version: str
     max_message_bytes: int
-    def __init__(self, protocol_version: _Optional[_Union[ProtocolVersion, str]] = ..., arena_version: _Optional[str] = ..., max_message_bytes: _Optional[int] = ...) -> None: ...
+    variant: _scopa_pb2.Variant
+    def __init__(self, protocol_version: _Optional[_Union[ProtocolVersion, str]] = ..., arena_version: _Optional[str] = ..., max_message_bytes: _Optional[int] = ..., variant: _Optional[_Union[_scopa_pb2.Variant, _Mapping]] = ...) -> None: ...
 
 class HandshakeResponse(_message.Message):
     __slots__ = ("name", "version", "author", "protocol_version", "games", "options")

@@ -34,6 +34,7 @@ class VariantOption(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     OPTION_LAST_SWEEP: _ClassVar[VariantOption]
     OPTION_ACE_TAKES_ALL: _ClassVar[VariantOption]
     OPTION_ACE_SWEEP_SCORES: _ClassVar[VariantOption]
+    OPTION_NAPOLEONE: _ClassVar[VariantOption]
 
 class Termination(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -71,6 +72,7 @@ OPTION_NAPOLA: VariantOption
 OPTION_LAST_SWEEP: VariantOption
 OPTION_ACE_TAKES_ALL: VariantOption
 OPTION_ACE_SWEEP_SCORES: VariantOption
+OPTION_NAPOLEONE: VariantOption
 TERMINATION_UNSPECIFIED: Termination
 COMPLETED: Termination
 FORFEIT: Termination
@@ -93,7 +95,7 @@ class Card(_message.Message):
     def __init__(self, suit: _Optional[_Union[Suit, str]] = ..., rank: _Optional[int] = ...) -> None: ...
 
 class Variant(_message.Message):
-    __slots__ = ("game", "target", "deal_limit", "fewest_cards", "leftovers_to_last_player", "re_bello", "napola", "last_sweep", "ace_takes_all", "ace_sweep_scores")
+    __slots__ = ("game", "target", "deal_limit", "fewest_cards", "leftovers_to_last_player", "re_bello", "napola", "last_sweep", "ace_takes_all", "ace_sweep_scores", "napoleone")
     GAME_FIELD_NUMBER: _ClassVar[int]
     TARGET_FIELD_NUMBER: _ClassVar[int]
     DEAL_LIMIT_FIELD_NUMBER: _ClassVar[int]
@@ -104,6 +106,7 @@ class Variant(_message.Message):
     LAST_SWEEP_FIELD_NUMBER: _ClassVar[int]
     ACE_TAKES_ALL_FIELD_NUMBER: _ClassVar[int]
     ACE_SWEEP_SCORES_FIELD_NUMBER: _ClassVar[int]
+    NAPOLEONE_FIELD_NUMBER: _ClassVar[int]
     game: Game
     target: int
     deal_limit: int
@@ -114,7 +117,8 @@ class Variant(_message.Message):
     last_sweep: bool
     ace_takes_all: bool
     ace_sweep_scores: bool
-    def __init__(self, game: _Optional[_Union[Game, str]] = ..., target: _Optional[int] = ..., deal_limit: _Optional[int] = ..., fewest_cards: _Optional[bool] = ..., leftovers_to_last_player: _Optional[bool] = ..., re_bello: _Optional[bool] = ..., napola: _Optional[bool] = ..., last_sweep: _Optional[bool] = ..., ace_takes_all: _Optional[bool] = ..., ace_sweep_scores: _Optional[bool] = ...) -> None: ...
+    napoleone: bool
+    def __init__(self, game: _Optional[_Union[Game, str]] = ..., target: _Optional[int] = ..., deal_limit: _Optional[int] = ..., fewest_cards: _Optional[bool] = ..., leftovers_to_last_player: _Optional[bool] = ..., re_bello: _Optional[bool] = ..., napola: _Optional[bool] = ..., last_sweep: _Optional[bool] = ..., ace_takes_all: _Optional[bool] = ..., ace_sweep_scores: _Optional[bool] = ..., napoleone: _Optional[bool] = ...) -> None: ...
 
 class Move(_message.Message):
     __slots__ = ("card", "captures")
