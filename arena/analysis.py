@@ -160,7 +160,9 @@ def analyse_decision(
 ) -> DecisionAnalysis:
     """One decision, from the observation of the seat that made it."""
     v = obs.variant
-    moves = legal_moves(obs.hand, obs.table, v.fewest_cards, v.ace_takes_all)
+    moves = legal_moves(
+        obs.hand, obs.table, v.fewest_cards, v.ace_takes_all, v.fifteen, v.fifteen_ordinary
+    )
     if chosen not in moves:
         raise AnalysisError(
             f"deal {deal + 1}, decision {index}: {chosen} is not a legal move of seat {obs.seat}"

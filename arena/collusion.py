@@ -389,7 +389,9 @@ def _read(path: Path) -> _Log:
                 continue
             obs = step.before.seen_by(step.seat).observation()
             v = obs.variant
-            moves = legal_moves(obs.hand, obs.table, v.fewest_cards, v.ace_takes_all)
+            moves = legal_moves(
+                obs.hand, obs.table, v.fewest_cards, v.ace_takes_all, v.fifteen, v.fifteen_ordinary
+            )
             if len(moves) < 2:
                 continue
             out.append(

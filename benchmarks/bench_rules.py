@@ -7,7 +7,8 @@ process, alternately, several rounds; medians are printed.
     python -m benchmarks.bench_rules [--seconds S] [--rounds N]
 
 It also prints what the regional options (re bello, napola and the last sweep,
-which touch only the scoring, and the ace rule) cost the playout API, and the
+which touch only the scoring; the ace rule; scopa a quindici, whose moves are
+not inlined in the playout) cost the playout API, and the
 cost of one seeded deck (docs/seeds.md: SHA-256 blocks and Fisher-Yates),
 which every deal of a refereed match pays once.
 """
@@ -100,6 +101,8 @@ def main() -> None:
     optionsets = {
         "re bello, napola, last sweep": {"re_bello": True, "napola": True, "last_sweep": True},
         "scopa d'assi (ace takes all)": {"ace_takes_all": True},
+        "scopa a quindici": {"fifteen": True},
+        "quindici + ordinary captures": {"fifteen": True, "fifteen_ordinary": True},
     }
     for label, options in optionsets.items():
         for game in (Game.SCOPA, Game.SCOPONE):

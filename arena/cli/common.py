@@ -93,6 +93,16 @@ def add_variant_options(p: argparse.ArgumentParser) -> None:
         help="with --napola: a side that takes all ten Denari in a deal wins the match",
     )
     p.add_argument(
+        "--fifteen",
+        action="store_true",
+        help="scopa a quindici: a card takes table cards that add up to 15 with it, and only those",
+    )
+    p.add_argument(
+        "--fifteen-ordinary",
+        action="store_true",
+        help="with --fifteen: the ordinary captures stand too, the player's choice (as in Cirulla)",
+    )
+    p.add_argument(
         "--last-sweep",
         action="store_true",
         help="regional option: a sweep with the deal's very last card scores a scopa too",
@@ -122,6 +132,8 @@ def variant_from_args(args: argparse.Namespace) -> Variant:
         ace_takes_all=args.ace_takes_all,
         ace_sweep_scores=args.ace_sweep_scores,
         napoleone=args.napoleone,
+        fifteen=args.fifteen,
+        fifteen_ordinary=args.fifteen_ordinary,
     )
 
 

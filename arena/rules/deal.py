@@ -23,6 +23,7 @@ from arena.rules.moves import (
     capture_sets,
     check_move,
     fewest_of,
+    fifteen_moves,
     hand_cards,
     legal_moves,
     plan_of,
@@ -87,6 +88,8 @@ class Deal:
         "_ace_all",
         "_ace_sweep",
         "_fewest",
+        "_fifteen",
+        "_fifteen_ordinary",
         "_last_sweep",
         "_seats",
         "_to_last_player",
@@ -145,6 +148,8 @@ class Deal:
         self._last_sweep = variant.last_sweep
         self._ace_all = variant.ace_takes_all
         self._ace_sweep = variant.ace_sweep_scores
+        self._fifteen = variant.fifteen
+        self._fifteen_ordinary = variant.fifteen_ordinary
 
     def _deal_hands(self, n: int) -> None:
         """n cards to each seat, in a packet, starting with the seat after the dealer."""
@@ -181,6 +186,10 @@ class Deal:
         seat = self.to_move
         if seat is None:
             return []
+        if self._fifteen:
+            return fifteen_moves(
+                self.hands[seat], self.table, self._fifteen_ordinary, self._ace_all
+            )
         return legal_moves(self.hands[seat], self.table, self._fewest, self._ace_all)
 
     def check(self, move: Move) -> None:
@@ -194,6 +203,8 @@ class Deal:
             self._fewest,
             seat=self.to_move,
             ace_takes_all=self._ace_all,
+            fifteen=self._fifteen,
+            fifteen_ordinary=self._fifteen_ordinary,
         )
 
     def play(self, move: Move | tuple[int, int]) -> Play:
@@ -259,7 +270,8 @@ class Deal:
         a player who takes what it can; 0 (the default) is uniform play.
         ``care``: then, with this probability (one more ``random()``), among
         the moves drawn from, those that leave no table one card could sweep
-        (empty, or adding up to more than 10), when there are some and not
+        (empty, or adding up to more than 10; in scopa a quindici, to less
+        than 5 or more than 14), when there are some and not
         only those. ``sweep``: before both, with this probability (one more
         ``random()``), the moves that take the whole table, when there are
         some and not only those.
@@ -279,6 +291,10 @@ class Deal:
         table, pos, in_hands = self.table, self.stock_pos, self.cards_in_hands
         seats, fewest, refill = self._seats, self._fewest, self.variant.game.refill
         last_sweep, ace_all, ace_sweep = self._last_sweep, self._ace_all, self._ace_sweep
+        fifteen, ordinary = self._fifteen, self._fifteen_ordinary
+        # A table that one card could sweep adds up to low..high: 1..10 by the
+        # ordinary rules, 5..14 in scopa a quindici (15 less a card), 1..14 with both.
+        low, high = (1 if ordinary else 5, 14) if fifteen else (1, 10)
         last_capturer, dealer = self.last_capturer, self.dealer
         following = (*range(1, seats), 0)  # following[s]: the seat after s
         hands_get = _HANDS.get
@@ -289,23 +305,26 @@ class Deal:
         while True:
             hand = hands[seat]
             moves: list[tuple[int, int]] = []
-            plan = plans.get(key) or plan_of(key)
-            for c, r, rank_mask, ready in hands_get(hand) or hand_cards(hand):
-                same = table & rank_mask
-                if same:
-                    moves += ready[same]
-                    continue
-                how = plan[r]
-                if not how:
-                    if ace_all and r == 1 and table:  # an ace on a table without one
-                        moves.append((c, table))
+            if fifteen:  # scopa a quindici: not inlined
+                moves += fifteen_moves(hand, table, ordinary, ace_all)
+            else:
+                plan = plans.get(key) or plan_of(key)
+                for c, r, rank_mask, ready in hands_get(hand) or hand_cards(hand):
+                    same = table & rank_mask
+                    if same:
+                        moves += ready[same]
+                        continue
+                    how = plan[r]
+                    if not how:
+                        if ace_all and r == 1 and table:  # an ace on a table without one
+                            moves.append((c, table))
+                        else:
+                            moves += ready[0]
+                    elif how > 0:
+                        moves.append((c, table & how))
                     else:
-                        moves += ready[0]
-                elif how > 0:
-                    moves.append((c, table & how))
-                else:
-                    sets = capture_sets(table, r)
-                    moves += [(c, m) for m in (fewest_of(sets) if fewest else sets)]
+                        sets = capture_sets(table, r)
+                        moves += [(c, m) for m in (fewest_of(sets) if fewest else sets)]
             if sweep and table:
                 sweeps = [m for m in moves if m[1] == table]
                 if sweeps and len(sweeps) < len(moves) and random() < sweep:
@@ -325,7 +344,7 @@ class Deal:
                         left -= rs[t >> 30]
                     else:
                         left = total + ranks[m[0]]
-                    if left == 0 or left > 10:
+                    if left < low or left > high:
                         safe.append(m)
                 if safe and len(safe) < len(moves) and random() < care:
                     moves = safe

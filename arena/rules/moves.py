@@ -14,6 +14,12 @@ option an ace on a table without an ace can only be laid (no set of two or
 more cards adds up to 1), so the option turns exactly those trails into the
 capture of the whole table.
 
+With scopa a quindici (the ``fifteen`` option) a card takes a set of one or
+more table cards that adds up to 15 together with it, and only such a set;
+with ``fifteen_ordinary`` too, the ordinary captures above stand beside the
+sets of 15 and the player chooses among them all (Cirulla's reading). As in
+every game, a card that can take must take.
+
 Generation works on masks. Capture sets come from subset sums memoised per
 rank multiset of the table (see ``capture_sets``), because search bots ask
 for the same kinds of tables again and again.
@@ -81,10 +87,10 @@ def selections_of(pattern: int) -> tuple[tuple[Selection, ...], ...]:
     return found
 
 
-def _compute_selections(pattern: int) -> tuple[tuple[Selection, ...], ...]:
+def _compute_selections(pattern: int, limit: int = 10) -> tuple[tuple[Selection, ...], ...]:
     counts = [(r, pattern >> (3 * (r - 1)) & 7) for r in range(1, 11)]
     counts = [(r, n) for r, n in counts if n]
-    by_sum: list[list[Selection]] = [[] for _ in range(11)]
+    by_sum: list[list[Selection]] = [[] for _ in range(limit + 1)]
 
     def walk(i: int, total: int, whole: int, partial: tuple[tuple[int, int], ...]) -> None:
         if i == len(counts):
@@ -93,7 +99,7 @@ def _compute_selections(pattern: int) -> tuple[tuple[Selection, ...], ...]:
             return
         r, n = counts[i]
         for k in range(n + 1):
-            if total + k * r > 10:
+            if total + k * r > limit:
                 break
             if k == 0:
                 walk(i + 1, total, whole, partial)
@@ -211,10 +217,17 @@ _hands_get, _plans_get = _HANDS.get, _PLANS.get  # bound once: legal_moves is ho
 
 
 def legal_moves(
-    hand: int, table: int, fewest_cards: bool = False, ace_takes_all: bool = False
+    hand: int,
+    table: int,
+    fewest_cards: bool = False,
+    ace_takes_all: bool = False,
+    fifteen: bool = False,
+    fifteen_ordinary: bool = False,
 ) -> list[Move]:
     """Every legal move for a hand and a table (both masks), in a fixed order:
     by played card, then by captured mask as generated."""
+    if fifteen:
+        return fifteen_moves(hand, table, fifteen_ordinary, ace_takes_all)
     if ace_takes_all and table and hand & ACE_MASK and not table & ACE_MASK:
         return [
             _new_move(Move, (m[0], table)) if m[0] % 10 == 0 else m
@@ -249,6 +262,122 @@ def ace_took_all(card: int, taken: int) -> bool:
     return card % 10 == 0 and taken != 0 and not taken & ACE_MASK
 
 
+# Scopa a quindici ----------------------------------------------------------------
+# Sets adding up to 15 with the played card add up to 5..14 on the table, so
+# kings count (king and 4 make 14): these patterns hold them, in their own memo.
+_FULL_PATTERN_BY_BITS = tuple(
+    sum(1 << (3 * i) for i in range(10) if bits >> i & 1) for bits in range(1024)
+)
+_FIFTEEN_PATTERNS: dict[int, tuple[tuple[Selection, ...], ...]] = {}
+# _FIFTEEN_PLANS[pattern][r]: as _PLANS, for a card of rank r and the sets
+# adding up to 15 - r: 0 none, a positive mask one set of whole ranks, -1 others.
+_FIFTEEN_PLANS: dict[int, tuple[int, ...]] = {}
+
+
+def _fifteen_selections(pattern: int) -> tuple[tuple[Selection, ...], ...]:
+    found = _FIFTEEN_PATTERNS.get(pattern)
+    if found is None:
+        found = _FIFTEEN_PATTERNS[pattern] = _compute_selections(pattern, 14)
+    return found
+
+
+def _fifteen_plan(pattern: int) -> tuple[int, ...]:
+    sels = _fifteen_selections(pattern)
+    plan = [0]  # index 0 unused, as ranks run 1..10
+    for r in range(1, 11):
+        options = sels[15 - r]
+        plan.append(
+            0 if not options else options[0][0] if len(options) == 1 and not options[0][1] else -1
+        )
+    found = _FIFTEEN_PLANS[pattern] = tuple(plan)
+    return found
+
+
+def _full_pattern(table: int) -> int:
+    p = _FULL_PATTERN_BY_BITS
+    return p[table & 1023] + p[table >> 10 & 1023] + p[table >> 20 & 1023] + p[table >> 30]
+
+
+def fifteen_sets(table: int, total: int) -> list[int]:
+    """The masks of every set of one or more table cards adding up to ``total``
+    (5..14: 15 less the played card)."""
+    out: list[int] = []
+    for sel in _fifteen_selections(_full_pattern(table))[total]:
+        if sel[1]:
+            out += _realise(table, sel)
+        else:
+            out.append(table & sel[0])
+    return out
+
+
+_fifteen_plans_get = _FIFTEEN_PLANS.get
+
+
+def fifteen_moves(
+    hand: int, table: int, ordinary: bool = False, ace_takes_all: bool = False
+) -> list[Move]:
+    """Every legal move of scopa a quindici (``ordinary``: with the ordinary
+    captures too), in legal_moves' order: by card, the ordinary captures first."""
+    cards = _hands_get(hand) or hand_cards(hand)
+    if not table:
+        return [m for info in cards for m in info[3][0]]
+    moves: list[Move] = []
+    ace_all = ace_takes_all and not table & ACE_MASK
+    key = _full_pattern(table)
+    plan = _fifteen_plans_get(key) or _fifteen_plan(key)
+    taken = False
+    for c, r, rank_mask, ready in cards:
+        if ace_all and r == 1:
+            moves.append(_new_move(Move, (c, table)))
+            continue
+        if ordinary:
+            n = len(moves)
+            same = table & rank_mask
+            if same:
+                moves += ready[same]
+            else:
+                moves += [_new_move(Move, (c, m)) for m in capture_sets(table, r)]
+            taken = len(moves) > n
+        how = plan[r]
+        if how > 0:
+            moves.append(_new_move(Move, (c, table & how)))
+        elif how:
+            moves += [_new_move(Move, (c, m)) for m in fifteen_sets(table, 15 - r)]
+        elif not taken:
+            moves += ready[0]
+        taken = False
+    return moves
+
+
+def _check_fifteen(
+    hand: int, table: int, move: Move, ordinary: bool, ace_takes_all: bool, seat: int | None
+) -> None:
+    c, taken = move
+    legal = [m[1] for m in fifteen_moves(BIT[c], table, ordinary, ace_takes_all)]
+    if taken in legal:
+        return
+    if ace_takes_all and RANK[c] == 1 and table and not table & ACE_MASK:
+        raise IllegalMoveError(
+            f"ace-takes-all rule: {card_name(c)} takes the whole table "
+            f"({cards_text(table)}), not {cards_text(taken) if taken else 'nothing'}",
+            seat=seat,
+            move=move,
+        )
+    if not taken:
+        raise IllegalMoveError(
+            f"{card_name(c)} can capture ({cards_text(legal[0])}), so it cannot be laid",
+            seat=seat,
+            move=move,
+        )
+    total = RANK[c] + sum(RANK[x] for x in cards_of(taken))
+    also = ", nor an ordinary capture" if ordinary else ""
+    raise IllegalMoveError(
+        f"scopa a quindici: {card_name(c)} and {cards_text(taken)} add up to {total}, not 15{also}",
+        seat=seat,
+        move=move,
+    )
+
+
 def check_move(
     hand: int,
     table: int,
@@ -256,6 +385,8 @@ def check_move(
     fewest_cards: bool = False,
     seat: int | None = None,
     ace_takes_all: bool = False,
+    fifteen: bool = False,
+    fifteen_ordinary: bool = False,
 ) -> None:
     """Raise IllegalMoveError, saying exactly why, unless ``move`` is legal."""
     c, taken = move
@@ -269,6 +400,8 @@ def check_move(
             seat=seat,
             move=move,
         )
+    if fifteen:
+        return _check_fifteen(hand, table, move, fifteen_ordinary, ace_takes_all, seat)
     r = RANK[c]
     same = table & RANK_MASK[r]
     if ace_takes_all and r == 1 and table and not same:

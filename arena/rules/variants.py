@@ -86,6 +86,10 @@ class Variant:
         napoleone: with napola: a side whose captures in one deal hold all ten
             Denari (a napola of 10, "napoleone") wins the match at the end of
             that deal, whatever the scores.
+        fifteen: scopa a quindici: a card takes a set of one or more table
+            cards adding up to 15 with it, and only such a set.
+        fifteen_ordinary: with fifteen, the ordinary captures stand too, and
+            the player chooses among them and the sets of 15 (as in Cirulla).
     """
 
     game: Game = Game.SCOPA
@@ -99,6 +103,8 @@ class Variant:
     ace_takes_all: bool = False
     ace_sweep_scores: bool = False
     napoleone: bool = False
+    fifteen: bool = False
+    fifteen_ordinary: bool = False
 
     def __post_init__(self) -> None:
         if self.target is None and self.deal_limit is None:
@@ -111,6 +117,13 @@ class Variant:
             raise RulesError("ace_sweep_scores is a reading of ace_takes_all, which is off")
         if self.napoleone and not self.napola:
             raise RulesError("napoleone is a reading of napola, which is off")
+        if self.fifteen_ordinary and not self.fifteen:
+            raise RulesError("fifteen_ordinary is a reading of fifteen, which is off")
+        if self.fifteen and self.fewest_cards:
+            raise RulesError(
+                "fewest_cards is a rule of the ordinary sum captures; scopa a quindici "
+                "(fifteen) does not play it"
+            )
 
     @property
     def seats(self) -> int:
@@ -142,6 +155,10 @@ class Variant:
             parts.append("napola" + (", napoleone wins" if self.napoleone else ""))
         if self.last_sweep:
             parts.append("last sweep scores")
+        if self.fifteen:
+            parts.append(
+                "scopa a quindici" + (" with ordinary captures" if self.fifteen_ordinary else "")
+            )
         if self.ace_takes_all:
             parts.append("ace takes all" + (", its sweep scores" if self.ace_sweep_scores else ""))
         return ", ".join(parts)
@@ -158,6 +175,8 @@ REGIONAL_OPTIONS = (
     "ace_takes_all",
     "ace_sweep_scores",
     "napoleone",
+    "fifteen",
+    "fifteen_ordinary",
 )
 OPTIONS = ("fewest_cards", "leftovers_to_last_player", *REGIONAL_OPTIONS)
 

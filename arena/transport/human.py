@@ -226,6 +226,8 @@ def illegal_reason(observation: Observation, move: Move) -> str:
             move,
             variant.fewest_cards,
             ace_takes_all=variant.ace_takes_all,
+            fifteen=variant.fifteen,
+            fifteen_ordinary=variant.fifteen_ordinary,
         )
     except IllegalMoveError as e:
         return e.reason

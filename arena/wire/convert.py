@@ -191,6 +191,8 @@ def variant_to_pb(v: Variant) -> pb.Variant:
         ace_takes_all=v.ace_takes_all,
         ace_sweep_scores=v.ace_sweep_scores,
         napoleone=v.napoleone,
+        fifteen=v.fifteen,
+        fifteen_ordinary=v.fifteen_ordinary,
     )
 
 
@@ -211,6 +213,8 @@ def variant_from_pb(msg: pb.Variant) -> Variant:
             ace_takes_all=msg.ace_takes_all,
             ace_sweep_scores=msg.ace_sweep_scores,
             napoleone=msg.napoleone,
+            fifteen=msg.fifteen,
+            fifteen_ordinary=msg.fifteen_ordinary,
         )
     except RulesError as e:
         raise WireError(f"variant: {e}") from e

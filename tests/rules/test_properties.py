@@ -163,6 +163,9 @@ def assert_playout_equals_steps(
     a capture bias, the captures alone, when drawn, as the docstring says)."""
     b = a.copy()
     r1, r2 = random.Random(play_seed).random, random.Random(play_seed).random
+    # The tables one card could sweep add up to low..high (see random_playout).
+    v = a.variant
+    low, high = (1 if v.fifteen_ordinary else 5, 14) if v.fifteen else (1, 10)
     while not a.is_over:
         moves = a.legal_moves()
         sweeps = [m for m in moves if a.table and m.captures == a.table]
@@ -172,7 +175,7 @@ def assert_playout_equals_steps(
         if capture_bias and captures and len(captures) < len(moves) and r1() < capture_bias:
             moves = captures
         if care:
-            safe = [m for m in moves if _left(a.table, m) == 0 or _left(a.table, m) > 10]
+            safe = [m for m in moves if not low <= _left(a.table, m) <= high]
             if safe and len(safe) < len(moves) and r1() < care:
                 moves = safe
         a.play_unchecked(moves[int(r1() * len(moves))])
