@@ -25,6 +25,7 @@ from arena.engine import Decision, SeatClock
 from arena.errors import BotError
 from arena.outcome import FaultKind
 from arena.rules import OPTIONS, Game, Match, Variant
+from arena.rules.variants import ORIGINAL_GAMES
 from arena.settings import ClockSettings, SandboxSettings
 from arena.transport.connection import GrpcConnection
 from arena.transport.process import launch
@@ -97,6 +98,7 @@ def sample_positions() -> list[tuple[str, Match, int]]:
         (Game.SCOPA_A_QUATTRO, 3),
         (Game.SCOPONE, 5),
         (Game.SCOPONE_SCIENTIFICO, 0),
+        (Game.SCOPA_A_SEI, 7),
     ):
         match = Match(Variant(game), seed=17)
         deal = match.start_deal()
@@ -110,8 +112,8 @@ def sample_positions() -> list[tuple[str, Match, int]]:
 def games_to_play(claimed: Sequence[Game], offered: Sequence[Game]) -> tuple[list[Game], CheckItem]:
     """The games a bot is checked in, and the check item that says which.
     ``claimed``: the games its manifest lists (none: take the handshake's
-    word); ``offered``: the games its handshake lists (none: every game)."""
-    every = list(offered) or list(Game)
+    word); ``offered``: the games its handshake lists (none: the first four)."""
+    every = list(offered) or list(ORIGINAL_GAMES)
     if not claimed:
         return every, CheckItem("games", True, "plays " + _names(every))
     refused = [g for g in claimed if g not in every]

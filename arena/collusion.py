@@ -378,9 +378,10 @@ def _read(path: Path) -> _Log:
     replay = replay_log(path)
     game = replay.variant.game
     if replay.variant.seats != 4:
+        why = "has no partners" if replay.variant.seats == 2 else "is not a four-seat game"
         raise AnalysisError(
-            f"{path}: a {game.value} match has no partners: the collusion audit needs a "
-            "team game (scopone, scientifico, scopa4)"
+            f"{path}: a {game.value} match {why}: the collusion audit reads the four-seat "
+            "team games (scopone, scientifico, scopa4)"
         )
     out = []
     for deal in replay.deals:

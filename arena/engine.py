@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from arena.outcome import EngineInfo, MatchResult
 from arena.rules import FinishedDeal, Game, Match, Move, Observation, Variant, observe, side_of
+from arena.rules.variants import ORIGINAL_GAMES
 from arena.settings import ClockSettings, FaultPolicy, OnFault
 
 # The clock ------------------------------------------------------------------
@@ -111,12 +112,12 @@ class Hello:
     author: str
     protocol_version: int
     games: tuple[Game, ...] = ()  # the games it offers, of those the arena knows
-    every_game: bool = True  # it listed no game: it plays them all
+    every_game: bool = True  # it listed no game: it plays the first four (ORIGINAL_GAMES)
     options: tuple[str, ...] = ()  # the Variant options it plays (arena.rules.OPTIONS)
     every_option: bool = True  # it listed no option: it plays them all
 
     def plays(self, game: Game) -> bool:
-        return self.every_game or game in self.games
+        return (self.every_game and game in ORIGINAL_GAMES) or game in self.games
 
     def missing_options(self, variant: Variant) -> list[str]:
         """The options of ``variant`` this engine did not say it plays."""

@@ -51,18 +51,18 @@ Engine = EngineSpec | str | tuple[str, EngineConnection]
 def seat_engines(
     engines: Sequence[Engine], seats: int
 ) -> list[EngineSpec | tuple[str, EngineConnection]]:
-    """One engine per seat, parsed. For a 4-seat game, two engines each play
-    both seats of their side (one instance per seat)."""
+    """One engine per seat, parsed. For a team game, two engines each play
+    every seat of their side (one instance per seat)."""
     parsed = [parse_engine(e) if isinstance(e, str) else e for e in engines]
-    if seats == 4 and len(parsed) == 2:
+    if seats > 2 and len(parsed) == 2:
         if any(isinstance(e, HumanEngine) for e in parsed):
             raise ConfigError(
-                "a person takes one seat, never a side's two (they would see "
-                "their partner's hand): give four engines"
+                "a person takes one seat, never all of a side's (they would see "
+                f"their partners' hands): give {seats} engines"
             )
-        parsed = [parsed[0], parsed[1], parsed[0], parsed[1]]
+        parsed = parsed * (seats // 2)
     if len(parsed) != seats:
-        extra = " (or 2: each plays both seats of its side)" if seats == 4 else ""
+        extra = " (or 2: each plays every seat of its side)" if seats > 2 else ""
         raise ConfigError(f"this game needs {seats} engines{extra}, not {len(engines)}")
     return parsed
 
@@ -82,7 +82,7 @@ async def run_match(
 
     Args:
         engines: one per seat in seat order (two for a 4-seat game: each then
-            plays both seats of its side): ``"NAME=SPEC"`` strings, EngineSpecs,
+            plays every seat of its side): ``"NAME=SPEC"`` strings, EngineSpecs,
             or ``(name, connection)`` for bots the caller connected to.
         settings: variant, seed, clock, fault policy, timeouts (default: Scopa).
         log: write the match log to this file.

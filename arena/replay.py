@@ -540,7 +540,7 @@ def _check_probes(match: Match, decision: DecisionRecord, deal_number: int, inde
     assert deal is not None
     seat, seats = decision.seat, len(deal.hands)
     if seats != 4:
-        raise _fail(deal_number, index, "the log has probes in a game without partners")
+        raise _fail(deal_number, index, "the log has probes in a game other than a four-seat one")
     if decision.move is None or decision.fault is not None:
         raise _fail(deal_number, index, "the log has probes of a decision that faulted")
     unseen = FULL_DECK & ~seen_cards(observe(match, seat))

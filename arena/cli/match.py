@@ -55,8 +55,8 @@ def cmd_play(args: argparse.Namespace) -> int:
 
     variant = variant_from_args(args)
     names = args.seat or ["greedy", "random"]
-    if len(names) == 2 and variant.seats == 4:
-        names = names * 2  # each strategy plays both seats of its side
+    if len(names) == 2 and variant.seats > 2:
+        names = names * (variant.seats // 2)  # each strategy plays every seat of its side
     if len(names) != variant.seats:
         raise ConfigError(f"{variant.game.value} needs {variant.seats} --seat options")
     strategies = []
@@ -154,10 +154,10 @@ def match_status(termination: Termination) -> int:
 def cmd_match(args: argparse.Namespace) -> int:
     variant = variant_from_args(args)
     specs = parse_engines(args.engine)
-    if len(specs) != variant.seats and not (variant.seats == 4 and len(specs) == 2):
+    if len(specs) != variant.seats and not (variant.seats > 2 and len(specs) == 2):
         raise ConfigError(
             f"{variant.game.value} needs {variant.seats} --engine options"
-            + (" (or 2: each plays both seats of its side)" if variant.seats == 4 else "")
+            + (" (or 2: each plays every seat of its side)" if variant.seats > 2 else "")
         )
     clock = ClockSettings(
         move_time=args.move_time or None, bank=args.bank, increment=args.increment, grace=args.grace
@@ -166,10 +166,10 @@ def cmd_match(args: argparse.Namespace) -> int:
         OnFault(args.on_fault), strikes=args.strikes, substitute=Substitute(args.substitute)
     )
     people = [s for s in specs if isinstance(s, HumanEngine)]
-    if people and variant.seats == 4 and len(specs) == 2:
+    if people and variant.seats > 2 and len(specs) == 2:
         raise ConfigError(
-            "a person takes one seat, never a side's two (they would see their "
-            "partner's hand): give four engines"
+            "a person takes one seat, never all of a side's (they would see their "
+            f"partners' hands): give {variant.seats} engines"
         )
     if people and args.http is None:
         raise ConfigError(
@@ -193,7 +193,7 @@ def cmd_match(args: argparse.Namespace) -> int:
     )
     if args.probes is not None:
         if variant.seats != 4:
-            raise ConfigError("--probes needs a game with partners (scopone, scopa a quattro)")
+            raise ConfigError("--probes needs a four-seat game (scopa4, scopone, scientifico)")
         probes = ProbeSettings(rate=args.probes, seats=ProbeSeats(args.probe_seats))
         settings = dataclasses.replace(settings, probes=probes)
     if args.http is not None:
@@ -345,8 +345,9 @@ def add_parsers(sub: Subparsers) -> None:
             "builtin:NAME (in-process: random, greedy, search, ismcts, ...), or human: a "
             "person, who plays in the browser (with --http; options --bank 5m "
             "--increment 10s --join 10m, the person's own clock and how long the seat "
-            "waits for them). For 4-seat games give 4 engines, or 2 bots: each then "
-            "plays both seats of its side, one instance per seat."
+            "waits for them). For team games give one engine a seat (4, or 6 in "
+            "scopa6), or 2 bots: each then plays every seat of its side, one instance "
+            "per seat."
         ),
         epilog=exits.EXIT_STATUSES,
         formatter_class=argparse.RawDescriptionHelpFormatter,

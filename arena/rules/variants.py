@@ -1,4 +1,4 @@
-"""The four games the arena supports and the options a match is played with."""
+"""The games the arena supports and the options a match is played with."""
 
 from __future__ import annotations
 
@@ -15,10 +15,16 @@ class Game(enum.Enum):
     SCOPA_A_QUATTRO = "scopa4"
     SCOPONE = "scopone"
     SCOPONE_SCIENTIFICO = "scientifico"
+    SCOPA_A_SEI = "scopa6"
 
     @property
     def seats(self) -> int:
-        return 2 if self is Game.SCOPA else 4
+        return _SEATS.get(self, 4)
+
+    @property
+    def is_team_game(self) -> bool:
+        """Sides of several seats: partners sit every other seat."""
+        return self.seats > 2
 
     @property
     def deal_plan(self) -> tuple[tuple[str, int], ...]:
@@ -50,7 +56,13 @@ _DEAL_PLANS: dict[Game, tuple[tuple[str, int], ...]] = {
     Game.SCOPA_A_QUATTRO: (("hands", 3), ("table", 4)),
     Game.SCOPONE: (("hands", 3), ("table", 2), ("hands", 3), ("table", 2), ("hands", 3)),
     Game.SCOPONE_SCIENTIFICO: (("hands", 10),),
+    Game.SCOPA_A_SEI: (("hands", 3), ("table", 4)),
 }
+_SEATS = {Game.SCOPA: 2, Game.SCOPA_A_SEI: 6}
+
+# The games every bot that lists none plays (HandshakeResponse.games empty):
+# the four there were before games were added; a later one must be listed.
+ORIGINAL_GAMES = (Game.SCOPA, Game.SCOPA_A_QUATTRO, Game.SCOPONE, Game.SCOPONE_SCIENTIFICO)
 
 
 @dataclass(frozen=True)
@@ -131,7 +143,8 @@ class Variant:
 
     @property
     def sides(self) -> int:
-        """Always two: two players, or two teams (seats 0 and 2 against 1 and 3)."""
+        """Always two: two players, or two teams (even seats against odd seats:
+        0 and 2 against 1 and 3; 0, 2 and 4 against 1, 3 and 5)."""
         return 2
 
     @property
@@ -182,6 +195,6 @@ OPTIONS = ("fewest_cards", "leftovers_to_last_player", *REGIONAL_OPTIONS)
 
 
 def side_of(seat: int) -> int:
-    """The side a seat plays for: in two-player Scopa each seat is a side,
-    with four seats seats 0 and 2 form side 0 and seats 1 and 3 side 1."""
+    """The side a seat plays for: in two-player Scopa each seat is a side;
+    with four or six seats the even seats form side 0 and the odd seats side 1."""
     return seat & 1

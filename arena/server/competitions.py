@@ -274,7 +274,7 @@ def refuse_unworkable(cfg: TournamentConfig) -> None:
                 f"bot {engine.name!r} is registered at {engine.describe()!r}, which is not an "
                 "address the arena can dial (HOST:PORT, [IPV6]:PORT or unix:/PATH)"
             )
-    if cfg.variant.seats != 4 or cfg.allow_shared_partners:
+    if cfg.variant.seats <= 2 or cfg.allow_shared_partners:
         return
     # Who sits where does not depend on the seed (only the decks do): any will do.
     seated = dataclasses.replace(cfg, seed=cfg.seed or "seatings")
@@ -319,11 +319,11 @@ def entry_check(
         )
         _refuse_game(cfg, bot.name, bot.games)
         _refuse_options(cfg, bot.name, bot.options)
-        shared = cfg.variant.seats == 4 and not cfg.allow_shared_partners
+        shared = cfg.variant.seats > 2 and not cfg.allow_shared_partners
         if shared and submission_digest(bot.address) is None:
             raise ConfigError(
-                "a 4-seat ladder seats each version in both seats of its side, and a bot "
-                "you run yourself would then see both hands; enter an uploaded bot "
+                "a team game's ladder seats each version in every seat of its side, and a "
+                "bot you run yourself would then see its partners' hands; enter an uploaded bot "
                 "(each seat its own sandbox), or the organiser sets allow_shared_partners = true"
             )
         return cfg

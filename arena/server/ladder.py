@@ -284,7 +284,7 @@ class Ladder:
         return matches
 
     def _base(self, a: str, b: str) -> tuple[str, ...]:
-        return (a, b, a, b) if self.runner.cfg.variant.seats == 4 else (a, b)
+        return (a, b) * (self.runner.cfg.variant.seats // 2)
 
     def next_set(self) -> list[ScheduledMatch] | None:
         """The next set to play, written to the store first; None when there

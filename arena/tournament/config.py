@@ -543,8 +543,9 @@ def _refuse_unplayable(cfg: TournamentConfig, where: str) -> None:
     names = [e.name for e in cfg.engines]
     if cfg.format is TournamentFormat.GAUNTLET and cfg.challenger not in names:
         raise ConfigError(f"{where}: a gauntlet needs challenger = one of {', '.join(names)}")
-    teams = (TournamentFormat.TEAMS, TournamentFormat.PARTNERSHIP)
-    if cfg.format in teams and cfg.variant.seats != 4:
+    if cfg.format is TournamentFormat.TEAMS and cfg.variant.seats == 2:
+        raise ConfigError(f"{where}: format teams needs a team game (scopa4, scopone, scopa6, ...)")
+    if cfg.format is TournamentFormat.PARTNERSHIP and cfg.variant.seats != 4:
         raise ConfigError(
             f"{where}: format {cfg.format} needs a 4-seat game (scopa4, scopone, scientifico)"
         )

@@ -4,7 +4,8 @@ Every match belongs to a *duplicate set*: matches on the same deck sequence
 (same seed, same first-dealer seat) with the engines rotated through the
 seats, so each side plays each hand of cards (duplicate play, as in the ACPC and duplicate bridge).
 - two seats: 2 matches, seats swapped;
-- teams (one engine per side, Scopone): 2 matches, everyone moved one seat;
+- teams (one engine per side, Scopone, Scopa a sei): 2 matches, everyone
+  moved one seat;
 - partnership (individual engines paired into teams): 4 rotations, each
   engine plays every seat once.
 With duplicates off, each set is a single match (seats alternating between
@@ -71,7 +72,6 @@ def _set_id(cfg: TournamentConfig, pairing: str, r: int) -> str:
 def build_schedule(cfg: TournamentConfig) -> list[ScheduledMatch]:
     """Every match of a round robin, gauntlet, teams or partnership tournament."""
     out: list[ScheduledMatch] = []
-    four = cfg.variant.seats == 4
     if cfg.format is TournamentFormat.PARTNERSHIP:
         names = [e.name for e in cfg.engines]
         for group in itertools.combinations(names, 4):
@@ -91,7 +91,7 @@ def build_schedule(cfg: TournamentConfig) -> list[ScheduledMatch]:
                     )
         return spread_twins(out)
     for x, y in pairings(cfg):
-        base: tuple[str, ...] = (x, y, x, y) if four else (x, y)
+        base: tuple[str, ...] = (x, y) * (cfg.variant.seats // 2)
         for r in range(cfg.rounds):
             set_id = _set_id(cfg, f"{x}~{y}", r)
             if cfg.duplicate:
@@ -120,7 +120,7 @@ def sprt_set(cfg: TournamentConfig, index: int) -> list[ScheduledMatch]:
     """The index-th duplicate set of an SPRT run (generated on demand)."""
     assert cfg.sprt is not None
     test, base = cfg.sprt.test, cfg.sprt.base
-    seating = (test, base, test, base) if cfg.variant.seats == 4 else (test, base)
+    seating = (test, base) * (cfg.variant.seats // 2)
     return make_set(cfg, f"sprt#{index}", seating, 2, 2 * index)
 
 
@@ -128,6 +128,5 @@ def sides_of(seats: Sequence[str]) -> tuple[str, str]:
     """The two sides of a seating as names: an engine, or "a+b" for a pair of partners."""
     if len(seats) == 2:
         return seats[0], seats[1]
-    side0 = seats[0] if seats[0] == seats[2] else "+".join(sorted((seats[0], seats[2])))
-    side1 = seats[1] if seats[1] == seats[3] else "+".join(sorted((seats[1], seats[3])))
-    return side0, side1
+    side0, side1 = (set(seats[parity::2]) for parity in (0, 1))
+    return "+".join(sorted(side0)), "+".join(sorted(side1))

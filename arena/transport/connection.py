@@ -28,7 +28,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from arena.engine import Answer, Decision, Hello, Notification
 from arena.errors import BotError
 from arena.outcome import SEES_EVERY_HAND, FaultKind
-from arena.rules import Move, Observation, Strategy, Variant
+from arena.rules import Game, Move, Observation, Strategy, Variant
 from arena.rules.cards import BIT, DECK_SIZE, FULL_DECK
 from arena.transport.bridge import PeerGone, wait_future
 from arena.wire import convert
@@ -333,7 +333,8 @@ class InProcessConnection(EngineConnection):
         sees_every_hand: bool = False,
     ) -> None:
         self.strategy = strategy
-        self.info = Hello(name, version, author, PROTOCOL_VERSION)
+        # The built-in strategies play every game, by the rules engine's moves.
+        self.info = Hello(name, version, author, PROTOCOL_VERSION, games=tuple(Game))
         self.label = label or f"{name} (in-process)"
         self.confinement = SEES_EVERY_HAND if sees_every_hand else "in-process strategy"
         self.times_itself = True

@@ -33,7 +33,7 @@ from google.protobuf import json_format
 
 from arena.engine import Answer, Decision, Hello, MatchEnded, Notification
 from arena.errors import ConfigError, IllegalMoveError, WireError
-from arena.rules import Move, Observation, Variant
+from arena.rules import Game, Move, Observation, Variant
 from arena.rules.moves import check_move
 from arena.settings import EngineSpec, HumanEngine
 from arena.transport.connection import EngineConnection
@@ -184,7 +184,7 @@ class HumanSeat(EngineConnection):
     async def handshake(self, timeout: float, variant: Variant | None = None) -> Hello:
         await self._sat.wait()
         assert self.person is not None
-        return Hello("human", "", self.person, PROTOCOL_VERSION)
+        return Hello("human", "", self.person, PROTOCOL_VERSION, games=tuple(Game))
 
     async def decide(self, decision: Decision, timeout: float) -> Answer:
         self._asks += 1

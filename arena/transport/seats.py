@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import ipaddress
+import itertools
 import os
 import random
 import socket
@@ -92,9 +93,10 @@ def _same_endpoint(a: str, b: str) -> bool:
 def check_partners(engines: Sequence[EngineSpec | EngineConnection], allow_shared: bool) -> None:
     """Refuse (or warn about) one remote bot serving two partner seats: the same
     endpoint however it is spelled, or the same connection given twice."""
-    if len(engines) != 4:
+    if len(engines) <= 2:
         return
-    for a, b in ((0, 2), (1, 3)):
+    partners = [(a, b) for a, b in itertools.combinations(range(len(engines)), 2) if a % 2 == b % 2]
+    for a, b in partners:
         first, second = engines[a], engines[b]
         if isinstance(first, AddressEngine) and isinstance(second, AddressEngine):
             shared = _same_endpoint(first.address, second.address)
@@ -261,7 +263,7 @@ async def open_seats(
                         remote[spec.address].watch_health()
                     seats[seat] = remote[spec.address]
                 case CommandEngine() if warm is not None:
-                    slot = seat // 2 if len(engines) == 4 else 0
+                    slot = seat // 2 if len(engines) > 2 else 0  # each seat of a side its own
                     seats[seat] = await warm.connection(spec, slot)
                 case CommandEngine():
                     seats[seat] = await holders.start(hold_process, seat, spec)

@@ -80,6 +80,7 @@ _GAME_TO_PB = {
     Game.SCOPA_A_QUATTRO: pb.SCOPA_A_QUATTRO,
     Game.SCOPONE: pb.SCOPONE,
     Game.SCOPONE_SCIENTIFICO: pb.SCOPONE_SCIENTIFICO,
+    Game.SCOPA_A_SEI: pb.SCOPA_A_SEI,
 }
 _GAME_FROM_PB = {v: k for k, v in _GAME_TO_PB.items()}
 # Variant options by field name (arena.rules.OPTIONS) and their enum values.

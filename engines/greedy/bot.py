@@ -10,7 +10,7 @@ seeded by the decision, so replays are exact.
 Run it as a server: ``python engines/greedy/bot.py [--listen 127.0.0.1:0]``.
 """
 
-from arena.rules import Move
+from arena.rules import Game, Move
 from arena.sdk import Decision, serve
 from arena.strategies import move_value
 
@@ -23,4 +23,4 @@ def choose(decision: Decision) -> Move:
 
 
 if __name__ == "__main__":
-    serve(choose, name="greedy", version="1.0", author="Scopa Arena")
+    serve(choose, name="greedy", version="1.0", author="Scopa Arena", games=tuple(Game))

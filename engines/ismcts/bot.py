@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import sys
 
-from arena.rules import Move
+from arena.rules import Game, Move
 from arena.sdk import Decision, serve
 from arena.search.players import IsmctsPlayer, think_options
 
@@ -31,5 +31,5 @@ if __name__ == "__main__":
         player = IsmctsPlayer(decision.rng("ismcts"), options)
         return player(decision.observation, decision.legal_moves, clock=decision.clock)
 
-    serve(choose, name="ismcts", version="1.0", author="Scopa Arena", argv=rest)
+    serve(choose, name="ismcts", version="1.0", author="Scopa Arena", games=tuple(Game), argv=rest)
     sys.exit(0)

@@ -6,7 +6,7 @@ Its choices are seeded by the match, seat and decision, so a match replayed
 with the same seed is played the same way.
 """
 
-from arena.rules import Move
+from arena.rules import Game, Move
 from arena.sdk import Decision, serve
 
 
@@ -16,4 +16,4 @@ def choose(decision: Decision) -> Move:
 
 
 if __name__ == "__main__":
-    serve(choose, name="random", version="1.0", author="Scopa Arena")
+    serve(choose, name="random", version="1.0", author="Scopa Arena", games=tuple(Game))

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import sys
 
-from arena.rules import Move
+from arena.rules import Game, Move
 from arena.sdk import Decision, serve
 from arena.search.players import FlatPlayer, think_options
 
@@ -30,5 +30,5 @@ if __name__ == "__main__":
         player = FlatPlayer(decision.rng("search"), options)
         return player(decision.observation, decision.legal_moves, clock=decision.clock)
 
-    serve(choose, name="search", version="2.0", author="Scopa Arena", argv=rest)
+    serve(choose, name="search", version="2.0", author="Scopa Arena", games=tuple(Game), argv=rest)
     sys.exit(0)

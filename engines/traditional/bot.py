@@ -9,7 +9,7 @@ decision, so replays are exact.
 Run it as a server: ``python engines/traditional/bot.py [--listen 127.0.0.1:0]``.
 """
 
-from arena.rules import Move
+from arena.rules import Game, Move
 from arena.sdk import Decision, serve
 from arena.traditional import candidates
 
@@ -23,4 +23,4 @@ def choose(decision: Decision) -> Move:
 
 
 if __name__ == "__main__":
-    serve(choose, name="traditional", version="1.0", author="Scopa Arena")
+    serve(choose, name="traditional", version="1.0", author="Scopa Arena", games=tuple(Game))

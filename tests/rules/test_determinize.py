@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from arena.rules import Game, Match, Variant, observe
 from arena.rules.determinize import determinize
+from arena.rules.variants import ORIGINAL_GAMES
 from tests.rules.test_properties import accounted
 from tests.support.positions import random_position
 
@@ -47,7 +48,7 @@ def test_samples_are_the_same_for_the_same_generator_release_after_release():
     import hashlib
 
     digest = hashlib.sha256()
-    for game in Game:
+    for game in ORIGINAL_GAMES:  # the games there were when the digest was taken
         for seed in range(10):
             match = Match(Variant(game), seed=seed)
             deal = match.start_deal()

@@ -59,7 +59,7 @@ def test_the_shipped_ladder_reads_as_a_competition_file(tmp_path):
         ({"deal_limit": 0}, "deal limit must be at least 1"),
         ({"allow_shared_partners": "yes"}, "allow_shared_partners must be true or false"),
         ({"format": "gauntlet"}, "needs challenger"),
-        ({"format": "teams"}, "needs a 4-seat game"),
+        ({"format": "teams"}, "needs a team game"),
         ({"policy": {"on_fault": "shrug"}}, "lose or substitute"),
         ({"format": "sprt"}, "needs an [sprt] table"),
         ({"target": 0}, "target score, a deal limit"),
@@ -184,7 +184,8 @@ def test_a_file_s_keys_are_the_fields_of_the_config():
         "clock", "policy", "engine", "sprt", "sandbox", "acknowledge_remote_twins",
         "stop_after_startup_failures", "startup_failure_forfeits", "allow_shared_partners",
         "spectator_delay", "cluster", "shared_decks", "probes", "re_bello", "napola",
-        "last_sweep", "ace_takes_all", "ace_sweep_scores", "napoleone",
+        "last_sweep", "ace_takes_all", "ace_sweep_scores", "napoleone", "fifteen",
+        "fifteen_ordinary",
     } == TOP_KEYS  # fmt: skip
     cfg = config_from_dict(BASE)
     assert cfg == TournamentConfig(engines=cfg.engines)

@@ -118,3 +118,11 @@ def test_every_match_gets_the_seed_and_dealer_a_verifier_derives_from_its_schedu
     )
     for m in sprt_set(sprt, 5):
         assert m.id.startswith("sprt#5/") and m.seed == match_seed(sprt.seed, m.id)
+
+
+def test_teams_of_three_sit_every_other_seat_and_swap_sides_in_the_twin():
+    cfg = config({"engine": engines("a", "b"), "variant": "scopa6", "format": "teams"})
+    first, second = build_schedule(cfg)
+    assert first.seats == ("a", "b") * 3 and second.seats == ("b", "a") * 3
+    assert first.seed == second.seed and sides_of(first.seats) == ("a", "b")
+    assert sides_of(("a", "b", "c", "b", "a", "b")) == ("a+c", "b")

@@ -105,4 +105,4 @@ def test_a_person_needs_a_table_and_one_seat(tmp_path):
         text=True,
         timeout=30,
     )
-    assert two.returncode != 0 and "never a side's two" in two.stderr
+    assert two.returncode != 0 and "never all of a side's" in two.stderr

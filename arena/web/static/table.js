@@ -43,7 +43,7 @@
     if (s === state.seat) return "you";
     const info = state.started && state.started.seats.find((x) => x.seat === s);
     const who = info ? info.engineName : "seat " + s;
-    const partner = seats() === 4 && side(s) === side(state.seat) ? " (partner)" : "";
+    const partner = seats() > 2 && side(s) === side(state.seat) ? " (partner)" : "";
     return who + " (seat " + s + ")" + partner;
   }
 

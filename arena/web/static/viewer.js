@@ -238,7 +238,12 @@
 
     const board = el("div", "board seats-" + seats);
     root.appendChild(board);
-    const places = seats === 4 ? ["bottom", "right", "top", "left"] : ["bottom", "top"];
+    // Around the table in playing order, as players sit (anticlockwise on the page).
+    const places = {
+      2: ["bottom", "top"],
+      4: ["bottom", "right", "top", "left"],
+      6: ["bottom", "rightbottom", "righttop", "top", "lefttop", "leftbottom"],
+    }[seats];
     const bottom = typeof data.view_seat === "number" ? data.view_seat : 0;
     const seatBoxes = [];
     for (let s = 0; s < seats; s++) {

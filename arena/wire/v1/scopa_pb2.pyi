@@ -22,6 +22,7 @@ class Game(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     SCOPA_A_QUATTRO: _ClassVar[Game]
     SCOPONE: _ClassVar[Game]
     SCOPONE_SCIENTIFICO: _ClassVar[Game]
+    SCOPA_A_SEI: _ClassVar[Game]
 
 class VariantOption(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -65,6 +66,7 @@ SCOPA: Game
 SCOPA_A_QUATTRO: Game
 SCOPONE: Game
 SCOPONE_SCIENTIFICO: Game
+SCOPA_A_SEI: Game
 VARIANT_OPTION_UNSPECIFIED: VariantOption
 OPTION_NONE: VariantOption
 OPTION_FEWEST_CARDS: VariantOption
