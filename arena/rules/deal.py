@@ -188,7 +188,7 @@ class Deal:
             return []
         if self._fifteen:
             return fifteen_moves(
-                self.hands[seat], self.table, self._fifteen_ordinary, self._ace_all
+                self.hands[seat], self.table, self._fifteen_ordinary, self._ace_all, self._fewest
             )
         return legal_moves(self.hands[seat], self.table, self._fewest, self._ace_all)
 
@@ -306,7 +306,7 @@ class Deal:
             hand = hands[seat]
             moves: list[tuple[int, int]] = []
             if fifteen:  # scopa a quindici: not inlined
-                moves += fifteen_moves(hand, table, ordinary, ace_all)
+                moves += fifteen_moves(hand, table, ordinary, ace_all, fewest)
             else:
                 plan = plans.get(key) or plan_of(key)
                 for c, r, rank_mask, ready in hands_get(hand) or hand_cards(hand):

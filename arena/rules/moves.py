@@ -227,7 +227,7 @@ def legal_moves(
     """Every legal move for a hand and a table (both masks), in a fixed order:
     by played card, then by captured mask as generated."""
     if fifteen:
-        return fifteen_moves(hand, table, fifteen_ordinary, ace_takes_all)
+        return fifteen_moves(hand, table, fifteen_ordinary, ace_takes_all, fewest_cards)
     if ace_takes_all and table and hand & ACE_MASK and not table & ACE_MASK:
         return [
             _new_move(Move, (m[0], table)) if m[0] % 10 == 0 else m
@@ -314,10 +314,15 @@ _fifteen_plans_get = _FIFTEEN_PLANS.get
 
 
 def fifteen_moves(
-    hand: int, table: int, ordinary: bool = False, ace_takes_all: bool = False
+    hand: int,
+    table: int,
+    ordinary: bool = False,
+    ace_takes_all: bool = False,
+    fewest_cards: bool = False,
 ) -> list[Move]:
     """Every legal move of scopa a quindici (``ordinary``: with the ordinary
-    captures too), in legal_moves' order: by card, the ordinary captures first."""
+    captures too, their sums with the fewest cards only if ``fewest_cards``), in
+    legal_moves' order: by card, the ordinary captures first."""
     cards = _hands_get(hand) or hand_cards(hand)
     if not table:
         return [m for info in cards for m in info[3][0]]
@@ -336,7 +341,10 @@ def fifteen_moves(
             if same:
                 moves += ready[same]
             else:
-                moves += [_new_move(Move, (c, m)) for m in capture_sets(table, r)]
+                sets = capture_sets(table, r)
+                if fewest_cards and sets:
+                    sets = fewest_of(sets)
+                moves += [_new_move(Move, (c, m)) for m in sets]
             taken = len(moves) > n
         how = plan[r]
         if how > 0:
@@ -350,10 +358,10 @@ def fifteen_moves(
 
 
 def _check_fifteen(
-    hand: int, table: int, move: Move, ordinary: bool, ace_takes_all: bool, seat: int | None
+    table: int, move: Move, ordinary: bool, ace_takes_all: bool, fewest: bool, seat: int | None
 ) -> None:
     c, taken = move
-    legal = [m[1] for m in fifteen_moves(BIT[c], table, ordinary, ace_takes_all)]
+    legal = [m[1] for m in fifteen_moves(BIT[c], table, ordinary, ace_takes_all, fewest)]
     if taken in legal:
         return
     if ace_takes_all and RANK[c] == 1 and table and not table & ACE_MASK:
@@ -366,6 +374,14 @@ def _check_fifteen(
     if not taken:
         raise IllegalMoveError(
             f"{card_name(c)} can capture ({cards_text(legal[0])}), so it cannot be laid",
+            seat=seat,
+            move=move,
+        )
+    if fewest and ordinary and sum(RANK[x] for x in cards_of(taken)) == RANK[c]:
+        sets = fewest_of(capture_sets(table, RANK[c]))
+        raise IllegalMoveError(
+            f"fewest-cards rule: {card_name(c)} must take a set of "
+            f"{sets[0].bit_count()} cards, or make 15",
             seat=seat,
             move=move,
         )
@@ -401,7 +417,7 @@ def check_move(
             move=move,
         )
     if fifteen:
-        return _check_fifteen(hand, table, move, fifteen_ordinary, ace_takes_all, seat)
+        return _check_fifteen(table, move, fifteen_ordinary, ace_takes_all, fewest_cards, seat)
     r = RANK[c]
     same = table & RANK_MASK[r]
     if ace_takes_all and r == 1 and table and not same:

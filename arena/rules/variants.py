@@ -131,10 +131,10 @@ class Variant:
             raise RulesError("napoleone is a reading of napola, which is off")
         if self.fifteen_ordinary and not self.fifteen:
             raise RulesError("fifteen_ordinary is a reading of fifteen, which is off")
-        if self.fifteen and self.fewest_cards:
+        if self.fifteen and self.fewest_cards and not self.fifteen_ordinary:
             raise RulesError(
                 "fewest_cards is a rule of the ordinary sum captures; scopa a quindici "
-                "(fifteen) does not play it"
+                "(fifteen) plays it only with them (fifteen_ordinary)"
             )
 
     @property

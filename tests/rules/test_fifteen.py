@@ -76,6 +76,21 @@ def test_with_the_ordinary_captures_the_player_chooses_among_both():
         quindici("7c 3s 4b", fifteen_ordinary=True).check(Move(card("7d"), cards("3s 4b")))
 
 
+def test_cirulla_s_simple_capture_takes_the_fewest_cards_and_15_stands_beside_it():
+    # regoledelgioco.com, "Cirulla": a 7 on a table of 3, 5, 6 and 7 "con la presa
+    # semplice si può raccogliere il solo 7 ...; è possibile però raccogliere il 3 e
+    # il 5 attraverso la presa da 15"; the simple capture "deve avvenire attraverso
+    # la combinazione del minor numero possibile di carte".
+    cirulla = {"fifteen_ordinary": True, "fewest_cards": True}
+    assert moves_of(quindici("3c 5s 6b 7c", **cirulla), "7d") == {cards("7c"), cards("3c 5s")}
+    deal = quindici("Ac 2s 5b 3c", hand="Fd", **cirulla)
+    assert moves_of(deal, "Fd") == {cards("5b 3c"), cards("2s 5b")}  # not A + 2 + 5
+    with pytest.raises(IllegalMoveError, match="fewest-cards rule: Fd must take a set of 2"):
+        deal.check(Move(card("Fd"), cards("Ac 2s 5b")))
+    every = quindici("Ac 2s 5b 3c", hand="Fd", fifteen_ordinary=True)
+    assert moves_of(every, "Fd") == {cards("5b 3c"), cards("Ac 2s 5b"), cards("2s 5b")}
+
+
 def test_the_ace_rule_combines_with_it():
     deal = quindici("Fs 3c", hand="Ad 5c", ace_takes_all=True)
     assert moves_of(deal, "Ad") == {cards("Fs 3c")}
@@ -90,13 +105,16 @@ def test_the_readings_are_options_of_their_own():
         Variant(fifteen_ordinary=True)
     with pytest.raises(RulesError, match="fewest_cards is a rule of the ordinary"):
         Variant(fifteen=True, fewest_cards=True)
+    assert Variant(fifteen=True, fifteen_ordinary=True, fewest_cards=True).fewest_cards
     variant = Variant(Game.SCOPONE, fifteen=True, fifteen_ordinary=True)
     assert cv.variant_from_pb(cv.variant_to_pb(variant)) == variant
     assert variant.options == ("fifteen", "fifteen_ordinary")
     assert "scopa a quindici with ordinary captures" in variant.describe()
 
 
-def _brute_force(hand: int, table: int, ordinary: bool, ace_takes_all: bool) -> set[Move]:
+def _brute_force(
+    hand: int, table: int, ordinary: bool, ace_takes_all: bool, fewest: bool = False
+) -> set[Move]:
     expected = set()
     for c in cards_of(hand):
         r = RANK[c]
@@ -108,6 +126,9 @@ def _brute_force(hand: int, table: int, ordinary: bool, ace_takes_all: bool) -> 
                 for s in _subsets(table)
                 if s.bit_count() >= 2 and sum(RANK[x] for x in cards_of(s)) == r
             ]
+            if fewest and sums:
+                least = min(s.bit_count() for s in sums)
+                sums = [s for s in sums if s.bit_count() == least]
             takes += same or sums
         if ace_takes_all and r == 1 and table and not table & ACE_MASK:
             takes = [table]
@@ -121,14 +142,16 @@ def _brute_force(hand: int, table: int, ordinary: bool, ace_takes_all: bool) -> 
     st.lists(st.integers(0, 39), max_size=4, unique=True),
     st.booleans(),
     st.booleans(),
+    st.booleans(),
 )
-def test_legal_moves_match_brute_force(table_cards, hand_cards, ordinary, ace_takes_all):
+def test_legal_moves_match_brute_force(table_cards, hand_cards, ordinary, ace_takes_all, fewest):
     hand_cards = [c for c in hand_cards if c not in table_cards]
     table = sum(1 << c for c in table_cards)
     hand = sum(1 << c for c in hand_cards)
-    got = legal_moves(hand, table, False, ace_takes_all, True, ordinary)
+    fewest = fewest and ordinary
+    got = legal_moves(hand, table, fewest, ace_takes_all, True, ordinary)
     assert len(got) == len(set(got)) and set(got) == _brute_force(
-        hand, table, ordinary, ace_takes_all
+        hand, table, ordinary, ace_takes_all, fewest
     )
     assert [m.card for m in got] == sorted(m.card for m in got)  # by card, as documented
 
@@ -142,6 +165,7 @@ def test_random_deals_keep_every_rule(game, deck_seed, play_seed, ordinary, ace,
         game,
         fifteen=True,
         fifteen_ordinary=ordinary,
+        fewest_cards=ordinary and scoring,
         ace_takes_all=ace,
         re_bello=scoring,
         napola=scoring,
@@ -153,7 +177,8 @@ def test_random_deals_keep_every_rule(game, deck_seed, play_seed, ordinary, ace,
         assert accounted(deal) == ALL  # 40 cards conserved at every step
         seat, table = deal.to_move, deal.table
         moves = deal.legal_moves()
-        assert set(moves) == _brute_force(deal.hands[seat], table, ordinary, ace)
+        expected = _brute_force(deal.hands[seat], table, ordinary, ace, variant.fewest_cards)
+        assert set(moves) == expected
         move = rng.choice(moves)
         deal.check(move)  # every move generated is legal by the checker too
         deal.play(move)
@@ -171,7 +196,7 @@ def test_random_deals_keep_every_rule(game, deck_seed, play_seed, ordinary, ace,
 def test_the_playout_path_plays_it_as_the_step_api(game, ordinary):
     """120 deals each, from the start and from inside the deal, uniform and
     with every bias: every field and the points the same."""
-    variant = Variant(game, fifteen=True, fifteen_ordinary=ordinary)
+    variant = Variant(game, fifteen=True, fifteen_ordinary=ordinary, fewest_cards=ordinary)
     for seed in range(120):
         a = Deal(variant, seed % game.seats, seeded_deck(seed, 5))
         for _ in range(seed % 9):
