@@ -26,8 +26,9 @@ from arena.outcome import DealScored, MatchResult, result_text
 from arena.render import Faces
 from arena.replay import Replay
 from arena.report import side_names
-from arena.rules import FinishedDeal, Play, Sight, Variant, View, Viewer, cards_of
+from arena.rules import FinishedDeal, Play, Sight, Variant, View, Viewer, cards_of, side_of
 from arena.rules.cards import RANK, SUIT, SUIT_LETTERS, parse_card
+from arena.rules.deal import opening_scope_of
 from arena.rules.moves import ace_took_all
 
 __all__ = ["VIEWER_ASSETS", "frames", "render_html", "viewer_data"]
@@ -53,11 +54,22 @@ def cards_data(mask: int) -> list[dict[str, Any]]:
     return [card_data(c) for c in cards_of(mask)]
 
 
+def opening_taken(variant: Variant, opening_table: int) -> int:
+    """The cards the dealer took from the opening table (opening_fifteen), or 0."""
+    return opening_table if variant.opening_fifteen and opening_scope_of(opening_table) else 0
+
+
 def _piles(
-    variant: Variant, plays: Sequence[Play], leftover: tuple[int, int] | None = None
+    variant: Variant,
+    plays: Sequence[Play],
+    leftover: tuple[int, int] | None = None,
+    opening: int = 0,
+    dealer: int = 0,
 ) -> list[int]:
-    """Each side's captured cards (masks), from the deal's plays (all face up)."""
+    """Each side's captured cards (masks), from the deal's plays (all face up)
+    and the opening table the dealer took, if any."""
     piles = [0] * variant.sides
+    piles[side_of(dealer)] |= opening
     for play in plays:
         if play.captures:
             piles[play.seat % variant.sides] |= play.captures | 1 << play.card
@@ -87,7 +99,8 @@ def blank_frame(kind: str) -> dict[str, Any]:
 
 def position(variant: Variant, shown: View) -> dict[str, Any]:
     """The table at one moment as ``shown.viewer`` sees it (another seat's hand: a count)."""
-    piles = _piles(variant, shown.plays)
+    opening = opening_taken(variant, shown.opening_table)
+    piles = _piles(variant, shown.plays, None, opening, shown.dealer)
     return {
         "deal": shown.deal_number + 1,
         "dealer": shown.dealer,
@@ -102,6 +115,8 @@ def position(variant: Variant, shown: View) -> dict[str, Any]:
         "scope": list(shown.scope),
         "to_move": shown.to_move,
         "score": list(shown.scores),
+        "opening_taken": cards_data(opening),
+        "opening_scope": opening_scope_of(opening) if opening else 0,
     }
 
 
@@ -123,11 +138,14 @@ def scored_frame(
     done: DealScored | FinishedDeal,
     plays: Sequence[Play],
     previous: dict[str, Any],
+    opening_table: int = 0,
 ) -> dict[str, Any]:
-    """The deal's end: the piles with the leftovers, and the scoring table."""
+    """The deal's end: the piles with the leftovers (and the opening table the
+    dealer took, of ``opening_table``), and the scoring table."""
     sides = side_names(variant, names)
     score = done.score
-    piles = _piles(variant, plays, done.leftover)
+    opening = opening_taken(variant, opening_table)
+    piles = _piles(variant, plays, done.leftover, opening, done.dealer)
     rows = []
     for s in range(variant.sides):
         t = score.tallies[s]
@@ -254,7 +272,8 @@ def frames(
             out.append(frame)
         if deal.finished is not None:
             done = deal.finished
-            out.append(scored_frame(variant, replay.names, done, done.plays, out[-1]))
+            opening = deal.start.opening_table
+            out.append(scored_frame(variant, replay.names, done, done.plays, out[-1], opening))
     if replay.result is not None:
         result = result_data(variant, replay.names, replay.result)
         out.append(over_frame(result, out[-1] if out else None))

@@ -103,6 +103,16 @@ def add_variant_options(p: argparse.ArgumentParser) -> None:
         help="with --fifteen: the ordinary captures stand too, the player's choice (as in Cirulla)",
     )
     p.add_argument(
+        "--opening-fifteen",
+        action="store_true",
+        help="Cirulla's deal: an opening table of 15 (30) is the dealer's, one scopa (two)",
+    )
+    p.add_argument(
+        "--aces-void",
+        action="store_true",
+        help="Cirulla's deal: two or more aces among the opening table cards void the deal",
+    )
+    p.add_argument(
         "--last-sweep",
         action="store_true",
         help="regional option: a sweep with the deal's very last card scores a scopa too",
@@ -134,6 +144,8 @@ def variant_from_args(args: argparse.Namespace) -> Variant:
         napoleone=args.napoleone,
         fifteen=args.fifteen,
         fifteen_ordinary=args.fifteen_ordinary,
+        opening_fifteen=args.opening_fifteen,
+        aces_void=args.aces_void,
     )
 
 

@@ -55,6 +55,14 @@ _RANK_SUM = tuple(sum(i + 1 for i in range(10) if bits >> i & 1) for bits in ran
 _ALL_CARDS = frozenset(range(DECK_SIZE))
 
 
+def opening_scope_of(table: int) -> int:
+    """The scope an opening table is worth to the dealer with opening_fifteen:
+    1 when its ranks add up to 15, 2 for 30, else 0."""
+    total = _RANK_SUM[table & 1023] + _RANK_SUM[table >> 10 & 1023]
+    total += _RANK_SUM[table >> 20 & 1023] + _RANK_SUM[table >> 30]
+    return total // 15 if total in (15, 30) else 0
+
+
 def check_deck(deck: Sequence[int]) -> list[int]:
     """The deck as a list, after checking it holds each of the 40 cards once."""
     cards = list(deck)
@@ -82,6 +90,8 @@ class Deal:
         to_move: the seat whose turn it is (None when the deal is over).
         plays: every play so far.
         leftover: (side, mask) given the table's last cards at the end, if any.
+        opening_scope: with opening_fifteen, the scope (1 or 2) the dealer's
+            side scored by taking the opening table; 0 otherwise.
     """
 
     __slots__ = (
@@ -99,6 +109,7 @@ class Deal:
         "hands",
         "last_capturer",
         "leftover",
+        "opening_scope",
         "opening_table",
         "piles",
         "plays",
@@ -137,6 +148,21 @@ class Deal:
         # Every card dealt so far is in a hand or on the table.
         self.cards_in_hands = self.stock_pos - self.table.bit_count()
         self.to_move: int | None = (dealer + 1) % seats
+        self.opening_scope = 0
+        if variant.opening_fifteen and not self.is_void:
+            self._take_opening()
+
+    def _take_opening(self) -> None:
+        """Cirulla: an opening table adding up to 15 or 30 is the dealer's,
+        one scopa or two (the dealer's side captured last, for the leftovers)."""
+        scope = opening_scope_of(self.table)
+        if scope:
+            side = side_of(self.dealer)
+            self.piles[side] |= self.table
+            self.scope[side] += scope
+            self.opening_scope = scope
+            self.last_capturer = side
+            self.table = 0
 
     def set_variant(self, variant: Variant) -> None:
         """Play by ``variant``'s rules: kept in slots of their own, as the hot
@@ -170,9 +196,15 @@ class Deal:
 
     @property
     def is_void(self) -> bool:
-        """More than two Re among the first face-up table cards: deal again.
-        Only meaningful before the first play."""
-        return not self.plays and (self.table & KING_MASK).bit_count() > 2
+        """More than two Re among the first face-up table cards (or, with
+        aces_void, more than one ace): deal again. Only meaningful before the
+        first play."""
+        if self.plays:
+            return False
+        opening = self.opening_table
+        if (opening & KING_MASK).bit_count() > 2:
+            return True
+        return self.variant.aces_void and (opening & ACE_MASK).bit_count() > 1
 
     @property
     def is_over(self) -> bool:

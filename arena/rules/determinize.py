@@ -11,14 +11,15 @@ import random
 
 from arena.errors import RulesError
 from arena.rules.cards import BIT, DECK_SIZE, FULL_DECK, cards_of
-from arena.rules.deal import Deal
+from arena.rules.deal import Deal, opening_scope_of
 from arena.rules.observe import Observation
 from arena.rules.variants import side_of
 
 
 def seen_cards(obs: Observation) -> int:
-    """Every card the seat has seen this deal: its hand, the table, all plays and captures."""
-    seen = obs.hand | obs.table
+    """Every card the seat has seen this deal: its hand, the table as dealt and
+    as it is (the dealer may have taken the opening table), all plays and captures."""
+    seen = obs.hand | obs.table | obs.opening_table
     for p in obs.plays:
         seen |= BIT[p.card] | p.captures
     return seen
@@ -61,6 +62,8 @@ def determinize(obs: Observation, rng: random.Random) -> Deal:
     deal.last_capturer = None if last is None else side_of(last)
     deal.plays = list(obs.plays)
     deal.leftover = None
+    variant = obs.variant
+    deal.opening_scope = opening_scope_of(obs.opening_table) if variant.opening_fifteen else 0
     deal.cards_in_hands = sum(obs.hand_sizes)
     deal.to_move = obs.to_move
     return deal

@@ -103,13 +103,14 @@ class View(Public):
         return Observation(seat=seat, hand=hand, **public)
 
 
-def _last_capture_seat(plays: list[Play]) -> int | None:
+def _last_capture_seat(deal: Deal) -> int | None:
     """The seat of the deal's last capture, looking back from the latest play
-    (captures are frequent, so the look is short)."""
-    for p in reversed(plays):
+    (captures are frequent, so the look is short); the dealer's, when the
+    dealer took the opening table (opening_fifteen) and nobody has since."""
+    for p in reversed(deal.plays):
         if p.captures:
             return p.seat
-    return None
+    return deal.dealer if deal.opening_scope else None
 
 
 def _public(state: Match | Deal) -> tuple[Deal, dict[str, Any]]:
@@ -133,7 +134,7 @@ def _public(state: Match | Deal) -> tuple[Deal, dict[str, Any]]:
         "scope": tuple(deal.scope),
         "scores": scores,
         "captured_cards": tuple(deal.piles),
-        "last_capture_seat": _last_capture_seat(deal.plays),
+        "last_capture_seat": _last_capture_seat(deal),
         "opening_table": deal.opening_table,
     }
 

@@ -102,6 +102,11 @@ class Variant:
             cards adding up to 15 with it, and only such a set.
         fifteen_ordinary: with fifteen, the ordinary captures stand too, and
             the player chooses among them and the sets of 15 (as in Cirulla).
+        opening_fifteen: Cirulla's deal: when the cards first laid on the
+            table add up to 15 (or 30), the dealer's side takes them and scores
+            one scopa (or two), before the first play.
+        aces_void: Cirulla's deal: two or more aces among the cards first laid
+            on the table void the deal, as three kings do.
     """
 
     game: Game = Game.SCOPA
@@ -117,6 +122,8 @@ class Variant:
     napoleone: bool = False
     fifteen: bool = False
     fifteen_ordinary: bool = False
+    opening_fifteen: bool = False
+    aces_void: bool = False
 
     def __post_init__(self) -> None:
         if self.target is None and self.deal_limit is None:
@@ -172,6 +179,10 @@ class Variant:
             parts.append(
                 "scopa a quindici" + (" with ordinary captures" if self.fifteen_ordinary else "")
             )
+        if self.opening_fifteen:
+            parts.append("dealer takes an opening 15 or 30")
+        if self.aces_void:
+            parts.append("two opening aces void the deal")
         if self.ace_takes_all:
             parts.append("ace takes all" + (", its sweep scores" if self.ace_sweep_scores else ""))
         return ", ".join(parts)
@@ -190,6 +201,8 @@ REGIONAL_OPTIONS = (
     "napoleone",
     "fifteen",
     "fifteen_ordinary",
+    "opening_fifteen",
+    "aces_void",
 )
 OPTIONS = ("fewest_cards", "leftovers_to_last_player", *REGIONAL_OPTIONS)
 

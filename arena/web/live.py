@@ -32,6 +32,7 @@ class LiveFrames:
         self.frames: list[dict[str, Any]] = []
         self.result: dict[str, Any] | None = None
         self._plays: tuple[Play, ...] = ()
+        self._opening = 0  # the current deal's opening table
 
     def feed(self, event: MatchEvent) -> list[dict[str, Any]]:
         """The new frames this event makes (none for an event without a position)."""
@@ -41,7 +42,7 @@ class LiveFrames:
         new: list[dict[str, Any]] = []
         if isinstance(what, DealBegan):
             if shown is not None:
-                self._plays = ()
+                self._plays, self._opening = (), shown.opening_table
                 new.append({**blank_frame("deal"), **position(self.variant, shown)})
         elif isinstance(what, Play):
             if shown is not None:
@@ -49,7 +50,9 @@ class LiveFrames:
                 new.append(play_frame(self.variant, what, shown))
         elif isinstance(what, DealScored):
             previous = self.frames[-1] if self.frames else {"hands": [0] * self.variant.seats}
-            new.append(scored_frame(self.variant, self.names, what, self._plays, previous))
+            new.append(
+                scored_frame(self.variant, self.names, what, self._plays, previous, self._opening)
+            )
             self._plays = ()
         elif isinstance(what, MatchResult):
             self.result = result_data(self.variant, self.names, what)

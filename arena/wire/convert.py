@@ -194,6 +194,8 @@ def variant_to_pb(v: Variant) -> pb.Variant:
         napoleone=v.napoleone,
         fifteen=v.fifteen,
         fifteen_ordinary=v.fifteen_ordinary,
+        opening_fifteen=v.opening_fifteen,
+        aces_void=v.aces_void,
     )
 
 
@@ -216,6 +218,8 @@ def variant_from_pb(msg: pb.Variant) -> Variant:
             napoleone=msg.napoleone,
             fifteen=msg.fifteen,
             fifteen_ordinary=msg.fifteen_ordinary,
+            opening_fifteen=msg.opening_fifteen,
+            aces_void=msg.aces_void,
         )
     except RulesError as e:
         raise WireError(f"variant: {e}") from e

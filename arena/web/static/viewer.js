@@ -306,8 +306,14 @@
 
     function describe(f) {
       if (f.kind === "deal") {
-        return "Deal " + f.deal + ": " + seatName(f.dealer) + " deals; " + f.table.length +
-          " card(s) on the table, " + f.stock + " in the stock. " + seatName(f.to_move) + " plays first.";
+        let text = "Deal " + f.deal + ": " + seatName(f.dealer) + " deals; " + f.table.length +
+          " card(s) on the table, " + f.stock + " in the stock. ";
+        if (f.opening_scope) {
+          text += "The table dealt, " + cardsName(f.opening_taken, faces) + ", adds up to " +
+            15 * f.opening_scope + ": the dealer's side takes it — " +
+            (f.opening_scope === 2 ? "two scope" : "SCOPA") + "! ";
+        }
+        return text + seatName(f.to_move) + " plays first.";
       }
       if (f.kind === "fault") {
         const kind = f.fault ? f.fault.kind : "fault";

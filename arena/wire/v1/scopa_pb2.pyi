@@ -38,6 +38,8 @@ class VariantOption(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     OPTION_NAPOLEONE: _ClassVar[VariantOption]
     OPTION_FIFTEEN: _ClassVar[VariantOption]
     OPTION_FIFTEEN_ORDINARY: _ClassVar[VariantOption]
+    OPTION_OPENING_FIFTEEN: _ClassVar[VariantOption]
+    OPTION_ACES_VOID: _ClassVar[VariantOption]
 
 class Termination(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -79,6 +81,8 @@ OPTION_ACE_SWEEP_SCORES: VariantOption
 OPTION_NAPOLEONE: VariantOption
 OPTION_FIFTEEN: VariantOption
 OPTION_FIFTEEN_ORDINARY: VariantOption
+OPTION_OPENING_FIFTEEN: VariantOption
+OPTION_ACES_VOID: VariantOption
 TERMINATION_UNSPECIFIED: Termination
 COMPLETED: Termination
 FORFEIT: Termination
@@ -101,7 +105,7 @@ class Card(_message.Message):
     def __init__(self, suit: _Optional[_Union[Suit, str]] = ..., rank: _Optional[int] = ...) -> None: ...
 
 class Variant(_message.Message):
-    __slots__ = ("game", "target", "deal_limit", "fewest_cards", "leftovers_to_last_player", "re_bello", "napola", "last_sweep", "ace_takes_all", "ace_sweep_scores", "napoleone", "fifteen", "fifteen_ordinary")
+    __slots__ = ("game", "target", "deal_limit", "fewest_cards", "leftovers_to_last_player", "re_bello", "napola", "last_sweep", "ace_takes_all", "ace_sweep_scores", "napoleone", "fifteen", "fifteen_ordinary", "opening_fifteen", "aces_void")
     GAME_FIELD_NUMBER: _ClassVar[int]
     TARGET_FIELD_NUMBER: _ClassVar[int]
     DEAL_LIMIT_FIELD_NUMBER: _ClassVar[int]
@@ -115,6 +119,8 @@ class Variant(_message.Message):
     NAPOLEONE_FIELD_NUMBER: _ClassVar[int]
     FIFTEEN_FIELD_NUMBER: _ClassVar[int]
     FIFTEEN_ORDINARY_FIELD_NUMBER: _ClassVar[int]
+    OPENING_FIFTEEN_FIELD_NUMBER: _ClassVar[int]
+    ACES_VOID_FIELD_NUMBER: _ClassVar[int]
     game: Game
     target: int
     deal_limit: int
@@ -128,7 +134,9 @@ class Variant(_message.Message):
     napoleone: bool
     fifteen: bool
     fifteen_ordinary: bool
-    def __init__(self, game: _Optional[_Union[Game, str]] = ..., target: _Optional[int] = ..., deal_limit: _Optional[int] = ..., fewest_cards: _Optional[bool] = ..., leftovers_to_last_player: _Optional[bool] = ..., re_bello: _Optional[bool] = ..., napola: _Optional[bool] = ..., last_sweep: _Optional[bool] = ..., ace_takes_all: _Optional[bool] = ..., ace_sweep_scores: _Optional[bool] = ..., napoleone: _Optional[bool] = ..., fifteen: _Optional[bool] = ..., fifteen_ordinary: _Optional[bool] = ...) -> None: ...
+    opening_fifteen: bool
+    aces_void: bool
+    def __init__(self, game: _Optional[_Union[Game, str]] = ..., target: _Optional[int] = ..., deal_limit: _Optional[int] = ..., fewest_cards: _Optional[bool] = ..., leftovers_to_last_player: _Optional[bool] = ..., re_bello: _Optional[bool] = ..., napola: _Optional[bool] = ..., last_sweep: _Optional[bool] = ..., ace_takes_all: _Optional[bool] = ..., ace_sweep_scores: _Optional[bool] = ..., napoleone: _Optional[bool] = ..., fifteen: _Optional[bool] = ..., fifteen_ordinary: _Optional[bool] = ..., opening_fifteen: _Optional[bool] = ..., aces_void: _Optional[bool] = ...) -> None: ...
 
 class Move(_message.Message):
     __slots__ = ("card", "captures")

@@ -1,0 +1,110 @@
+"""Cirulla's deal (docs/rules.md, "Regional options"): the dealer takes an
+opening table of 15 or 30 for one or two scope, and two opening aces void the
+deal. The sources' rules as cases, what a seat sees and what a sampled world
+keeps, the playout path against the step API, and a match of every Cirulla
+rule the arena has, refereed, logged and replayed."""
+
+import random
+
+import pytest
+
+from arena.play import run_match_sync
+from arena.replay import replay_log
+from arena.rules import Deal, Game, Match, Variant, observe, parse_cards, seeded_deck
+from arena.rules.determinize import determinize
+from arena.settings import MatchSettings
+from arena.viewer import frames
+
+from .helpers import cards
+from .test_properties import assert_playout_equals_steps
+
+CIRULLA = {
+    "fifteen": True,
+    "fifteen_ordinary": True,
+    "fewest_cards": True,
+    "ace_takes_all": True,
+    "ace_sweep_scores": True,
+    "opening_fifteen": True,
+    "aces_void": True,
+}
+
+
+def deck(table: str, hands: str = "2c 3c 4c 2s 3s 4s") -> list[int]:
+    """A Scopa deck: three cards to each seat (seat 1 first, seat 0 deals),
+    then these four to the table, then the rest in order."""
+    head = parse_cards(hands) + parse_cards(table)
+    return head + [c for c in range(40) if c not in head]
+
+
+def test_an_opening_table_of_15_or_30_is_the_dealer_s_for_one_or_two_scope():
+    # regoledelgioco.com, "Cirulla": "se la somma di queste carte è 15 il mazziere
+    # le raccoglie e segna una Scopa, se la somma è 30, ne segna due".
+    variant = Variant(Game.SCOPA, opening_fifteen=True)
+    for table, scope in (("Ad 2b 5s 7c", 1), ("Rd Cb 5s 6c", 2), ("Ad 2b 5s 6c", 0)):
+        deal = Deal(variant, 0, deck(table))
+        assert deal.opening_table == cards(table)
+        assert (deal.opening_scope, deal.scope) == (scope, [scope, 0]), table
+        assert (deal.table, deal.piles[0]) == ((0, cards(table)) if scope else (cards(table), 0))
+    plain = Deal(Variant(Game.SCOPA), 0, deck("Ad 2b 5s 7c"))
+    assert plain.table == cards("Ad 2b 5s 7c") and plain.scope == [0, 0]
+
+
+def test_a_seat_sees_the_taken_table_and_a_sampled_world_keeps_it():
+    match = Match(Variant(Game.SCOPA_A_QUATTRO, opening_fifteen=True), first_dealer=3)
+    match.decks = lambda i, a: deck("Ad 2b 5s 7c", hands="2c 3c 4c 2s 3s 4s 5c 6c 7s 8s 9s Rs")
+    deal = match.start_deal()
+    obs = observe(match, 0)  # a seat of the other side: the dealer is seat 3
+    assert obs.table == 0 and obs.opening_table == cards("Ad 2b 5s 7c")
+    assert obs.captured_cards[1] == cards("Ad 2b 5s 7c") and obs.scope == (0, 1)
+    assert obs.last_capture_seat == 3
+    world = determinize(obs, random.Random(1))
+    assert (world.opening_scope, world.last_capturer, world.scope) == (1, 1, [0, 1])
+    assert world.piles == deal.piles and world.table == 0
+
+
+def test_two_opening_aces_void_the_deal():
+    # regoledelgioco.com: "se invece tra le quattro carte iniziali in tavola ci sono
+    # due o più Assi, la mano viene considerata a monte".
+    variant = Variant(Game.SCOPA, aces_void=True, opening_fifteen=True)
+    assert Deal(variant, 0, deck("Ad Ab 5s 7c")).is_void
+    assert Deal(variant, 0, deck("Ad Ab Ac Fs")).is_void
+    assert not Deal(variant, 0, deck("Ad 2b 5s 7c")).is_void  # one ace: played (and a 15)
+    assert not Deal(Variant(Game.SCOPA), 0, deck("Ad Ab 5s 7c")).is_void
+    assert Deal(variant, 0, deck("Rd Rb Rs 5c")).is_void  # three kings, as always
+    voided = Deal(variant, 0, deck("Ad Ab 6s 7c"))  # 15, but void: nothing taken
+    assert voided.is_void and voided.opening_scope == 0 and voided.scope == [0, 0]
+    decks = {0: deck("Ad Ab 5s 7c"), 1: seeded_deck(3, 0)}
+    match = Match(variant, first_dealer=0, decks=lambda i, a: decks[min(a, 1)])
+    dealt = match.start_deal()
+    assert match.void_decks == [tuple(decks[0])] and dealt.deck == decks[1]
+
+
+@pytest.mark.parametrize("game", [Game.SCOPA, Game.SCOPONE])
+def test_the_playout_path_plays_cirulla_s_rules_as_the_step_api(game):
+    variant = Variant(game, **CIRULLA)
+    taken = 0
+    for seed in range(150):
+        a = Deal(variant, seed % game.seats, seeded_deck(seed, 2))
+        if a.is_void:
+            continue
+        taken += a.opening_scope > 0
+        bias, care, sweep = ((0.0, 0.0, 0.0), (0.8, 0.7, 0.0), (0.8, 0.7, 0.9))[seed % 3]
+        assert_playout_equals_steps(a, seed, (game, seed), bias, care, sweep)
+    assert taken > 3  # the opening take happened in some of them
+
+
+def test_a_match_with_every_cirulla_rule_is_refereed_logged_replayed_and_shown(tmp_path):
+    # Seed 6: the second deal's opening table, 5d Cs 7b Cb, adds up to 30, and
+    # a later deal was dealt again for two aces (found by trying seeds).
+    variant = Variant(Game.SCOPA, target=None, deal_limit=6, **CIRULLA)
+    log = tmp_path / "cirulla.log"
+    report = run_match_sync(
+        ["a=builtin:greedy", "b=builtin:random"], MatchSettings(variant, seed=6), log=log
+    )
+    assert report.result.termination.value == "completed" and not report.result.faults
+    replay = replay_log(log)  # the deals, their takes and voids, checked again
+    assert replay.variant == variant
+    assert sum(len(d.void_decks) for d in report.deals) >= 1
+    shown = [f for f in frames(replay) if f["kind"] == "deal" and f["opening_scope"]]
+    assert shown and all(len(f["opening_taken"]) == 4 and not f["table"] for f in shown)
+    assert "dealer takes an opening 15 or 30" in report.summary()
