@@ -260,3 +260,37 @@ def test_the_listing_and_every_count_agree_and_bad_values_name_their_key(server,
         metadata=auth(ORGANISER),
     )
     assert "[policy]: strikes must be an integer, not 'x'" in detail
+
+
+def test_a_failed_competition_s_unplayed_matches_are_refused_to_watchers_at_once(server, bots):
+    """A watcher of a match that will never be played is told so, instead of
+    waiting for plays that will not come (as when a cluster does not start)."""
+    stub = server.stub()
+    register(stub, "alice", "alice-greedy", bots["greedy"])
+    register(stub, "bob", "bob-random", bots["random"])
+    comp = create(stub, two("halted", rounds=3))
+    control(stub, "StartCompetition", comp.id)
+    control(stub, "PauseCompetition", comp.id)
+    wait_for(stub, comp.id, "paused")
+    ref = spb.CompetitionRef(id=comp.id)
+    pending = [m.id for m in stub.ListMatches(ref, timeout=10).matches if m.status == "pending"]
+    assert pending, "the pause came too late to leave a match pending"
+    server.stop()
+    # Stored as running with a configuration it can no longer play (one remote
+    # bot in partner seats): the restarted server fails it when it resumes it.
+    db = sqlite3.connect(server.data / "server.sqlite")
+    with db:
+        db.execute(
+            "UPDATE competitions SET config = ?, status = 'running' WHERE id = ?",
+            (two("halted", rounds=3, extra=SCOPONE), comp.id),
+        )
+    db.close()
+    server.start()
+    stub = server.stub()
+    info = wait_for(stub, comp.id, "failed", seconds=60)
+    started = time.monotonic()
+    with pytest.raises(grpc.RpcError) as e:
+        list(stub.WatchMatch(spb.WatchRequest(id=pending[0]), timeout=20))
+    assert e.value.code() == grpc.StatusCode.FAILED_PRECONDITION, e.value.details()
+    assert f"competition {comp.id!r} failed ({info.reason})" in e.value.details()
+    assert "will not be played" in e.value.details() and time.monotonic() - started < 5
