@@ -11,7 +11,16 @@ from arena.rules import FinishedDeal, Variant, cards_text, side_of
 if TYPE_CHECKING:
     from arena.outcome import MatchReport
 
-CATEGORIES = ("scope", "carte", "denari", "settebello", "primiera", "re_bello", "napola")
+CATEGORIES = (
+    "scope",
+    "carte",
+    "denari",
+    "settebello",
+    "primiera",
+    "re_bello",
+    "napola",
+    "grande",
+)
 
 
 def side_names(variant: Variant, seat_names: Sequence[str]) -> list[str]:
@@ -35,8 +44,14 @@ def deal_table(
     ``variant``'s regional options add their columns)."""
     width = max(len(n) for n in names)
     re_bello = variant is not None and variant.re_bello
-    napola = variant is not None and variant.napola
-    extra = (" re bello" if re_bello else "") + (" napola" if napola else "")
+    napola = variant is not None and (variant.napola or variant.piccola)
+    sequence = "piccola" if variant is not None and variant.piccola else "napola"
+    grande = variant is not None and variant.grande
+    extra = (
+        (" re bello" if re_bello else "")
+        + (f" {sequence}" if napola else "")
+        + (" grande" if grande else "")
+    )
     lines = [
         f"deal {deal.number + 1}, dealer seat {deal.dealer}"
         + (f" ({len(deal.void_decks)} void deal(s) redealt)" if deal.void_decks else ""),
@@ -51,7 +66,8 @@ def deal_table(
             f" {b['denari']:>2}({t.denari:>2}) {b['settebello']:>10}"
             f" {b['primiera']:>2}({prim:>2})"
             + (f" {b['re_bello']:>8}" if re_bello else "")
-            + (f" {b['napola']:>6}" if napola else "")
+            + (f" {b['napola']:>{len(sequence)}}" if napola else "")
+            + (f" {b['grande']:>6}" if grande else "")
             + f"    {deal.score.points[side]:>4}  {deal.totals[side]:>5}"
         )
     if deal.leftover and leftover:

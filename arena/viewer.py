@@ -182,7 +182,12 @@ def scored_frame(
         scoring={
             "rows": rows,
             "totals": list(done.totals),
-            "options": {"re_bello": variant.re_bello, "napola": variant.napola},
+            "options": {
+                "re_bello": variant.re_bello,
+                "napola": variant.napola,
+                "piccola": variant.piccola,
+                "grande": variant.grande,
+            },
         },
         leftover=leftover,
     )

@@ -90,7 +90,7 @@ def add_variant_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--napoleone",
         action="store_true",
-        help="with --napola: a side that takes all ten Denari in a deal wins the match",
+        help="with --napola or --piccola: taking all ten Denari in a deal wins the match",
     )
     p.add_argument(
         "--fifteen",
@@ -111,6 +111,16 @@ def add_variant_options(p: argparse.ArgumentParser) -> None:
         "--aces-void",
         action="store_true",
         help="Cirulla's deal: two or more aces among the opening table cards void the deal",
+    )
+    p.add_argument(
+        "--piccola",
+        action="store_true",
+        help="Cirulla's piccola: ace, 2 and 3 of Denari score 3, +1 per further card to the 5",
+    )
+    p.add_argument(
+        "--grande",
+        action="store_true",
+        help="Cirulla's grande: Fante, Cavallo, Re of Denari score 5, 6 with the 7, 7 with the 6",
     )
     p.add_argument(
         "--last-sweep",
@@ -146,6 +156,8 @@ def variant_from_args(args: argparse.Namespace) -> Variant:
         fifteen_ordinary=args.fifteen_ordinary,
         opening_fifteen=args.opening_fifteen,
         aces_void=args.aces_void,
+        piccola=args.piccola,
+        grande=args.grande,
     )
 
 

@@ -435,13 +435,13 @@ class Deal:
         if self.to_move is not None:
             raise RulesError("the deal is not over yet")
         v = self.variant
-        return score_deal(self.piles, self.scope, v.re_bello, v.napola)
+        return score_deal(self.piles, self.scope, v.re_bello, v.napola, v.piccola, v.grande)
 
     def points(self) -> list[int]:
         """Each side's points as the deal stands (the fast path of ``score``,
         for playouts): ``score().points`` once the deal is over."""
         v = self.variant
-        return deal_points(self.piles, self.scope, v.re_bello, v.napola)
+        return deal_points(self.piles, self.scope, v.re_bello, v.napola, v.piccola, v.grande)
 
     def copy(self) -> Deal:
         other = Deal.__new__(Deal)

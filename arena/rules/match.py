@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from arena.errors import RulesError
 from arena.rules.deal import Deal, Play
-from arena.rules.scoring import NAPOLEONE, DealScore
+from arena.rules.scoring import DealScore
 from arena.rules.seeding import seeded_deck, seeded_first_dealer
 from arena.rules.variants import Variant
 
@@ -128,7 +128,7 @@ class Match:
         v, scores = self.variant, self.scores
         if v.napoleone:
             tallies = self.finished[-1].score.tallies
-            whole = [side for side, t in enumerate(tallies) if t.napola == NAPOLEONE]
+            whole = [side for side, t in enumerate(tallies) if t.denari == 10]
             if whole:  # one side at most: there are ten Denari
                 self.is_over, self.winner, self.napoleone = True, whole[0], whole[0]
                 return

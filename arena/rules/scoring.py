@@ -1,5 +1,5 @@
 """Scoring a deal: scope, carte, denari, settebello, primiera, and the
-optional re bello and napola (docs/rules.md)."""
+optional re bello, napola and Cirulla's piccola and grande (docs/rules.md)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from arena.rules.cards import DENARI_MASK, PRIMIERA, SETTEBELLO
 
 RE_BELLO = 9  # card(10, DENARI): the king of Denari
-NAPOLEONE = 10  # the napola of all ten Denari, which can win the match outright
 
 
 def _napola_of(bits: int) -> int:
@@ -24,6 +23,20 @@ def _napola_of(bits: int) -> int:
 
 
 _NAPOLA = tuple(_napola_of(bits) for bits in range(1024))
+_PICCOLA = tuple(min(n, 5) for n in _NAPOLA)
+
+
+def _grande_of(bits: int) -> int:
+    """Cirulla's grande for a pile's Denari (as _napola_of): Fante, Cavallo and
+    Re score 5, and the 7, then the 6, one more each in unbroken sequence."""
+    if bits >> 7 != 0b111:
+        return 0
+    if not bits >> 6 & 1:
+        return 5
+    return 7 if bits >> 5 & 1 else 6
+
+
+_GRANDE = tuple(_grande_of(bits) for bits in range(1024))
 
 
 def napola(pile: int) -> int:
@@ -54,7 +67,12 @@ def primiera(pile: int) -> int | None:
 
 
 def deal_points(
-    piles: Sequence[int], scope: Sequence[int], re_bello: bool = False, napola: bool = False
+    piles: Sequence[int],
+    scope: Sequence[int],
+    re_bello: bool = False,
+    napola: bool = False,
+    piccola: bool = False,
+    grande: bool = False,
 ) -> list[int]:
     """The points of each of the two sides, without the breakdown: the fast
     path for playouts. Always equal to ``score_deal(...).points`` with the
@@ -79,9 +97,13 @@ def deal_points(
             points[0] += 1
         elif p1 >> RE_BELLO & 1:
             points[1] += 1
-    if napola:
-        points[0] += _NAPOLA[p0 & 1023]
-        points[1] += _NAPOLA[p1 & 1023]
+    if napola or piccola:
+        sequence = _NAPOLA if napola else _PICCOLA
+        points[0] += sequence[p0 & 1023]
+        points[1] += sequence[p1 & 1023]
+    if grande:
+        points[0] += _GRANDE[p0 & 1023]
+        points[1] += _GRANDE[p1 & 1023]
     return points
 
 
@@ -95,7 +117,8 @@ class SideTally:
     settebello: bool
     primiera: int | None  # None: a suit is missing, so no primiera
     re_bello: bool = False  # holds the king of Denari (counted with the re bello option only)
-    napola: int = 0  # its napola's points (with the napola option only)
+    napola: int = 0  # its napola's points (with the napola or piccola option only)
+    grande: int = 0  # its grande's points (with the grande option only)
 
 
 @dataclass(frozen=True)
@@ -120,6 +143,7 @@ class DealScore:
             "primiera": int(self.primiera == side),
             "re_bello": int(self.re_bello == side),
             "napola": self.tallies[side].napola,
+            "grande": self.tallies[side].grande,
         }
 
     @property
@@ -145,7 +169,12 @@ def _strict_winner(values: Sequence[int | None]) -> int | None:
 
 
 def score_deal(
-    piles: Sequence[int], scope: Sequence[int], re_bello: bool = False, napola: bool = False
+    piles: Sequence[int],
+    scope: Sequence[int],
+    re_bello: bool = False,
+    napola: bool = False,
+    piccola: bool = False,
+    grande: bool = False,
 ) -> DealScore:
     """Score a finished deal from each side's captured pile (mask) and scope count.
 
@@ -154,8 +183,10 @@ def score_deal(
     tie scores nothing. Primiera goes to the strictly higher total; a side
     missing a suit has none and cannot win it. With ``re_bello`` the king of
     Denari is a point like the settebello; with ``napola`` a side's napola
-    scores its length (``napola``). Off, neither is counted in the tallies.
+    scores its length (``napola``), with ``piccola`` up to 5; with ``grande``
+    Cirulla's big sequence scores. Off, none is counted in the tallies.
     """
+    sequence = _NAPOLA if napola else _PICCOLA if piccola else None
     tallies = tuple(
         [
             SideTally(
@@ -165,7 +196,8 @@ def score_deal(
                 pile >> SETTEBELLO & 1 == 1,
                 primiera(pile),
                 re_bello and pile >> RE_BELLO & 1 == 1,
-                _NAPOLA[pile & 1023] if napola else 0,
+                sequence[pile & 1023] if sequence else 0,
+                _GRANDE[pile & 1023] if grande else 0,
             )
             for s, pile in enumerate(piles)
         ]

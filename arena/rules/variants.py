@@ -107,6 +107,11 @@ class Variant:
             one scopa (or two), before the first play.
         aces_void: Cirulla's deal: two or more aces among the cards first laid
             on the table void the deal, as three kings do.
+        piccola: Cirulla's small sequence, napola's shorter reading: ace, 2
+            and 3 of Denari score 3, one more for each further Denari in
+            sequence up to the 5 (at most 5). Not with napola.
+        grande: Cirulla's big sequence: Fante, Cavallo and Re of Denari score
+            5; with the 7 of Denari too 6, with the 7 and the 6 too 7.
     """
 
     game: Game = Game.SCOPA
@@ -124,6 +129,8 @@ class Variant:
     fifteen_ordinary: bool = False
     opening_fifteen: bool = False
     aces_void: bool = False
+    piccola: bool = False
+    grande: bool = False
 
     def __post_init__(self) -> None:
         if self.target is None and self.deal_limit is None:
@@ -134,8 +141,10 @@ class Variant:
             raise RulesError(f"deal limit must be at least 1, not {self.deal_limit}")
         if self.ace_sweep_scores and not self.ace_takes_all:
             raise RulesError("ace_sweep_scores is a reading of ace_takes_all, which is off")
-        if self.napoleone and not self.napola:
-            raise RulesError("napoleone is a reading of napola, which is off")
+        if self.napoleone and not (self.napola or self.piccola):
+            raise RulesError("napoleone is a reading of napola (or piccola), which is off")
+        if self.napola and self.piccola:
+            raise RulesError("napola and piccola are two readings of one sequence: choose one")
         if self.fifteen_ordinary and not self.fifteen:
             raise RulesError("fifteen_ordinary is a reading of fifteen, which is off")
         if self.fifteen and self.fewest_cards and not self.fifteen_ordinary:
@@ -179,6 +188,10 @@ class Variant:
             parts.append(
                 "scopa a quindici" + (" with ordinary captures" if self.fifteen_ordinary else "")
             )
+        if self.piccola:
+            parts.append("piccola" + (", napoleone wins" if self.napoleone else ""))
+        if self.grande:
+            parts.append("grande")
         if self.opening_fifteen:
             parts.append("dealer takes an opening 15 or 30")
         if self.aces_void:
@@ -203,6 +216,8 @@ REGIONAL_OPTIONS = (
     "fifteen_ordinary",
     "opening_fifteen",
     "aces_void",
+    "piccola",
+    "grande",
 )
 OPTIONS = ("fewest_cards", "leftovers_to_last_player", *REGIONAL_OPTIONS)
 

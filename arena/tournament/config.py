@@ -125,8 +125,8 @@ class TournamentConfig:
     """A tournament file, checked. Besides the keys named after fields:
     ``[[engine]]`` tables are the engines, and ``variant`` (its game),
     ``target``, ``deal_limit``, ``fewest_cards``, ``leftovers_to_last_player``,
-    ``re_bello``, ``napola``, ``napoleone``, ``last_sweep``, ``ace_takes_all``
-    and ``ace_sweep_scores`` at the top of the file are the variant."""
+    and every option of ``arena.rules.OPTIONS`` (``re_bello``, ``napola``,
+    ``fifteen``, ...) at the top of the file are the variant."""
 
     name: str = "tournament"
     variant: Variant = field(default_factory=Variant)

@@ -196,6 +196,8 @@ def variant_to_pb(v: Variant) -> pb.Variant:
         fifteen_ordinary=v.fifteen_ordinary,
         opening_fifteen=v.opening_fifteen,
         aces_void=v.aces_void,
+        piccola=v.piccola,
+        grande=v.grande,
     )
 
 
@@ -220,6 +222,8 @@ def variant_from_pb(msg: pb.Variant) -> Variant:
             fifteen_ordinary=msg.fifteen_ordinary,
             opening_fifteen=msg.opening_fifteen,
             aces_void=msg.aces_void,
+            piccola=msg.piccola,
+            grande=msg.grande,
         )
     except RulesError as e:
         raise WireError(f"variant: {e}") from e
@@ -278,6 +282,7 @@ def side_scores_to_pb(score: DealScore) -> list[pb.SideScore]:
             re_bello=t.re_bello,
             re_bello_point=b["re_bello"],
             napola_point=b["napola"],
+            grande_point=b["grande"],
         )
         if t.primiera is not None:
             msg.primiera = t.primiera
@@ -286,6 +291,7 @@ def side_scores_to_pb(score: DealScore) -> list[pb.SideScore]:
 
 
 _NAPOLA_POINTS = frozenset((0, *range(3, 11)))
+_GRANDE_POINTS = frozenset((0, 5, 6, 7))
 
 
 def napola_points(msg: pb.SideScore) -> int:
@@ -293,6 +299,13 @@ def napola_points(msg: pb.SideScore) -> int:
     if msg.napola_point not in _NAPOLA_POINTS:
         raise WireError(f"deal result: napola of {msg.napola_point} points (0 or 3 to 10)")
     return msg.napola_point
+
+
+def grande_points(msg: pb.SideScore) -> int:
+    """A side's grande points: 0, 5, 6 or 7."""
+    if msg.grande_point not in _GRANDE_POINTS:
+        raise WireError(f"deal result: grande of {msg.grande_point} points (0, 5, 6 or 7)")
+    return msg.grande_point
 
 
 def side_scores_from_pb(msgs: Sequence[pb.SideScore]) -> DealScore:
@@ -315,6 +328,7 @@ def side_scores_from_pb(msgs: Sequence[pb.SideScore]) -> DealScore:
                 primiera=m.primiera if m.HasField("primiera") else None,
                 re_bello=m.re_bello,
                 napola=napola_points(m),
+                grande=grande_points(m),
             )
             for m in msgs
         ),

@@ -1,19 +1,22 @@
-"""Cirulla's deal (docs/rules.md, "Regional options"): the dealer takes an
-opening table of 15 or 30 for one or two scope, and two opening aces void the
-deal. The sources' rules as cases, what a seat sees and what a sampled world
-keeps, the playout path against the step API, and a match of every Cirulla
-rule the arena has, refereed, logged and replayed."""
+"""Cirulla (docs/rules.md, "Regional options"): the dealer takes an opening
+table of 15 or 30 for one or two scope, two opening aces void the deal, and
+the piccola and the grande score. The sources' rules as cases, what a seat
+sees and what a sampled world keeps, the playout path against the step API,
+and a match of every Cirulla rule the arena has, refereed, logged and replayed."""
 
 import random
 
 import pytest
 
+from arena.errors import RulesError, WireError
 from arena.play import run_match_sync
 from arena.replay import replay_log
 from arena.rules import Deal, Game, Match, Variant, observe, parse_cards, seeded_deck
 from arena.rules.determinize import determinize
+from arena.rules.scoring import deal_points, score_deal
 from arena.settings import MatchSettings
 from arena.viewer import frames
+from arena.wire import convert as cv
 
 from .helpers import cards
 from .test_properties import assert_playout_equals_steps
@@ -26,6 +29,8 @@ CIRULLA = {
     "ace_sweep_scores": True,
     "opening_fifteen": True,
     "aces_void": True,
+    "piccola": True,
+    "grande": True,
 }
 
 
@@ -108,3 +113,54 @@ def test_a_match_with_every_cirulla_rule_is_refereed_logged_replayed_and_shown(t
     shown = [f for f in frames(replay) if f["kind"] == "deal" and f["opening_scope"]]
     assert shown and all(len(f["opening_taken"]) == 4 and not f["table"] for f in shown)
     assert "dealer takes an opening 15 or 30" in report.summary()
+
+
+@pytest.mark.parametrize(
+    ("denari", "piccola", "grande", "source"),
+    [
+        ("Ad 2d 3d", 3, 0, "spazioinwind: 3 points for ace, 2 and 3 of Denari"),
+        ("Ad 2d 3d 4d", 4, 0, "spazioinwind: 4 for whoever adds the 4"),
+        ("Ad 2d 3d 4d 5d 6d 7d", 5, 0, "vivaioscuole: the low sequence goes on to the 5"),
+        ("Ad 3d 4d 5d", 0, 0, "no 2, no piccola"),
+        ("Fd Cd Rd", 0, 5, "spazioinwind: 5 points for all the figures of Denari"),
+        ("7d Fd Cd Rd", 0, 6, "vivaioscuole: a point for each card beyond the figures"),
+        ("6d 7d Fd Cd Rd", 0, 7, "vivaioscuole: it goes on down to the 6"),
+        ("6d Fd Cd Rd", 0, 5, "the 6 without the 7 is no sequence"),
+        ("Ad 2d 3d 4d 5d 6d 7d Fd Cd Rd", 5, 7, "all ten: both, whole"),
+    ],
+)
+def test_the_piccola_and_the_grande_as_the_sources_count_them(denari, piccola, grande, source):
+    piles = [cards(denari), ((1 << 40) - 1) & ~cards(denari)]
+    score = score_deal(piles, [0, 0], piccola=True, grande=True)
+    assert (score.tallies[0].napola, score.tallies[0].grande) == (piccola, grande), source
+    plain = score_deal(piles, [0, 0])
+    assert score.points[0] == plain.points[0] + piccola + grande
+    assert list(score.points) == deal_points(piles, [0, 0], piccola=True, grande=True)
+
+
+def test_the_sequences_are_readings_the_wire_carries_and_checks():
+    with pytest.raises(RulesError, match="napola and piccola are two readings"):
+        Variant(napola=True, piccola=True)
+    assert Variant(piccola=True, napoleone=True).napoleone  # cappotto: all the Denari win
+    variant = Variant(Game.SCOPA, **CIRULLA)
+    assert cv.variant_from_pb(cv.variant_to_pb(variant)) == variant
+    piles = [cards("6d 7d Fd Cd Rd Ad 2d 3d"), ((1 << 40) - 1) & ~cards("6d 7d Fd Cd Rd Ad 2d 3d")]
+    score = score_deal(piles, [1, 0], piccola=True, grande=True)
+    messages = cv.side_scores_to_pb(score)
+    assert (messages[0].napola_point, messages[0].grande_point) == (3, 7)
+    assert cv.side_scores_from_pb(messages) == score
+    messages[0].grande_point = 4
+    with pytest.raises(WireError, match="grande of 4 points"):
+        cv.side_scores_from_pb(messages)
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_the_fast_points_are_the_full_scoring_s_with_the_sequences(seed):
+    rng = random.Random(seed)
+    owner = [rng.randrange(2) for _ in range(40)]
+    piles = [sum(1 << c for c in range(40) if owner[c] == s) for s in (0, 1)]
+    scope = [rng.randrange(4), rng.randrange(4)]
+    for options in ({"piccola": True, "grande": True}, {"napola": True, "grande": True}):
+        assert list(score_deal(piles, scope, **options).points) == deal_points(
+            piles, scope, **options
+        )

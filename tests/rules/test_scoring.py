@@ -41,6 +41,7 @@ def test_categories_go_to_the_side_with_more():
         "primiera": 0,
         "re_bello": 0,  # the regional options, off
         "napola": 0,
+        "grande": 0,
     }
     assert score.points == (3, 4)
 
@@ -164,6 +165,7 @@ def test_golden_side_zero_sweeps_every_time(game):
         "primiera": 1,
         "re_bello": 0,
         "napola": 0,
+        "grande": 0,
     }
     assert score.points == (22, 0)
 
@@ -189,5 +191,6 @@ def test_golden_scientifico_suits_dealt_in_order():
         "primiera": 1,
         "re_bello": 0,
         "napola": 0,
+        "grande": 0,
     }
     assert score.points == (0, 23)

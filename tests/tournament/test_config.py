@@ -185,7 +185,7 @@ def test_a_file_s_keys_are_the_fields_of_the_config():
         "stop_after_startup_failures", "startup_failure_forfeits", "allow_shared_partners",
         "spectator_delay", "cluster", "shared_decks", "probes", "re_bello", "napola",
         "last_sweep", "ace_takes_all", "ace_sweep_scores", "napoleone", "fifteen",
-        "fifteen_ordinary", "opening_fifteen", "aces_void",
+        "fifteen_ordinary", "opening_fifteen", "aces_void", "piccola", "grande",
     } == TOP_KEYS  # fmt: skip
     cfg = config_from_dict(BASE)
     assert cfg == TournamentConfig(engines=cfg.engines)

@@ -389,7 +389,8 @@
       r.sides.forEach((x, s) => box.appendChild(el("p", "", (s === side(state.seat) ? "your side" : "their side") +
         ": " + x.total + " (cards " + x.cards + ", denari " + x.denari + ", primiera " + x.primiera +
         (x.settebello ? ", settebello" : "") + (x.reBelloPoint ? ", re bello" : "") +
-        (x.napolaPoint ? ", napola " + x.napolaPoint : "") + ", scope " + x.scope + ")")));
+        (x.napolaPoint ? ", napola " + x.napolaPoint : "") +
+        (x.grandePoint ? ", grande " + x.grandePoint : "") + ", scope " + x.scope + ")")));
       box.appendChild(el("p", "", "match score " + r.matchScores.join(" - ")));
       root.appendChild(box);
     }

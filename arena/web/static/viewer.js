@@ -424,6 +424,8 @@
       const heads = ["", "carte", "denari", "settebello", "primiera"];
       if (options.re_bello) heads.push("re bello");
       if (options.napola) heads.push("napola");
+      if (options.piccola) heads.push("piccola");
+      if (options.grande) heads.push("grande");
       for (const h of heads.concat(["scope", "points", "match"])) headRow.appendChild(el("th", "", h));
       table.appendChild(headRow);
       for (const r of f.scoring.rows) {
@@ -437,7 +439,13 @@
           r.primiera + " (" + (r.primiera_total === null ? "no primiera: a suit missing" : "primiera " + r.primiera_total) + ")",
         ];
         if (options.re_bello) cells.push(r.re_bello + (r.re_bello_held ? " (has it)" : ""));
-        if (options.napola) cells.push(r.napola ? r.napola + " (ace to " + r.napola + " of Denari)" : "0");
+        if (options.napola || options.piccola) {
+          cells.push(r.napola ? r.napola + " (ace to " + r.napola + " of Denari)" : "0");
+        }
+        if (options.grande) {
+          const from = {5: "Fante", 6: "7", 7: "6"}[r.grande];
+          cells.push(r.grande ? r.grande + " (" + from + " to Re of Denari)" : "0");
+        }
         cells.push(
           String(r.scope),
           String(r.points),

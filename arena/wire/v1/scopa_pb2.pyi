@@ -40,6 +40,8 @@ class VariantOption(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     OPTION_FIFTEEN_ORDINARY: _ClassVar[VariantOption]
     OPTION_OPENING_FIFTEEN: _ClassVar[VariantOption]
     OPTION_ACES_VOID: _ClassVar[VariantOption]
+    OPTION_PICCOLA: _ClassVar[VariantOption]
+    OPTION_GRANDE: _ClassVar[VariantOption]
 
 class Termination(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -83,6 +85,8 @@ OPTION_FIFTEEN: VariantOption
 OPTION_FIFTEEN_ORDINARY: VariantOption
 OPTION_OPENING_FIFTEEN: VariantOption
 OPTION_ACES_VOID: VariantOption
+OPTION_PICCOLA: VariantOption
+OPTION_GRANDE: VariantOption
 TERMINATION_UNSPECIFIED: Termination
 COMPLETED: Termination
 FORFEIT: Termination
@@ -105,7 +109,7 @@ class Card(_message.Message):
     def __init__(self, suit: _Optional[_Union[Suit, str]] = ..., rank: _Optional[int] = ...) -> None: ...
 
 class Variant(_message.Message):
-    __slots__ = ("game", "target", "deal_limit", "fewest_cards", "leftovers_to_last_player", "re_bello", "napola", "last_sweep", "ace_takes_all", "ace_sweep_scores", "napoleone", "fifteen", "fifteen_ordinary", "opening_fifteen", "aces_void")
+    __slots__ = ("game", "target", "deal_limit", "fewest_cards", "leftovers_to_last_player", "re_bello", "napola", "last_sweep", "ace_takes_all", "ace_sweep_scores", "napoleone", "fifteen", "fifteen_ordinary", "opening_fifteen", "aces_void", "piccola", "grande")
     GAME_FIELD_NUMBER: _ClassVar[int]
     TARGET_FIELD_NUMBER: _ClassVar[int]
     DEAL_LIMIT_FIELD_NUMBER: _ClassVar[int]
@@ -121,6 +125,8 @@ class Variant(_message.Message):
     FIFTEEN_ORDINARY_FIELD_NUMBER: _ClassVar[int]
     OPENING_FIFTEEN_FIELD_NUMBER: _ClassVar[int]
     ACES_VOID_FIELD_NUMBER: _ClassVar[int]
+    PICCOLA_FIELD_NUMBER: _ClassVar[int]
+    GRANDE_FIELD_NUMBER: _ClassVar[int]
     game: Game
     target: int
     deal_limit: int
@@ -136,7 +142,9 @@ class Variant(_message.Message):
     fifteen_ordinary: bool
     opening_fifteen: bool
     aces_void: bool
-    def __init__(self, game: _Optional[_Union[Game, str]] = ..., target: _Optional[int] = ..., deal_limit: _Optional[int] = ..., fewest_cards: _Optional[bool] = ..., leftovers_to_last_player: _Optional[bool] = ..., re_bello: _Optional[bool] = ..., napola: _Optional[bool] = ..., last_sweep: _Optional[bool] = ..., ace_takes_all: _Optional[bool] = ..., ace_sweep_scores: _Optional[bool] = ..., napoleone: _Optional[bool] = ..., fifteen: _Optional[bool] = ..., fifteen_ordinary: _Optional[bool] = ..., opening_fifteen: _Optional[bool] = ..., aces_void: _Optional[bool] = ...) -> None: ...
+    piccola: bool
+    grande: bool
+    def __init__(self, game: _Optional[_Union[Game, str]] = ..., target: _Optional[int] = ..., deal_limit: _Optional[int] = ..., fewest_cards: _Optional[bool] = ..., leftovers_to_last_player: _Optional[bool] = ..., re_bello: _Optional[bool] = ..., napola: _Optional[bool] = ..., last_sweep: _Optional[bool] = ..., ace_takes_all: _Optional[bool] = ..., ace_sweep_scores: _Optional[bool] = ..., napoleone: _Optional[bool] = ..., fifteen: _Optional[bool] = ..., fifteen_ordinary: _Optional[bool] = ..., opening_fifteen: _Optional[bool] = ..., aces_void: _Optional[bool] = ..., piccola: _Optional[bool] = ..., grande: _Optional[bool] = ...) -> None: ...
 
 class Move(_message.Message):
     __slots__ = ("card", "captures")
@@ -157,7 +165,7 @@ class Play(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., move: _Optional[_Union[Move, _Mapping]] = ..., scopa: _Optional[bool] = ...) -> None: ...
 
 class SideScore(_message.Message):
-    __slots__ = ("scope", "cards", "denari", "settebello", "primiera", "carte_point", "denari_point", "settebello_point", "primiera_point", "total", "re_bello", "re_bello_point", "napola_point")
+    __slots__ = ("scope", "cards", "denari", "settebello", "primiera", "carte_point", "denari_point", "settebello_point", "primiera_point", "total", "re_bello", "re_bello_point", "napola_point", "grande_point")
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     CARDS_FIELD_NUMBER: _ClassVar[int]
     DENARI_FIELD_NUMBER: _ClassVar[int]
@@ -171,6 +179,7 @@ class SideScore(_message.Message):
     RE_BELLO_FIELD_NUMBER: _ClassVar[int]
     RE_BELLO_POINT_FIELD_NUMBER: _ClassVar[int]
     NAPOLA_POINT_FIELD_NUMBER: _ClassVar[int]
+    GRANDE_POINT_FIELD_NUMBER: _ClassVar[int]
     scope: int
     cards: int
     denari: int
@@ -184,7 +193,8 @@ class SideScore(_message.Message):
     re_bello: bool
     re_bello_point: int
     napola_point: int
-    def __init__(self, scope: _Optional[int] = ..., cards: _Optional[int] = ..., denari: _Optional[int] = ..., settebello: _Optional[bool] = ..., primiera: _Optional[int] = ..., carte_point: _Optional[int] = ..., denari_point: _Optional[int] = ..., settebello_point: _Optional[int] = ..., primiera_point: _Optional[int] = ..., total: _Optional[int] = ..., re_bello: _Optional[bool] = ..., re_bello_point: _Optional[int] = ..., napola_point: _Optional[int] = ...) -> None: ...
+    grande_point: int
+    def __init__(self, scope: _Optional[int] = ..., cards: _Optional[int] = ..., denari: _Optional[int] = ..., settebello: _Optional[bool] = ..., primiera: _Optional[int] = ..., carte_point: _Optional[int] = ..., denari_point: _Optional[int] = ..., settebello_point: _Optional[int] = ..., primiera_point: _Optional[int] = ..., total: _Optional[int] = ..., re_bello: _Optional[bool] = ..., re_bello_point: _Optional[int] = ..., napola_point: _Optional[int] = ..., grande_point: _Optional[int] = ...) -> None: ...
 
 class DealResult(_message.Message):
     __slots__ = ("deal_number", "dealer", "sides", "match_scores", "leftover_side", "leftover")
