@@ -79,6 +79,8 @@ bench: $(STAMP)
 	@echo
 	$(BIN)/python -m benchmarks.bench_tournament
 	@echo
+	$(BIN)/python -m benchmarks.bench_load
+	@echo
 	$(BIN)/python -m benchmarks.bench_cluster
 	@echo
 	$(BIN)/python -m benchmarks.bench_sandbox

@@ -1,0 +1,257 @@
+"""CPU per decision at many matches at once: the arena against a bare grpc.aio
+load on the same bot (issue: half the CPU per decision).
+
+    python -m benchmarks.bench_load [--concurrency 64] [--calls 20000] [--rounds 6]
+        [--profile OUT]
+
+One trivial bot (benchmarks/trivial_bot.py, first legal move) listens on
+loopback. Then, in turn:
+
+1. **bare**: a client process keeps ``--concurrency`` grpc.aio Decide calls in
+   flight with a mid-deal request until ``--calls`` have returned: calls per
+   second, and the CPU each process spent per call (the client's from its own
+   rusage, the bot's from /proc).
+2. **arena**: ``arena tournament`` of Scopa matches between two address
+   engines on that bot, ``--concurrency`` at once, ``--rounds`` duplicate
+   sets, and once more with a single set. The difference of the two runs is
+   the cost per decision with the start-up taken out; the start-up (what the
+   single set cost beyond its decisions) is reported apart.
+3. with ``--profile OUT``: the measured arena run again under py-spy (``pip
+   install py-spy``), sampling the thread that holds the GIL (Python's own
+   CPU; grpcio's core threads outside it are not seen); OUT gets the
+   collapsed stacks, and the functions that hold the most samples (own time
+   and with what they call) are printed.
+
+Figures are one run's; compare the ratios (arena over bare) within a run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def process_cpu(pid: int) -> float:
+    """CPU seconds (user + system) a live process has used."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICK
+
+
+def start_bot() -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "benchmarks/trivial_bot.py")],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    return proc, proc.stdout.readline().split()[1]
+
+
+# 1. The bare load ---------------------------------------------------------------
+
+
+def bare_client(address: str, concurrency: int, calls: int) -> None:
+    """Run in a child process: the load, then one line "CALLS SECONDS CPU"."""
+    import grpc
+
+    from arena.wire.v1 import engine_pb2 as epb
+    from arena.wire.v1 import engine_pb2_grpc
+    from benchmarks.bench_referee import sample_request
+
+    request = epb.DecisionRequest.FromString(sample_request())
+
+    async def load() -> tuple[float, float]:
+        async with grpc.aio.insecure_channel(address) as channel:
+            stub = engine_pb2_grpc.EngineStub(channel)
+            for _ in range(200):
+                await stub.Decide(request)
+            left = calls
+            cpu = resource.getrusage(resource.RUSAGE_SELF)
+            start = time.perf_counter()
+
+            async def worker() -> None:
+                nonlocal left
+                while left > 0:
+                    left -= 1
+                    await stub.Decide(request)
+
+            await asyncio.gather(*(worker() for _ in range(concurrency)))
+            wall = time.perf_counter() - start
+            end = resource.getrusage(resource.RUSAGE_SELF)
+            used = end.ru_utime - cpu.ru_utime + end.ru_stime - cpu.ru_stime
+            return wall, used
+
+    wall, used = asyncio.run(load())
+    print(calls, wall, used, flush=True)
+
+
+def bare(address: str, bot_pid: int, concurrency: int, calls: int) -> dict[str, float]:
+    before = process_cpu(bot_pid)
+    out = subprocess.run(
+        [sys.executable, "-m", "benchmarks.bench_load", "--bare-client", address],
+        env={**os.environ, "LOAD_CONCURRENCY": str(concurrency), "LOAD_CALLS": str(calls)},
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
+    bot = process_cpu(bot_pid) - before
+    n, wall, used = (float(x) for x in out.stdout.split())
+    return {"per_s": n / wall, "cpu_us": used / n * 1e6, "bot_us": bot / n * 1e6}
+
+
+# 2. The arena's tournament --------------------------------------------------------
+
+
+def tournament_file(path: Path, address: str, concurrency: int, rounds: int) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    config = path / "load.toml"
+    config.write_text(
+        f'name = "load"\nrounds = {rounds}\nconcurrency = {concurrency}\n'
+        f'seed = "load"\nacknowledge_remote_twins = true\noutput = "{path / "out"}"\n'
+        f'[[engine]]\nname = "a"\nspec = "{address}"\n'
+        f'[[engine]]\nname = "b"\nspec = "{address}"\n'
+        '[clock]\nmove_time = "5s"\n'
+    )
+    return config
+
+
+def decisions_in(output: Path) -> int:
+    from arena.record import read_log
+
+    total = 0
+    for log in output.rglob("*.log"):
+        total += sum(r.WhichOneof("record") == "decision" for r in read_log(log).records)
+    return total
+
+
+def arena_run(
+    address: str, bot_pid: int, concurrency: int, rounds: int, wrap: list[str] | None = None
+) -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as tmp:
+        config = tournament_file(Path(tmp), address, concurrency, rounds)
+        command = [str(Path(sys.executable).parent / "arena"), "tournament", str(config)]
+        errors = Path(tmp) / "stderr.txt"
+        before = process_cpu(bot_pid)
+        start = time.perf_counter()
+        with errors.open("wb") as err:
+            child = subprocess.Popen(
+                [*(wrap or []), *command], stdout=subprocess.DEVNULL, stderr=err
+            )
+            _, status, usage = os.wait4(child.pid, 0)
+            child.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.perf_counter() - start
+        if status != 0:
+            raise SystemExit(f"arena tournament failed: {errors.read_text()[-2000:]}")
+        bot = process_cpu(bot_pid) - before
+        return {
+            "decisions": decisions_in(Path(tmp) / "out"),
+            "wall": wall,
+            "cpu": usage.ru_utime + usage.ru_stime,
+            "bot": bot,
+        }
+
+
+# 3. The profile -------------------------------------------------------------------
+
+
+def summarize_profile(collapsed: Path, top: int = 18) -> list[str]:
+    """The functions holding the most samples: on top of the stack (own) and anywhere in it."""
+    own: collections.Counter[str] = collections.Counter()
+    inclusive: collections.Counter[str] = collections.Counter()
+    total = 0
+    for line in collapsed.read_text().splitlines():
+        stack, _, count = line.rpartition(" ")
+        n = int(count)
+        frames = stack.split(";")[1:]  # the first is the thread
+        total += n
+        if frames:
+            own[_short(frames[-1])] += n
+        for name in {_short(f) for f in frames}:
+            inclusive[name] += n
+    lines = [f"  {total} samples; own time (the function on top of the stack):"]
+    lines += [f"    {n / total:6.1%}  {name}" for name, n in own.most_common(top)]
+    lines.append("  with what they call:")
+    lines += [f"    {n / total:6.1%}  {name}" for name, n in inclusive.most_common(top)]
+    return lines
+
+
+def _short(frame: str) -> str:
+    """``func (path/to/file.py:12)`` as ``func (file.py)``."""
+    name, _, where = frame.partition(" (")
+    return f"{name} ({Path(where.split(':')[0]).name})" if where else name
+
+
+def main() -> None:
+    if len(sys.argv) == 3 and sys.argv[1] == "--bare-client":
+        concurrency, calls = int(os.environ["LOAD_CONCURRENCY"]), int(os.environ["LOAD_CALLS"])
+        return bare_client(sys.argv[2], concurrency, calls)
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--concurrency", type=int, default=64, help="calls or matches at once")
+    ap.add_argument("--calls", type=int, default=20000, help="calls of the bare load")
+    ap.add_argument(
+        "--rounds",
+        type=int,
+        default=96,
+        help="duplicate sets of the measured run (more than --concurrency, for that many "
+        "matches at once: a set plays one match at a time)",
+    )
+    ap.add_argument("--profile", type=Path, default=None, help="py-spy's collapsed stacks here")
+    args = ap.parse_args()
+    bot, address = start_bot()
+    try:
+        b = bare(address, bot.pid, args.concurrency, args.calls)
+        small = arena_run(address, bot.pid, args.concurrency, 1)  # start-up, mostly
+        large = arena_run(address, bot.pid, args.concurrency, args.rounds)
+        extra = large["decisions"] - small["decisions"]
+        cpu_us = (large["cpu"] - small["cpu"]) / extra * 1e6
+        bot_us = (large["bot"] - small["bot"]) / extra * 1e6
+        per_s = extra / (large["wall"] - small["wall"])
+        startup = small["cpu"] - small["decisions"] * cpu_us / 1e6
+        print(f"{args.concurrency} at once, one trivial bot at {address}, {os.cpu_count()} cores")
+        rows = [
+            ("bare grpc.aio load", b["per_s"], b["cpu_us"], b["bot_us"]),
+            ("arena tournament (start-up out)", per_s, cpu_us, bot_us),
+        ]
+        print(f"  {'':34} {'per second':>11} {'CPU us':>8} {'bot us':>8}")
+        for label, rate, cpu, used in rows:
+            print(f"  {label:34} {rate:>11,.0f} {cpu:>8.0f} {used:>8.0f}")
+        print(
+            f"  arena / bare: {per_s / b['per_s']:.2f}x the decisions per second, "
+            f"{cpu_us / b['cpu_us']:.2f}x the CPU per decision"
+        )
+        print(
+            f"  start-up and wind-down, apart: {startup:.2f} s of CPU "
+            f"(one set, {small['decisions']:,} decisions; the measured run {large['decisions']:,})"
+        )
+        if args.profile is not None:
+            spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
+            if not Path(spy).exists():
+                raise SystemExit("--profile needs py-spy: pip install py-spy")
+            # --gil: the samples of the thread holding the GIL, so Python's own
+            # CPU; grpcio's core threads outside the GIL are not in them.
+            wrap = [spy, "record", "--format", "raw", "--rate", "250", "--gil"]
+            wrap += ["--output", str(args.profile), "--"]
+            arena_run(address, bot.pid, args.concurrency, args.rounds, wrap)
+            print(f"profile of the measured run: {args.profile}")
+            print("\n".join(summarize_profile(args.profile)))
+    finally:
+        bot.terminate()
+        bot.wait(5)
+    return None
+
+
+if __name__ == "__main__":
+    main()
