@@ -15,12 +15,13 @@ import grpc
 import pytest
 
 from arena.archive import pack
+from arena.replay import replay_log
 from arena.transport import sandbox
 from arena.wire.v1 import server_pb2 as spb
 from tests.server.test_submissions import participant, refusal, submit
 from tests.support.paths import ROOT
 from tests.support.processes import ended
-from tests.support.server import ORGANISER, auth, register
+from tests.support.server import ORGANISER, auth, register, wait_for
 
 pytestmark = pytest.mark.process
 needs_sandbox = pytest.mark.skipif(
@@ -170,3 +171,28 @@ def test_a_competition_refuses_a_registered_bot_that_does_not_list_its_options(
         == "bot 'alice-napola' cannot play the option(s) re_bello: its handshake lists napola"
     )
     assert create(stub, competition("napola", pair, "scopa") + "napola = true\n")
+
+
+@pytest.fixture
+def lists_no_games(tag) -> Iterator[str]:
+    """The address of a running bot whose handshake lists no games: the first four."""
+    yield from running_claims_bot(tag)
+
+
+def test_a_six_player_competition_takes_only_bots_that_list_it_and_is_played(
+    server, bots, lists_no_games, tmp_path
+):
+    stub = server.stub()
+    register(stub, "alice", "alice-four", lists_no_games)
+    register(stub, "bob", "bob-greedy", bots["greedy"])  # engines/greedy lists every game
+    register(stub, "carol", "carol-random", bots["random"])
+    detail = create_refused(stub, competition("six", ["bob-greedy", "alice-four"], "scopa6"))
+    assert detail.startswith("bot 'alice-four' cannot play scopa6: it plays scopa, "), detail
+    comp = create(stub, competition("six", ["bob-greedy", "carol-random"], "scopa6"))
+    stub.StartCompetition(spb.CompetitionRef(id=comp.id), metadata=auth(ORGANISER), timeout=10)
+    assert wait_for(stub, comp.id, "finished").matches_done == 1
+    (match,) = stub.ListMatches(spb.CompetitionRef(id=comp.id), timeout=10).matches
+    published = tmp_path / "six.log"
+    published.write_bytes(stub.GetMatchLog(spb.MatchRef(id=match.id), timeout=30).data)
+    replay = replay_log(published)  # the six-seat match it played, verified again
+    assert replay.variant.game.value == "scopa6" and len(replay.names) == 6
