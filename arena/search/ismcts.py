@@ -93,16 +93,18 @@ def true_deal(obs: Observation, hands: Sequence[int], rng: random.Random) -> Dea
     are, only the stock's order drawn (nobody may know it)."""
     deal = determinize(obs, rng)
     deal.hands = list(hands)
-    stock = sorted(set(range(DECK_SIZE)) - _known(deal))
+    known = _known(deal)
+    stock = sorted(set(range(DECK_SIZE)) - known)
     rng.shuffle(stock)
-    deal.deck = deal.deck[: deal.stock_pos] + stock
+    deal.deck = sorted(known) + stock  # the dealt part as these hands make it
     return deal
 
 
 def _known(deal: Deal) -> set[int]:
-    """Cards out of the stock: in a hand, on the table, or played."""
-    out = deal.table
-    for h in deal.hands:
+    """Cards out of the stock: in a hand, on the table, played, or captured
+    (the dealer may have taken the opening table without a play)."""
+    out = deal.table | deal.opening_table
+    for h in (*deal.hands, *deal.piles):
         out |= h
     for p in deal.plays:
         out |= BIT[p.card] | p.captures

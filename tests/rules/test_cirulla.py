@@ -164,3 +164,31 @@ def test_the_fast_points_are_the_full_scoring_s_with_the_sequences(seed):
         assert list(score_deal(piles, scope, **options).points) == deal_points(
             piles, scope, **options
         )
+
+
+def test_the_engines_that_sample_worlds_keep_the_taken_table_out_of_the_stock():
+    # Seed 6's second deal opens with a 30 the dealer takes (see above).
+    from arena.rules.deal import check_deck
+    from arena.search import ismcts
+
+    match = Match(Variant(Game.SCOPA, target=None, deal_limit=6, **CIRULLA), seed=6)
+    match.start_deal()
+    while match.deal is not None and not match.deal.opening_scope:
+        deal = match.deal
+        while not deal.is_over:
+            deal.play(deal.legal_moves()[0])
+        match.end_deal()
+        match.start_deal()
+    deal = match.deal
+    assert deal is not None and deal.opening_scope and deal.table == 0
+    obs = observe(match, deal.to_move)
+    for world in (
+        determinize(obs, random.Random(2)),
+        ismcts.true_deal(obs, tuple(deal.hands), random.Random(2)),
+    ):
+        check_deck(world.deck)  # every card once
+        assert world.piles == deal.piles and not set(world.deck[world.stock_pos :]) & set(
+            parse_cards("5d Cs 7b Cb")
+        )
+        world.random_playout(random.Random(3).random)
+        assert sum(p.bit_count() for p in world.piles) == 40
