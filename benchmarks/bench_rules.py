@@ -23,6 +23,7 @@ import timeit
 from collections.abc import Callable
 
 from arena.rules import Deal, Game, Variant, seeded_deck
+from arena.rules.variants import CIRULLA_OPTIONS
 from benchmarks import naive_scopa
 
 
@@ -103,15 +104,7 @@ def main() -> None:
         "scopa d'assi (ace takes all)": {"ace_takes_all": True},
         "scopa a quindici": {"fifteen": True},
         "quindici + ordinary captures": {"fifteen": True, "fifteen_ordinary": True},
-        "cirulla (its rules played here)": {
-            "fifteen": True,
-            "fifteen_ordinary": True,
-            "fewest_cards": True,
-            "ace_takes_all": True,
-            "ace_sweep_scores": True,
-            "opening_fifteen": True,
-            "aces_void": True,
-        },
+        "cirulla (its rules played here)": CIRULLA_OPTIONS,
     }
     for label, options in optionsets.items():
         for game in (Game.SCOPA, Game.SCOPONE):

@@ -221,6 +221,24 @@ REGIONAL_OPTIONS = (
 )
 OPTIONS = ("fewest_cards", "leftovers_to_last_player", *REGIONAL_OPTIONS)
 
+# The rules of Cirulla the arena plays, as options (docs/rules.md): its
+# captures, its deal and its points; with a target of 51 (its declarations
+# and the matta are not played yet).
+CIRULLA_OPTIONS = {
+    name: True
+    for name in (
+        "fifteen",
+        "fifteen_ordinary",
+        "fewest_cards",
+        "ace_takes_all",
+        "ace_sweep_scores",
+        "opening_fifteen",
+        "aces_void",
+        "piccola",
+        "grande",
+    )
+}
+
 
 def side_of(seat: int) -> int:
     """The side a seat plays for: in two-player Scopa each seat is a side;

@@ -14,6 +14,7 @@ from arena.replay import replay_log
 from arena.rules import Deal, Game, Match, Variant, observe, parse_cards, seeded_deck
 from arena.rules.determinize import determinize
 from arena.rules.scoring import deal_points, score_deal
+from arena.rules.variants import CIRULLA_OPTIONS
 from arena.settings import MatchSettings
 from arena.viewer import frames
 from arena.wire import convert as cv
@@ -21,17 +22,7 @@ from arena.wire import convert as cv
 from .helpers import cards
 from .test_properties import assert_playout_equals_steps
 
-CIRULLA = {
-    "fifteen": True,
-    "fifteen_ordinary": True,
-    "fewest_cards": True,
-    "ace_takes_all": True,
-    "ace_sweep_scores": True,
-    "opening_fifteen": True,
-    "aces_void": True,
-    "piccola": True,
-    "grande": True,
-}
+CIRULLA = CIRULLA_OPTIONS
 
 
 def deck(table: str, hands: str = "2c 3c 4c 2s 3s 4s") -> list[int]:
