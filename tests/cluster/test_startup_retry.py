@@ -35,10 +35,20 @@ def timeout() -> Exception:
     )
 
 
-def test_a_local_instance_that_timed_out_starting_is_started_once_more():
-    ray = SlowRay([timeout()])
+def gcs_timeout() -> Exception:
+    return RuntimeError(
+        "Timed out waiting for file /tmp/ray/session_x/gcs_server_port_16e6f9a726618a76"
+    )
+
+
+@pytest.mark.parametrize("failure", [timeout, gcs_timeout])
+def test_a_local_instance_that_timed_out_starting_is_started_once_more(failure, monkeypatch):
+    monkeypatch.delenv(session.GCS_PORT_WAIT[0], raising=False)
+    ray = SlowRay([failure()])
     session._init(ray, LOCAL, None)
     assert len(ray.inits) == 2 and ray.shutdowns == 1 and ray.inits[0] == ray.inits[1]
+    # and the GCS server is given longer than Ray's 30 s to publish its port
+    assert session.os.environ[session.GCS_PORT_WAIT[0]] == "120"
 
 
 def test_a_second_timeout_or_another_error_is_reported():
