@@ -15,7 +15,10 @@ from arena.cli.common import (
     sandbox_overrides,
 )
 from arena.errors import ConfigError
+from arena.rules import Game
 from arena.settings import parse_engine
+
+GAMES = ", ".join(g.value for g in Game)
 
 if TYPE_CHECKING:
     from arena.tournament.config import TournamentConfig
@@ -412,9 +415,7 @@ def add_parsers(sub: Subparsers) -> None:
         metavar="NAME=SPEC",
         help='your bot, e.g. mine="python my_bot.py" or mine=127.0.0.1:50051',
     )
-    gauntlet.add_argument(
-        "--variant", default="scopa", help="scopa, scopa4, scopone or scientifico"
-    )
+    gauntlet.add_argument("--variant", default="scopa", help=f"{GAMES} (default scopa)")
     gauntlet.add_argument(
         "--sets", type=positive, default=12, help="duplicate sets per opponent (default 12)"
     )
@@ -447,7 +448,7 @@ def add_parsers(sub: Subparsers) -> None:
     sprt.add_argument(
         "--engine", action="append", metavar="NAME=SPEC", help="test engine, then base"
     )
-    sprt.add_argument("--variant", default="scopa", help="scopa, scopa4, scopone or scientifico")
+    sprt.add_argument("--variant", default="scopa", help=f"{GAMES} (default scopa)")
     sprt.add_argument(
         "--elo0", type=float, default=0.0, help="H0 bound, normalized Elo (default 0)"
     )
