@@ -275,7 +275,7 @@ def test_a_fragment_opens_a_position_and_follows_the_steps(browser, tmp_path):
     assert fragment(page) == f"#deal=2&step={scored - starts[2]}"
     # An address typed into the page's bar while it is open moves it too.
     page.evaluate("location.hash = '#deal=1&step=3'")
-    page.wait_for_function("document.body.dataset.step === '3'")
+    page.wait_for_function("() => document.body.dataset.step === '3'")
     watched.check_clean()
 
 

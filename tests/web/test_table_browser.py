@@ -95,7 +95,7 @@ def test_a_person_plays_a_whole_scopa_match_by_clicking_with_a_reload(browser, t
         assert other.locator("#hand").count() == 0
         other.goto(table.base + "/seat#" + "A" * 43)
         other.reload()
-        other.wait_for_function("document.body.innerText.includes('not a seat')")
+        other.wait_for_function("() => document.body.innerText.includes('not a seat')")
         assert other.locator("#hand").count() == 0 and other.locator(".card").count() == 0
         stranger.close()
         # The browser reports the refused request itself as a console error: expected here.
