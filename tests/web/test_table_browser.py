@@ -111,8 +111,8 @@ def test_a_person_plays_a_whole_scopa_match_by_clicking_with_a_reload(browser, t
         assert "Match over" in page.locator("#result").inner_text()
         assert table.wait() == 0
     finally:
+        table.stop()  # first: a page that saw problems raises in close
         watched.close()
-        table.stop()
     replayed = replay_log(log)
     assert replayed.result.termination is Termination.COMPLETED and not replayed.result.faults
     assert sum(s.seat == 0 for d in replayed.deals for s in d.steps) == moves
@@ -146,9 +146,9 @@ def test_a_person_and_a_bot_partner_play_scopone_against_two_bots_by_keyboard(br
             moves += 1
         assert table.wait() == 0
     finally:
+        table.stop()  # first: a page that saw problems raises in close
         phone.close()
         watched.close()
-        table.stop()
     replayed = replay_log(log)
     assert replayed.result.termination is Termination.COMPLETED and not replayed.result.faults
     assert replayed.header.engines[0].engine_name == "human"
