@@ -378,7 +378,7 @@ def _read(path: Path) -> _Log:
     replay = replay_log(path)
     game = replay.variant.game
     if replay.variant.seats != 4:
-        why = "has no partners" if replay.variant.seats == 2 else "is not a four-seat game"
+        why = "is not a four-seat game" if replay.variant.game.is_team_game else "has no partners"
         raise AnalysisError(
             f"{path}: a {game.value} match {why}: the collusion audit reads the four-seat "
             "team games (scopone, scientifico, scopa4)"

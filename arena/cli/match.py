@@ -55,7 +55,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 
     variant = variant_from_args(args)
     names = args.seat or ["greedy", "random"]
-    if len(names) == 2 and variant.seats > 2:
+    if len(names) == 2 and variant.game.is_team_game:
         names = names * (variant.seats // 2)  # each strategy plays every seat of its side
     if len(names) != variant.seats:
         raise ConfigError(f"{variant.game.value} needs {variant.seats} --seat options")
@@ -154,10 +154,10 @@ def match_status(termination: Termination) -> int:
 def cmd_match(args: argparse.Namespace) -> int:
     variant = variant_from_args(args)
     specs = parse_engines(args.engine)
-    if len(specs) != variant.seats and not (variant.seats > 2 and len(specs) == 2):
+    if len(specs) != variant.seats and not (variant.game.is_team_game and len(specs) == 2):
         raise ConfigError(
             f"{variant.game.value} needs {variant.seats} --engine options"
-            + (" (or 2: each plays every seat of its side)" if variant.seats > 2 else "")
+            + (" (or 2: each plays every seat of its side)" if variant.game.is_team_game else "")
         )
     clock = ClockSettings(
         move_time=args.move_time or None, bank=args.bank, increment=args.increment, grace=args.grace
@@ -166,7 +166,7 @@ def cmd_match(args: argparse.Namespace) -> int:
         OnFault(args.on_fault), strikes=args.strikes, substitute=Substitute(args.substitute)
     )
     people = [s for s in specs if isinstance(s, HumanEngine)]
-    if people and variant.seats > 2 and len(specs) == 2:
+    if people and variant.game.is_team_game and len(specs) == 2:
         raise ConfigError(
             "a person takes one seat, never all of a side's (they would see their "
             f"partners' hands): give {variant.seats} engines"

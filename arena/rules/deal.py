@@ -218,11 +218,10 @@ class Deal:
         seat = self.to_move
         if seat is None:
             return []
-        if self._fifteen:
-            return fifteen_moves(
-                self.hands[seat], self.table, self._fifteen_ordinary, self._ace_all, self._fewest
-            )
-        return legal_moves(self.hands[seat], self.table, self._fewest, self._ace_all)
+        hand, table = self.hands[seat], self.table
+        return legal_moves(
+            hand, table, self._fewest, self._ace_all, self._fifteen, self._fifteen_ordinary
+        )
 
     def check(self, move: Move) -> None:
         """Raise IllegalMoveError unless ``move`` is legal now."""

@@ -125,11 +125,13 @@ def plan_of(pattern: int) -> tuple[int, ...]:
     found = _PLANS.get(pattern)
     if found is None:
         sels = _PATTERNS.get(pattern) or selections_of(pattern)
-        found = _PLANS[pattern] = tuple(
-            0 if not options else options[0][0] if len(options) == 1 and not options[0][1] else -1
-            for options in sels
-        )
+        found = _PLANS[pattern] = tuple(_plan_entry(options) for options in sels)
     return found
+
+
+def _plan_entry(options: tuple[Selection, ...]) -> int:
+    """A plan's entry for the selections of one sum (see _PLANS)."""
+    return 0 if not options else options[0][0] if len(options) == 1 and not options[0][1] else -1
 
 
 def _choose(cards: int, k: int) -> list[int]:
@@ -154,7 +156,12 @@ def capture_sets(table: int, total: int) -> list[int]:
     sels = _PATTERNS.get(key) or selections_of(key)
     # A lone king is the first set adding up to 10, as if patterns held kings.
     out = _choose(table & KING_MASK, 1) if total == 10 else []
-    for sel in sels[total]:
+    return _masks(table, sels[total], out)
+
+
+def _masks(table: int, selections: tuple[Selection, ...], out: list[int]) -> list[int]:
+    """``out`` extended by the table masks of ``selections``."""
+    for sel in selections:
         if sel[1]:
             out += _realise(table, sel)
         else:
@@ -283,13 +290,8 @@ def _fifteen_selections(pattern: int) -> tuple[tuple[Selection, ...], ...]:
 
 def _fifteen_plan(pattern: int) -> tuple[int, ...]:
     sels = _fifteen_selections(pattern)
-    plan = [0]  # index 0 unused, as ranks run 1..10
-    for r in range(1, 11):
-        options = sels[15 - r]
-        plan.append(
-            0 if not options else options[0][0] if len(options) == 1 and not options[0][1] else -1
-        )
-    found = _FIFTEEN_PLANS[pattern] = tuple(plan)
+    # Index 0 unused, as ranks run 1..10.
+    found = _FIFTEEN_PLANS[pattern] = (0, *(_plan_entry(sels[15 - r]) for r in range(1, 11)))
     return found
 
 
@@ -301,13 +303,7 @@ def _full_pattern(table: int) -> int:
 def fifteen_sets(table: int, total: int) -> list[int]:
     """The masks of every set of one or more table cards adding up to ``total``
     (5..14: 15 less the played card)."""
-    out: list[int] = []
-    for sel in _fifteen_selections(_full_pattern(table))[total]:
-        if sel[1]:
-            out += _realise(table, sel)
-        else:
-            out.append(table & sel[0])
-    return out
+    return _masks(table, _fifteen_selections(_full_pattern(table))[total], [])
 
 
 _fifteen_plans_get = _FIFTEEN_PLANS.get

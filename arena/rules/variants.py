@@ -95,9 +95,9 @@ class Variant:
         ace_sweep_scores: with ace_takes_all, the ace's taking of the whole
             table scores a scopa (asso piglia tutto); without, it does not
             (scopa d'assi, the common reading).
-        napoleone: with napola: a side whose captures in one deal hold all ten
-            Denari (a napola of 10, "napoleone") wins the match at the end of
-            that deal, whatever the scores.
+        napoleone: with napola or piccola: a side whose captures in one deal
+            hold all ten Denari ("napoleone", Cirulla's "cappotto") wins the
+            match at the end of that deal, whatever the scores.
         fifteen: scopa a quindici: a card takes a set of one or more table
             cards adding up to 15 with it, and only such a set.
         fifteen_ordinary: with fifteen, the ordinary captures stand too, and

@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arena.rules import Move, Observation
-from arena.rules.cards import BIT, DECK_SIZE
+from arena.rules.cards import DECK_SIZE
 from arena.rules.deal import Deal
 from arena.rules.determinize import determinize
 
@@ -101,13 +101,12 @@ def true_deal(obs: Observation, hands: Sequence[int], rng: random.Random) -> Dea
 
 
 def _known(deal: Deal) -> set[int]:
-    """Cards out of the stock: in a hand, on the table, played, or captured
-    (the dealer may have taken the opening table without a play)."""
-    out = deal.table | deal.opening_table
+    """Cards out of the stock: in a hand, on the table, or captured (every
+    played card is on the table or in a pile, and so is the opening table,
+    which the dealer may have taken without a play)."""
+    out = deal.table
     for h in (*deal.hands, *deal.piles):
         out |= h
-    for p in deal.plays:
-        out |= BIT[p.card] | p.captures
     return {c for c in range(DECK_SIZE) if out >> c & 1}
 
 

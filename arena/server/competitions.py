@@ -274,7 +274,7 @@ def refuse_unworkable(cfg: TournamentConfig) -> None:
                 f"bot {engine.name!r} is registered at {engine.describe()!r}, which is not an "
                 "address the arena can dial (HOST:PORT, [IPV6]:PORT or unix:/PATH)"
             )
-    if cfg.variant.seats <= 2 or cfg.allow_shared_partners:
+    if not cfg.variant.game.is_team_game or cfg.allow_shared_partners:
         return
     # Who sits where does not depend on the seed (only the decks do): any will do.
     seated = dataclasses.replace(cfg, seed=cfg.seed or "seatings")
@@ -319,7 +319,7 @@ def entry_check(
         )
         _refuse_game(cfg, bot.name, bot.games)
         _refuse_options(cfg, bot.name, bot.options)
-        shared = cfg.variant.seats > 2 and not cfg.allow_shared_partners
+        shared = cfg.variant.game.is_team_game and not cfg.allow_shared_partners
         if shared and submission_digest(bot.address) is None:
             raise ConfigError(
                 "a team game's ladder seats each version in every seat of its side, and a "

@@ -543,7 +543,7 @@ def _refuse_unplayable(cfg: TournamentConfig, where: str) -> None:
     names = [e.name for e in cfg.engines]
     if cfg.format is TournamentFormat.GAUNTLET and cfg.challenger not in names:
         raise ConfigError(f"{where}: a gauntlet needs challenger = one of {', '.join(names)}")
-    if cfg.format is TournamentFormat.TEAMS and cfg.variant.seats == 2:
+    if cfg.format is TournamentFormat.TEAMS and not cfg.variant.game.is_team_game:
         raise ConfigError(f"{where}: format teams needs a team game (scopa4, scopone, scopa6, ...)")
     if cfg.format is TournamentFormat.PARTNERSHIP and cfg.variant.seats != 4:
         raise ConfigError(
