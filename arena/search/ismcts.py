@@ -19,6 +19,12 @@ needs no UCB, and comparing its moves on the same deals takes the luck of
 the deal out of their difference, as flat Monte Carlo search does. The best
 move is then the one with the best mean.
 
+The sampled deals are weighted by what the other seats' plays say about
+their hands (``infer``; arena.search.belief): a seat that left the
+settebello on the table probably held no seven. The deals are drawn from
+batches of uniform samples in proportion to that likelihood, so the tree
+itself is unchanged.
+
 The reward is the deal's point difference for that side, divided by
 ``REWARD_SCALE``. Every deal is searched on its own: the match score is not
 modelled. engines/ismcts/README.md gives what each choice was measured at.
@@ -41,6 +47,7 @@ from arena.rules import Move, Observation
 from arena.rules.cards import DECK_SIZE
 from arena.rules.deal import Deal
 from arena.rules.determinize import determinize
+from arena.search.belief import Belief
 
 # Deal points a side can make beyond the other's, on a typical spread: the
 # reward's unit, so that UCB's exploration constant reads in the same terms.
@@ -52,6 +59,7 @@ PAIRED = True  # every root move tried on each sampled deal (measured: README)
 CARE = 0.0  # and leave no table one card sweeps, this often (measured: README)
 SWEEP = 0.0  # and sweep the table when they can, this often (measured: README)
 EXPLORATION = 0.7  # UCB1's c, over rewards in units of REWARD_SCALE (measured: README)
+INFER = 1.0  # how far the other seats' plays weigh the sampled deals (arena.search.belief)
 
 
 class Node:
@@ -125,6 +133,7 @@ def search(
     sweep: float = SWEEP,
     paired: bool = PAIRED,
     depth: int = DEPTH,
+    infer: float = INFER,
 ) -> SearchResult:
     """Search the seat's position for at most ``iterations`` iterations and at
     most ``seconds`` (at least one of them; at least one iteration; ``paired``,
@@ -204,9 +213,20 @@ def search(
             node = parent
         root.visits += 1
 
+    belief = Belief(obs, infer) if hands is None and infer > 0 else None
+    if belief is not None and not belief.informative:
+        belief = None
+    queue: list[Deal] = []
     firsts = [root.children.setdefault(m, Node(root, side)) for m in moves] if paired else []
     while done < limit:
-        world = true_deal(obs, hands, rng) if hands is not None else determinize(obs, rng)
+        if hands is not None:
+            world = true_deal(obs, hands, rng)
+        elif belief is not None:
+            if not queue:
+                queue = belief.sample(rng)
+            world = queue.pop()
+        else:
+            world = determinize(obs, rng)
         if paired:
             # Every root move on this same deal: their values differ by the
             # move, not by the cards dealt (common random numbers, as flat search).

@@ -70,6 +70,7 @@ class ThinkOptions:
     sweep: float = ismcts.SWEEP
     paired: bool = ismcts.PAIRED
     depth: int = ismcts.DEPTH
+    infer: float = ismcts.INFER
 
 
 def _positive(kind: type[int] | type[float]):  # type: ignore[no-untyped-def]
@@ -146,6 +147,13 @@ def think_parser(name: str, exploration: bool = True) -> argparse.ArgumentParser
             default=ismcts.DEPTH,
             help="plies the tree may grow below the root (default: the whole deal)",
         )
+        parser.add_argument(
+            "--infer",
+            type=float,
+            default=ismcts.INFER,
+            help="how far the other seats' plays weigh the sampled deals "
+            f"(default {ismcts.INFER}; 0: uniform samples)",
+        )
     return parser
 
 
@@ -178,6 +186,7 @@ def think_options(
         getattr(args, "sweep", ismcts.SWEEP),
         getattr(args, "paired", ismcts.PAIRED),
         getattr(args, "depth", ismcts.DEPTH),
+        getattr(args, "infer", ismcts.INFER),
     )
     return (options, others) if rest else options
 
@@ -218,6 +227,7 @@ class IsmctsPlayer:
             sweep=self.options.sweep,
             paired=self.options.paired,
             depth=self.options.depth,
+            infer=self.options.infer,
         )
         self.last = result
         return result.best
