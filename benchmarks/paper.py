@@ -102,7 +102,9 @@ def known_players(scale: float) -> dict[str, str]:
         "random": "builtin:random",
         "greedy": "builtin:greedy",
         "traditional": "builtin:traditional",
-        "ismcts": f"builtin:ismcts --iterations {iterations(PAPER_ITERATIONS['ismcts'], scale)}",
+        # The paper's ISMCTS samples the hidden cards uniformly: no inference.
+        "ismcts": f"builtin:ismcts --iterations {iterations(PAPER_ITERATIONS['ismcts'], scale)}"
+        " --infer 0",
         "cheating-mcts": "builtin:cheating-mcts --iterations "
         f"{iterations(PAPER_ITERATIONS['cheating-mcts'], scale)}",
     }
@@ -374,7 +376,9 @@ def build_plan(args: argparse.Namespace) -> Plan:
         Experiment("tournament", players, "round robin of the players"),
     ]
     if args.deep:
-        deep = f"builtin:ismcts --iterations {iterations(DEEP_ITERATIONS, args.iterations)}"
+        deep = (
+            f"builtin:ismcts --iterations {iterations(DEEP_ITERATIONS, args.iterations)} --infer 0"
+        )
         experiments.append(
             Experiment(
                 "deep",
