@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from arena.rules import Game, Match, Move, Variant, observe, parse_cards
 from arena.rules.cards import RANK_MASK
 from arena.rules.moves import legal_moves
+from arena.rules.variants import CIRULLA_OPTIONS
 from arena.search import belief, ismcts
 from arena.search.belief import Belief
 from tests.search.test_players import deal_with
@@ -54,10 +55,12 @@ VARIANTS = [
     Variant(Game.SCOPA, ace_takes_all=True),
     Variant(Game.SCOPA_A_QUATTRO, fifteen=True, fifteen_ordinary=True),
     Variant(Game.SCOPA_A_SEI),
+    Variant(Game.SCOPA, **CIRULLA_OPTIONS),  # the opening table may be the dealer's
+    Variant(Game.SCOPONE, **CIRULLA_OPTIONS),
 ]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.sampled_from(VARIANTS), st.integers(0, 2**32), st.integers(1, 30))
 def test_a_hand_s_likelihood_is_its_cards_likelihoods_added_up(variant, seed, steps):
     """The belief adds each card's moves up rather than listing the hand's
@@ -120,3 +123,24 @@ def test_a_deal_drawn_twice_is_two_deals():
     for _ in range(50):
         drawn = Belief(obs).sample(rng, 8)
         assert len(drawn) == 8 and len({id(w) for w in drawn}) == 8
+
+
+def test_the_plays_are_read_on_the_table_the_dealer_left():
+    """Cirulla: an opening table of 15 is the dealer's before the first play;
+    every play is then legal on the table the belief rebuilds."""
+    match = Match(Variant(Game.SCOPA, **CIRULLA_OPTIONS), seed=4)
+    deal = match.start_deal()
+    assert deal.opening_scope == 1 and deal.table == 0
+    rng = random.Random(2)
+    while len(deal.plays) < 2:
+        deal.play(rng.choice(deal.legal_moves()))
+    seat = deal.to_move
+    assert seat is not None
+    made = Belief(observe(match, seat))
+    [(other, plays)] = made._history
+    first = deal.plays[0]  # it met an empty table, so it was laid there
+    assert first.captures == 0 and plays[0][1] == 1 << first.card
+    v = match.variant
+    rules = (v.fewest_cards, v.ace_takes_all, v.fifteen, v.fifteen_ordinary)
+    for later, table, card, taken in plays:
+        assert Move(card, taken) in legal_moves(deal.hands[other] | later, table, *rules)
