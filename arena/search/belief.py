@@ -51,20 +51,12 @@ STRENGTH = 1.0  # the likelihoods' exponent (0: no inference)
 BATCH = 8  # uniform samples drawn per resampling
 
 
-def _worth(cards: int) -> float:
+def _total(cards: int, per_card: tuple[float, ...] | tuple[int, ...]) -> float:
+    """``per_card`` summed over the cards of a mask."""
     total = 0.0
     while cards:
         low = cards & -cards
-        total += _CARD[low.bit_length() - 1]
-        cards ^= low
-    return total
-
-
-def _rank_sum(cards: int) -> int:
-    total = 0
-    while cards:
-        low = cards & -cards
-        total += RANK[low.bit_length() - 1]
+        total += per_card[low.bit_length() - 1]
         cards ^= low
     return total
 
@@ -73,15 +65,15 @@ def move_value(card: int, taken: int, table: int) -> float:
     """The model's value of playing ``card`` taking ``taken`` from ``table``."""
     if taken:
         after = table ^ taken
-        value = _worth(taken | BIT[card])
+        value = _total(taken | BIT[card], _CARD)
         if not after:
             return value + _SCOPA
     else:
         after = table | BIT[card]
         value = -0.5 * _CARD[card]
-    if _rank_sum(after) <= 10:
+    if _total(after, RANK) <= 10:
         value -= _LAY_RISK
-    return value - 0.3 * _worth(after)
+    return value - 0.3 * _total(after, _CARD)
 
 
 class Belief:
