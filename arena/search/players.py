@@ -73,14 +73,15 @@ class ThinkOptions:
     infer: float = ismcts.INFER
 
 
-def _positive(kind: type[int] | type[float]):  # type: ignore[no-untyped-def]
+def _positive(kind: type[int] | type[float], zero: bool = False):  # type: ignore[no-untyped-def]
     def read(text: str) -> int | float:
         try:
             value = kind(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"must be positive, not {text}")
+        if value < 0 or (value == 0 and not zero):
+            kind_of = "at least 0" if zero else "positive"
+            raise argparse.ArgumentTypeError(f"must be {kind_of}, not {text}")
         return value
 
     return read
@@ -149,7 +150,7 @@ def think_parser(name: str, exploration: bool = True) -> argparse.ArgumentParser
         )
         parser.add_argument(
             "--infer",
-            type=float,
+            type=_positive(float, zero=True),
             default=ismcts.INFER,
             help="how far the other seats' plays weigh the sampled deals "
             f"(default {ismcts.INFER}; 0: uniform samples)",

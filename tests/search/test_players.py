@@ -159,6 +159,7 @@ def test_options_are_checked_and_explained():
         (["--think", "-1"], "must be positive"),
         (["--iterations", "many"], "not a number"),
         (["--width", "3"], "unknown option '--width'"),
+        (["--infer", "-1"], "must be at least 0"),
     ]:
         with pytest.raises(ConfigError, match=said):
             BUILT_IN["ismcts"].check(bad)
