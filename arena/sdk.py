@@ -201,10 +201,15 @@ def serve(
     games: Sequence[Game] = (),
     options: Sequence[str] | None = None,
     argv: Sequence[str] | None = None,
+    parents: Sequence[argparse.ArgumentParser] = (),
 ) -> None:
     """Run a bot server around ``choose`` until stopped. Command line:
-    ``--listen ADDRESS`` (default $SCOPA_BOT_LISTEN or 127.0.0.1:0, a free port)."""
-    parser = argparse.ArgumentParser(description=f"{name} {version}: a Scopa Arena bot")
+    ``--listen ADDRESS`` (default $SCOPA_BOT_LISTEN or 127.0.0.1:0, a free port);
+    ``parents``: the bot's own options, so that ``--help`` lists them too.
+    Other words are left alone (a host may tag its bots' command lines)."""
+    parser = argparse.ArgumentParser(
+        description=f"{name} {version}: a Scopa Arena bot", parents=list(parents)
+    )
     parser.add_argument(
         "--listen",
         default=os.environ.get(LISTEN_ENV, "127.0.0.1:0"),

@@ -10,7 +10,7 @@ Time: it thinks for at most half the decision's deadline, a share of its
 bank when the clock has one, at most --think seconds (default 0.2) and at
 most --iterations iterations.
 
-    python engines/ismcts/bot.py [--think 0.2] [--iterations N] [--exploration C]
+    python engines/ismcts/bot.py [--think 0.2] [--iterations N] [--exploration C] [--infer S]
                                  [--listen ADDRESS]
 """
 
@@ -20,7 +20,7 @@ import sys
 
 from arena.rules import Game, Move
 from arena.sdk import Decision, serve
-from arena.search.players import IsmctsPlayer, think_options
+from arena.search.players import IsmctsPlayer, think_options, think_parser
 
 if __name__ == "__main__":
     options, rest = think_options("ismcts", sys.argv[1:], rest=True)
@@ -31,5 +31,13 @@ if __name__ == "__main__":
         player = IsmctsPlayer(decision.rng("ismcts"), options)
         return player(decision.observation, decision.legal_moves, clock=decision.clock)
 
-    serve(choose, name="ismcts", version="1.0", author="Scopa Arena", games=tuple(Game), argv=rest)
+    serve(
+        choose,
+        name="ismcts",
+        version="1.0",
+        author="Scopa Arena",
+        games=tuple(Game),
+        argv=rest,
+        parents=[think_parser("ismcts")],
+    )
     sys.exit(0)

@@ -19,7 +19,7 @@ import sys
 
 from arena.rules import Game, Move
 from arena.sdk import Decision, serve
-from arena.search.players import FlatPlayer, think_options
+from arena.search.players import FlatPlayer, think_options, think_parser
 
 if __name__ == "__main__":
     options, rest = think_options("search", sys.argv[1:], exploration=False, rest=True)
@@ -30,5 +30,13 @@ if __name__ == "__main__":
         player = FlatPlayer(decision.rng("search"), options)
         return player(decision.observation, decision.legal_moves, clock=decision.clock)
 
-    serve(choose, name="search", version="2.0", author="Scopa Arena", games=tuple(Game), argv=rest)
+    serve(
+        choose,
+        name="search",
+        version="2.0",
+        author="Scopa Arena",
+        games=tuple(Game),
+        argv=rest,
+        parents=[think_parser("search", exploration=False)],
+    )
     sys.exit(0)
