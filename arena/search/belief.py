@@ -104,7 +104,7 @@ class Belief:
             mine = [i for i, p in enumerate(obs.plays) if p.seat == seat]
             recent = mine[len(mine) - played :] if played > 0 else []
             plays = []
-            later = 0  # cards of this seat's plays after the one in hand
+            later = 0  # this play's card and the cards the seat played after it
             for i in reversed(recent):
                 p = obs.plays[i]
                 later |= BIT[p.card]
