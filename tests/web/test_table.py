@@ -47,7 +47,9 @@ def test_a_person_plays_through_the_pages_requests_and_the_log_verifies(tmp_path
     table = host_table(["me=human", "g=builtin:greedy"], "--target", "3", "--seed", "5", log=log)
     try:
         # Nothing answers without the seat's secret, or with another.
-        for secret in (None, "x" * 43, table.secrets[0][:-1] + "A"):
+        real = table.secrets[0]
+        near = real[:-1] + ("A" if real[-1] != "A" else "B")  # one character off, never the same
+        for secret in (None, "x" * 43, near):
             headers = {"Authorization": f"Bearer {secret}"} if secret else {}
             got = requests.get(table.base + "/api/seat/events", headers=headers, timeout=10)
             assert got.status_code == 401 and "hand" not in got.text
