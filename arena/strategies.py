@@ -37,7 +37,8 @@ CARD_VALUE = 0.05
 SWEEP_RISK = 0.6  # expected loss when the table left behind can be swept
 
 
-def _card_value(c: int) -> float:
+def card_value(c: int) -> float:
+    """A card's worth to the side that takes it, in points of a deal."""
     value = CARD_VALUE + (PRIMIERA[c] - 10) * 0.012
     if DENARI_MASK >> c & 1:
         value += DENARO_VALUE
@@ -51,20 +52,20 @@ def move_value(obs: Observation, move: Move) -> float:
     card, taken = move
     last_play = obs.stock_count == 0 and sum(obs.hand_sizes) == 1
     if taken:
-        value = sum(_card_value(c) for c in cards_of(taken | 1 << card))
+        value = sum(card_value(c) for c in cards_of(taken | 1 << card))
         table_after = obs.table & ~taken
         if not table_after and not last_play:
             return value + SCOPA_VALUE
     else:
         # Laying a card hands it to whoever takes it next.
-        value = -0.5 * _card_value(card)
+        value = -0.5 * card_value(card)
         table_after = obs.table | 1 << card
     if table_after and not last_play:
         total = sum(RANK[c] for c in cards_of(table_after))
         if total <= 10:
             value -= SWEEP_RISK
         # A lone 7 or denaro on the table invites a capture.
-        value -= 0.3 * sum(_card_value(c) for c in cards_of(table_after))
+        value -= 0.3 * sum(card_value(c) for c in cards_of(table_after))
     return value
 
 

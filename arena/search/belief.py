@@ -27,24 +27,18 @@ from __future__ import annotations
 import math
 import random
 
-from arena.rules.cards import BIT, DECK_SIZE, DENARI_MASK, PRIMIERA, RANK, SETTEBELLO
+from arena.rules.cards import BIT, DECK_SIZE, RANK
 from arena.rules.deal import Deal, opening_scope_of
 from arena.rules.determinize import determinize
 from arena.rules.moves import legal_moves
 from arena.rules.observe import Observation
+from arena.strategies import SCOPA_VALUE, SWEEP_RISK, card_value
 
-# The player model: a scopa is worth a point, a card its share of the deal's
-# points (greedy's weights, arena.strategies); laying a card gives half its
-# worth away, and a table one card can sweep is a risk.
-_SCOPA = 1.0
-_LAY_RISK = 0.6
-_CARD = tuple(
-    0.05
-    + (PRIMIERA[c] - 10) * 0.012
-    + (0.12 if DENARI_MASK >> c & 1 else 0.0)
-    + (0.9 if c == SETTEBELLO else 0.0)
-    for c in range(DECK_SIZE)
-)
+# The player model: greedy's one-ply reading of the table (arena.strategies),
+# without its exception for the deal's last card: a scopa is worth a point, a
+# card its share of the deal's points; laying a card gives half its worth
+# away, and a table one card can sweep is a risk.
+_CARD = tuple(card_value(c) for c in range(DECK_SIZE))
 SHARPNESS = 3.0  # softmax's inverse temperature over move values, in points
 UNIFORM_SHARE = 0.15  # the model's share of a uniform choice among the legal moves
 STRENGTH = 1.0  # the likelihoods' exponent (0: no inference)
@@ -67,12 +61,12 @@ def move_value(card: int, taken: int, table: int) -> float:
         after = table ^ taken
         value = _total(taken | BIT[card], _CARD)
         if not after:
-            return value + _SCOPA
+            return value + SCOPA_VALUE
     else:
         after = table | BIT[card]
         value = -0.5 * _CARD[card]
     if _total(after, RANK) <= 10:
-        value -= _LAY_RISK
+        value -= SWEEP_RISK
     return value - 0.3 * _total(after, _CARD)
 
 
