@@ -102,11 +102,12 @@ def known_players(scale: float) -> dict[str, str]:
         "random": "builtin:random",
         "greedy": "builtin:greedy",
         "traditional": "builtin:traditional",
-        # The paper's ISMCTS samples the hidden cards uniformly: no inference.
+        # The paper's ISMCTS samples the hidden cards uniformly (no inference),
+        # and its searches play the end of a deal by the tree too (no exact solve).
         "ismcts": f"builtin:ismcts --iterations {iterations(PAPER_ITERATIONS['ismcts'], scale)}"
-        " --infer 0",
+        " --infer 0 --no-solve",
         "cheating-mcts": "builtin:cheating-mcts --iterations "
-        f"{iterations(PAPER_ITERATIONS['cheating-mcts'], scale)}",
+        f"{iterations(PAPER_ITERATIONS['cheating-mcts'], scale)} --no-solve",
     }
 
 
@@ -377,7 +378,8 @@ def build_plan(args: argparse.Namespace) -> Plan:
     ]
     if args.deep:
         deep = (
-            f"builtin:ismcts --iterations {iterations(DEEP_ITERATIONS, args.iterations)} --infer 0"
+            f"builtin:ismcts --iterations {iterations(DEEP_ITERATIONS, args.iterations)}"
+            " --infer 0 --no-solve"
         )
         experiments.append(
             Experiment(

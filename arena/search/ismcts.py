@@ -47,6 +47,7 @@ from arena.rules import Move, Observation
 from arena.rules.cards import DECK_SIZE
 from arena.rules.deal import Deal
 from arena.rules.determinize import determinize
+from arena.search import endgame
 from arena.search.belief import Belief
 
 # Deal points a side can make beyond the other's, on a typical spread: the
@@ -60,6 +61,7 @@ CARE = 0.0  # and leave no table one card sweeps, this often (measured: README)
 SWEEP = 0.0  # and sweep the table when they can, this often (measured: README)
 EXPLORATION = 0.7  # UCB1's c, over rewards in units of REWARD_SCALE (measured: README)
 INFER = 1.0  # how far the other seats' plays weigh the sampled deals (arena.search.belief)
+SOLVE = True  # the end of a deal solved exactly once nothing is hidden (arena.search.endgame)
 
 
 class Node:
@@ -87,6 +89,7 @@ class SearchResult:
     values: tuple[float, ...]  # mean deal-point difference for the seat's side
     iterations: int
     seconds: float
+    solved: bool = False  # the values are exact (arena.search.endgame): nothing was sampled
 
     @property
     def best(self) -> Move:
@@ -118,6 +121,15 @@ def _known(deal: Deal) -> set[int]:
     return {c for c in range(DECK_SIZE) if out >> c & 1}
 
 
+def _nothing_hidden(obs: Observation, hands: Sequence[int] | None) -> bool:
+    """Whether the seat knows the rest of the deal's cards and it is small
+    enough to solve: the stock is empty and the unseen cards are one seat's
+    (or the seat is shown every hand)."""
+    if hands is not None:
+        return obs.stock_count == 0 and sum(obs.hand_sizes) <= endgame.MAX_CARDS
+    return endgame.is_known(obs)
+
+
 def search(
     obs: Observation,
     moves: Sequence[Move],
@@ -134,6 +146,7 @@ def search(
     paired: bool = PAIRED,
     depth: int = DEPTH,
     infer: float = INFER,
+    solve: bool = SOLVE,
 ) -> SearchResult:
     """Search the seat's position for at most ``iterations`` iterations and at
     most ``seconds`` (at least one of them; at least one iteration; ``paired``,
@@ -142,13 +155,25 @@ def search(
 
     ``hands`` (every seat's hand) makes it the cheating variant. ``reward``:
     "points", the deal's point difference over REWARD_SCALE, or "win", the
-    deal won (1), tied (0) or lost (-1)."""
+    deal won (1), tied (0) or lost (-1). ``solve``: once the seat knows
+    every hand (or sees them, cheating) and the rest is small, the exact
+    values instead (arena.search.endgame)."""
     if iterations is None and seconds is None:
         raise ValueError("search needs iterations, seconds or both")
     if reward not in REWARDS:
         raise ValueError(f"reward must be one of {', '.join(REWARDS)}, not {reward!r}")
     by_points = reward == "points"
     start = time.perf_counter()
+    if solve and by_points and _nothing_hidden(obs, hands):
+        world = determinize(obs, rng) if hands is None else true_deal(obs, hands, rng)
+        return SearchResult(
+            moves=tuple(moves),
+            visits=(1,) * len(moves),
+            values=tuple(float(v) for v in endgame.solve(world, moves)),
+            iterations=0,
+            seconds=time.perf_counter() - start,
+            solved=True,
+        )
     deadline = start + seconds if seconds is not None else math.inf
     limit = iterations if iterations is not None else 1 << 62
     root = Node(None, -1)

@@ -71,6 +71,7 @@ class ThinkOptions:
     paired: bool = ismcts.PAIRED
     depth: int = ismcts.DEPTH
     infer: float = ismcts.INFER
+    solve: bool = ismcts.SOLVE
 
 
 def _positive(kind: type[int] | type[float], zero: bool = False):  # type: ignore[no-untyped-def]
@@ -155,6 +156,12 @@ def think_parser(name: str, exploration: bool = True) -> argparse.ArgumentParser
             help="how far the other seats' plays weigh the sampled deals "
             f"(default {ismcts.INFER}; 0: uniform samples)",
         )
+        parser.add_argument(
+            "--solve",
+            action=argparse.BooleanOptionalAction,
+            default=ismcts.SOLVE,
+            help="solve the end of a deal exactly once every hand is known (default on)",
+        )
     return parser
 
 
@@ -188,6 +195,7 @@ def think_options(
         getattr(args, "paired", ismcts.PAIRED),
         getattr(args, "depth", ismcts.DEPTH),
         getattr(args, "infer", ismcts.INFER),
+        getattr(args, "solve", ismcts.SOLVE),
     )
     return (options, others) if rest else options
 
@@ -229,6 +237,7 @@ class IsmctsPlayer:
             paired=self.options.paired,
             depth=self.options.depth,
             infer=self.options.infer,
+            solve=self.options.solve,
         )
         self.last = result
         return result.best
