@@ -22,7 +22,7 @@ from typing import Any
 
 from arena.errors import AnalysisError, ConfigError
 from arena.replay import Replay, replay_log
-from arena.rules import Move, Observation, card_name, cards_of, legal_moves, parse_card
+from arena.rules import Move, Observation, card_name, cards_of, legal_moves, parse_card, plain_move
 from arena.search.evaluate import CAPTURE_BIAS, decision_rng, evaluate
 
 __all__ = [
@@ -218,7 +218,7 @@ def analyse_replay(
             out.append(
                 analyse_decision(
                     obs,
-                    step.move,
+                    plain_move(step.move),
                     deal=step.deal,
                     index=step.index,
                     samples=samples,

@@ -51,7 +51,7 @@ from typing import Any, Literal
 
 from arena.errors import AnalysisError, ConfigError, RulesError
 from arena.replay import Replay, replay_log
-from arena.rules import Deal, Move, Observation, legal_moves
+from arena.rules import Deal, Move, Observation, legal_moves, plain_move
 from arena.rules.cards import BIT, DECK_SIZE, FULL_DECK, cards_of
 from arena.rules.determinize import determinize as determinize_view
 from arena.rules.determinize import seen_cards
@@ -403,7 +403,7 @@ def _read(path: Path) -> _Log:
                     step.index,
                     obs,
                     tuple(moves),
-                    step.move,
+                    plain_move(step.move),
                     tuple(step.hands),
                 )
             )

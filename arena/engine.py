@@ -15,7 +15,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from arena.outcome import EngineInfo, MatchResult
-from arena.rules import FinishedDeal, Game, Match, Move, Observation, Variant, observe, side_of
+from arena.rules import (
+    FinishedDeal,
+    Game,
+    Match,
+    Observation,
+    OfferedMove,
+    Variant,
+    observe,
+    side_of,
+)
 from arena.rules.variants import ORIGINAL_GAMES
 from arena.settings import ClockSettings, FaultPolicy, OnFault
 
@@ -69,7 +78,7 @@ class Decision:
     match_id: str
     number: int  # within the deal, from 0 (DecisionRequest.decision)
     observation: Observation
-    legal_moves: tuple[Move, ...]
+    legal_moves: tuple[OfferedMove, ...]  # declaring too where a declaration is open
     clock: SeatClock
     # Every seat's hand: set only for an in-process engine that sees every hand
     # (builtin:cheating-mcts); no wire message has a field for it.
@@ -90,7 +99,8 @@ class Decision:
         deal = match.deal
         assert deal is not None
         hands = tuple(deal.hands) if every_hand else None
-        return cls(match_id, number, observe(match, seat), tuple(deal.legal_moves()), clock, hands)
+        moves = tuple(deal.offered_moves())
+        return cls(match_id, number, observe(match, seat), moves, clock, hands)
 
 
 @dataclass(frozen=True)
@@ -98,7 +108,7 @@ class Answer:
     """An engine's answer to a decision: its move, or None when the answer
     held none the arena could read (``unreadable`` says why), and its comment."""
 
-    move: Move | None
+    move: OfferedMove | None
     comment: str = ""
     unreadable: str = ""
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from arena.rules import DealScore, FinishedDeal, Move, Play, Variant, View
+from arena.rules import DealScore, FinishedDeal, OfferedMove, Play, Variant, View
 
 if TYPE_CHECKING:
     from arena.settings import ClockSettings, FaultPolicy, MatchSettings, SandboxSettings
@@ -156,7 +156,7 @@ class ProbeRecord:
 
     match_id: str
     hands: tuple[int, ...]
-    move: Move | None
+    move: OfferedMove | None
     problem: str = ""
     think_time: float = 0.0
 
@@ -166,7 +166,7 @@ class DecisionRecord:
     deal_number: int
     decision: int
     seat: int
-    move: Move | None  # the move applied (a substitute when fault is set; None: forfeit)
+    move: OfferedMove | None  # the move applied (a substitute when fault is set; None: forfeit)
     think_time: float  # seconds, measured by the referee
     fault: Fault | None = None
     scopa: bool = False

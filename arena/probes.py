@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 from arena.outcome import ProbeRecord
 from arena.replay import Replay
-from arena.rules import Move, side_of
+from arena.rules import Move, OfferedMove, plain_move, side_of
 
 __all__ = ["ProbeSummary", "partnership_of", "summarise_probes"]
 
@@ -91,14 +91,15 @@ class _Tally:
     observed: int = 0
     null: dict[int, float] = field(default_factory=lambda: {0: 1.0})
 
-    def add(self, real: Move, probes: Sequence[ProbeRecord]) -> None:
+    def add(self, real: OfferedMove, probes: Sequence[ProbeRecord]) -> None:
         answered = [p.move for p in probes if p.move is not None]
         self.probes += len(probes)
         self.unanswered += len(probes) - len(answered)
         if answered:
             self.decisions += 1
             self.observed += sum(m != real for m in answered)
-            self.null = _convolve(self.null, _null_distribution([real, *answered]))
+            moves = [plain_move(real), *(plain_move(m) for m in answered)]
+            self.null = _convolve(self.null, _null_distribution(moves))
 
     def summary(self, names: tuple[str, str]) -> ProbeSummary:
         tail = math.fsum(p for d, p in self.null.items() if d >= self.observed)

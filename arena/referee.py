@@ -49,8 +49,9 @@ from arena.outcome import (
     Termination,
 )
 from arena.record import LogWriter
-from arena.rules import Match, Move, Observation, Play, Sight, observe, view
+from arena.rules import Declaring, Match, Observation, OfferedMove, Play, Sight, observe, view
 from arena.rules.cards import card_name
+from arena.rules.declarations import undeclarable_reason
 from arena.rules.determinize import determinize
 from arena.settings import MatchSettings, Substitute
 from arena.transport.connection import EngineConnection
@@ -169,7 +170,7 @@ class Referee:
         while deal.to_move is not None:
             record = await self._decide(deal.to_move, index)
             assert record.move is not None
-            play = deal.play_unchecked(record.move)
+            play = deal.play_offered(record.move)
             if play.scopa:
                 record = dataclasses.replace(record, scopa=True)
             self._record(record)
@@ -299,8 +300,8 @@ class Referee:
         return ProbeRecord(probe.match_id, tuple(world), move, problem, elapsed)
 
     def _check_answer(
-        self, answer: Answer, legal: Sequence[Move]
-    ) -> tuple[Move | None, tuple[FaultKind, str] | None]:
+        self, answer: Answer, legal: Sequence[OfferedMove]
+    ) -> tuple[OfferedMove | None, tuple[FaultKind, str] | None]:
         move = answer.move
         if move is None:
             return None, (FaultKind.MALFORMED, answer.unreadable)
@@ -308,15 +309,25 @@ class Referee:
             return move, None
         deal = self.match.deal
         assert deal is not None
+        if isinstance(move, Declaring) and move.move in legal:
+            seat = deal.to_move
+            assert seat is not None
+            reason = undeclarable_reason(move, deal.hands[seat], deal.variant)
+            return None, (FaultKind.ILLEGAL, reason)
+        plain = move.move if isinstance(move, Declaring) else move
         try:
-            deal.check(move)
+            deal.check(plain)
         except IllegalMoveError as e:
             played = card_name(move.card)
             said = e.reason if played in e.reason else f"{e.reason} (played {played})"
             return None, (FaultKind.ILLEGAL, said)
         return None, (FaultKind.ILLEGAL, f"{move} is not a legal move")
 
-    def _substitute(self, legal: Sequence[Move], deal_number: int, index: int) -> Move:
+    def _substitute(
+        self, legal: Sequence[OfferedMove], deal_number: int, index: int
+    ) -> OfferedMove:
+        # A substitute plays for a seat that faulted; it never declares for it.
+        legal = [m for m in legal if not isinstance(m, Declaring)]
         if self.settings.policy.substitute is Substitute.FIRST:
             return legal[0]
         rng = random.Random(f"{self.settings.seed}/substitute/{deal_number}/{index}")

@@ -21,7 +21,7 @@ from arena.errors import ConfigError
 from arena.outcome import DealBegan, DealScored, MatchEvent, Termination, decision_text
 from arena.replay import Replay, ReplayedDeal, Step
 from arena.report import deal_table, side_names
-from arena.rules import RANK, SUIT, Play, Sight, View, Viewer, card_name, cards_of
+from arena.rules import RANK, SUIT, Declaring, Play, Sight, View, Viewer, card_name, cards_of
 
 FRENCH_SUITS = "♦♥♠♣"
 FRENCH_RANKS = ["A", "2", "3", "4", "5", "6", "7", "J", "Q", "K"]
@@ -155,7 +155,9 @@ def _step_line(step: Step, names: list[str], cards: Callable[[int], str]) -> str
     )
     if step.move is None:
         return f"{who} FAULT {what}; forfeit"
-    card, taken = step.move
+    card, taken = step.move[0], step.move[1]
+    if isinstance(step.move, Declaring):
+        who = f"{who} declares {step.move.declaration},"
     text = (
         f"{who} {cards(1 << card)} takes {cards(taken)}"
         if taken

@@ -29,9 +29,10 @@ from arena.outcome import (
 )
 from arena.record import LogContents, read_log
 from arena.rules import (
+    Declaring,
     FinishedDeal,
     Match,
-    Move,
+    OfferedMove,
     Variant,
     View,
     cards_text,
@@ -59,7 +60,7 @@ class Step:
     deal: int
     index: int
     seat: int
-    move: Move | None  # None: the fault forfeited the match here
+    move: OfferedMove | None  # None: the fault forfeited the match here
     scopa: bool
     think_us: int
     fault: Fault | None
@@ -157,10 +158,11 @@ def _fail(deal: int | None, index: int | None, message: str) -> VerifyError:
     return VerifyError(f"{prefix}: {message}" if prefix else message)
 
 
-def _describe(move: Move) -> str:
-    card, taken = move
+def _describe(move: OfferedMove) -> str:
+    card, taken = move[0], move[1]
     played = cards_text(1 << card)
-    return f"{played} taking {cards_text(taken)}" if taken else f"{played} (laid)"
+    said = f"{played} taking {cards_text(taken)}" if taken else f"{played} (laid)"
+    return f"{said} declaring {move.declaration}" if isinstance(move, Declaring) else said
 
 
 def replay_log(path: Path) -> Replay:
@@ -513,14 +515,14 @@ def _decide(match: Match, decision: DecisionRecord, deal_number: int, index: int
             )
         return step
     try:
-        deal.check(move)
+        deal.check(move.move if isinstance(move, Declaring) else move)
+        play = deal.play_offered(move)
     except IllegalMoveError as e:
         raise _fail(
             deal_number,
             index,
             f"the log says seat {step.seat} played {_describe(move)}; the rules say: {e.reason}",
         ) from None
-    play = deal.play_unchecked(move)
     if play.scopa != decision.scopa:
         says = "a scopa" if decision.scopa else "no scopa"
         rules = "a scopa" if play.scopa else "no scopa"

@@ -19,8 +19,12 @@ protobuf: ``decision.observation`` is what the seat may know (card sets are
 player remembers of the deal, so a bot keeps no state of its own:
 ``captured_cards`` (a mask per side), ``last_capture_seat`` (None while
 nobody has captured) and ``opening_table``; the target and deal limit are in
-``observation.variant``. It may be a plain or an ``async`` function; a plain one runs
-in a worker thread so that slow thinking never blocks other matches.
+``observation.variant``. In Cirulla (``variant.declarations``),
+``decision.declaration`` is the declaration open with this play, if any
+(cirulla or decino: three or ten scope), and ``decision.declaring(move)`` is
+the move that makes it; a bot that never declares plays legally. It may be
+a plain or an ``async`` function; a plain one runs in a worker thread so
+that slow thinking never blocks other matches.
 """
 
 from __future__ import annotations
@@ -43,7 +47,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from arena import __version__
 from arena.engine import SeatClock
-from arena.rules import Game, Move, Observation
+from arena.rules import Declaring, Game, Move, Observation
 from arena.wire import convert
 from arena.wire.protocol import LISTEN_ENV, LISTENING_PREFIX, MAX_REQUEST_BYTES
 from arena.wire.v1 import engine_pb2 as epb
@@ -57,13 +61,21 @@ class Decision:
     match_id: str
     seat: int
     observation: Observation
-    legal_moves: list[Move]
+    legal_moves: list[Move]  # every legal move (declaring or not: see ``declaration``)
     time_limit: float  # seconds for this decision (network grace not included)
     deal_number: int
     decision: int  # index of the decision within the deal
     bank: float | None = None  # seconds left in the seat's bank; None: no bank
     increment: float = 0.0  # seconds added to the bank after each decision
     move_time: float | None = None  # the per-decision limit; None: only the bank counts
+    # The declaration this play may make (Variant.declarations): "cirulla" or "decino".
+    declaration: str | None = None
+
+    def declaring(self, move: Move | tuple[int, int]) -> Declaring:
+        """``move``, declaring the open declaration with it (ValueError when none is)."""
+        if self.declaration is None:
+            raise ValueError("no declaration is open with this play")
+        return Declaring(move[0], move[1], self.declaration)
 
     @property
     def clock(self) -> SeatClock:
@@ -78,7 +90,8 @@ class Decision:
         )
 
 
-Chooser = Callable[[Decision], Move | tuple[int, int] | Awaitable[Move | tuple[int, int]]]
+Choice = Move | Declaring | tuple[int, int]
+Chooser = Callable[[Decision], Choice | Awaitable[Choice]]
 
 
 class EngineServicer(engine_pb2_grpc.EngineServicer):
@@ -106,7 +119,9 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
         self.info = convert.handshake_response(name, version, author, games, options)
 
     def decision_of(self, request: epb.DecisionRequest) -> Decision:
-        obs, moves = convert.decision_from_pb(request)
+        obs, offered = convert.decision_from_pb(request)
+        moves = [m for m in offered if not isinstance(m, Declaring)]
+        declared = {m.declaration for m in offered if isinstance(m, Declaring)}
         return Decision(
             match_id=request.match_id,
             seat=obs.seat,
@@ -118,6 +133,7 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
             bank=request.clock.bank_ms / 1000 if request.clock.bank_ms else None,
             increment=request.clock.increment_ms / 1000,
             move_time=request.clock.move_time_ms / 1000 if request.clock.move_time_ms else None,
+            declaration=min(declared) if declared else None,
         )
 
     def decide_pb(self, request: epb.DecisionRequest) -> epb.DecisionResponse:

@@ -26,7 +26,17 @@ from arena.outcome import DealScored, MatchResult, result_text
 from arena.render import Faces
 from arena.replay import Replay
 from arena.report import side_names
-from arena.rules import FinishedDeal, Play, Sight, Variant, View, Viewer, cards_of, side_of
+from arena.rules import (
+    Declaring,
+    FinishedDeal,
+    Play,
+    Sight,
+    Variant,
+    View,
+    Viewer,
+    cards_of,
+    side_of,
+)
 from arena.rules.cards import RANK, SUIT, SUIT_LETTERS, parse_card
 from arena.rules.deal import opening_scope_of
 from arena.rules.moves import ace_took_all
@@ -56,7 +66,11 @@ def cards_data(mask: int) -> list[dict[str, Any]]:
 
 def opening_taken(variant: Variant, opening_table: int) -> int:
     """The cards the dealer took from the opening table (opening_fifteen), or 0."""
-    return opening_table if variant.opening_fifteen and opening_scope_of(opening_table) else 0
+    return (
+        opening_table
+        if variant.opening_fifteen and opening_scope_of(opening_table, variant.matta)
+        else 0
+    )
 
 
 def _piles(
@@ -87,6 +101,8 @@ def blank_frame(kind: str) -> dict[str, Any]:
         "captured": [],
         "scopa": False,
         "ace_took_all": False,
+        "declaration": None,  # Cirulla: what the play declared, and the packet shown
+        "declared": [],
         "think_ms": None,
         "fault": None,
         "comment": "",
@@ -116,7 +132,7 @@ def position(variant: Variant, shown: View) -> dict[str, Any]:
         "to_move": shown.to_move,
         "score": list(shown.scores),
         "opening_taken": cards_data(opening),
-        "opening_scope": opening_scope_of(opening) if opening else 0,
+        "opening_scope": opening_scope_of(opening, variant.matta) if opening else 0,
     }
 
 
@@ -256,9 +272,13 @@ def frames(
                 frame = {**blank_frame("fault"), **position(variant, step.after.seen_by(viewer))}
                 frame["seat"] = step.seat
             else:
-                card, taken = step.move
+                card, taken = step.move[0], step.move[1]
                 play = Play(step.seat, card, taken, step.scopa)
                 frame = play_frame(variant, play, step.after.seen_by(viewer))
+                if isinstance(step.move, Declaring):
+                    # The packet shown is public: every viewer is told it.
+                    frame["declaration"] = step.move.declaration
+                    frame["declared"] = cards_data(step.after.declarations[-1].hand)
                 mark = marks.get((step.deal, step.index))
                 if mark is not None and (mark["seat"], mark["chosen"]["text"]) != (
                     step.seat,

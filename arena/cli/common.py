@@ -123,6 +123,18 @@ def add_variant_options(p: argparse.ArgumentParser) -> None:
         help="Cirulla's grande: Fante, Cavallo, Re of Denari score 5, 6 with the 7, 7 with the 6",
     )
     p.add_argument(
+        "--declarations",
+        action="store_true",
+        help="Cirulla's declarations: a packet adding up to 9 or less (cirulla, 3 scope) or "
+        "of three equal values (decino, 10) may be declared with its first card",
+    )
+    p.add_argument(
+        "--matta",
+        action="store_true",
+        help="Cirulla's matta: the 7 of Coppe counts as any value in a declaration and in the "
+        "opening table's 15 or 30",
+    )
+    p.add_argument(
         "--last-sweep",
         action="store_true",
         help="regional option: a sweep with the deal's very last card scores a scopa too",
@@ -158,6 +170,8 @@ def variant_from_args(args: argparse.Namespace) -> Variant:
         aces_void=args.aces_void,
         piccola=args.piccola,
         grande=args.grande,
+        declarations=args.declarations,
+        matta=args.matta,
     )
 
 

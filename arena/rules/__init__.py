@@ -23,7 +23,14 @@ from arena.rules.cards import (
 )
 from arena.rules.deal import Deal, Play
 from arena.rules.match import FinishedDeal, Match, seeded_deck, seeded_first_dealer
-from arena.rules.moves import Move, check_move, legal_moves
+from arena.rules.moves import (
+    Declaring,
+    Move,
+    OfferedMove,
+    check_move,
+    legal_moves,
+    plain_move,
+)
 from arena.rules.observe import (
     Observation,
     Public,
@@ -51,11 +58,13 @@ __all__ = [
     "SUIT",
     "Deal",
     "DealScore",
+    "Declaring",
     "FinishedDeal",
     "Game",
     "Match",
     "Move",
     "Observation",
+    "OfferedMove",
     "Play",
     "Public",
     "SideTally",
@@ -78,6 +87,7 @@ __all__ = [
     "observe",
     "parse_card",
     "parse_cards",
+    "plain_move",
     "play_match",
     "primiera",
     "score_deal",

@@ -13,12 +13,20 @@ from typing import NamedTuple
 
 from arena.errors import IllegalMoveError, RulesError
 from arena.rules.cards import ACE_MASK, BIT, DECK_SIZE, KING_MASK, RANK, cards_text
+from arena.rules.declarations import (
+    DECLARATION_SCOPE,
+    Declared,
+    declaration_of,
+    opening_scope,
+)
 from arena.rules.moves import (
     _CARD_PATTERN,
     _HANDS,
     _PATTERN_BY_BITS,
     _PLANS,
+    Declaring,
     Move,
+    OfferedMove,
     ace_took_all,
     capture_sets,
     check_move,
@@ -55,9 +63,12 @@ _RANK_SUM = tuple(sum(i + 1 for i in range(10) if bits >> i & 1) for bits in ran
 _ALL_CARDS = frozenset(range(DECK_SIZE))
 
 
-def opening_scope_of(table: int) -> int:
+def opening_scope_of(table: int, matta: bool = False) -> int:
     """The scope an opening table is worth to the dealer with opening_fifteen:
-    1 when its ranks add up to 15, 2 for 30, else 0."""
+    1 when its ranks add up to 15, 2 for 30, else 0 (with the matta, the 7
+    of Coppe counts as the value that makes 30 or 15: declarations.opening_scope)."""
+    if matta:
+        return opening_scope(table, matta)
     total = _RANK_SUM[table & 1023] + _RANK_SUM[table >> 10 & 1023]
     total += _RANK_SUM[table >> 20 & 1023] + _RANK_SUM[table >> 30]
     return total // 15 if total in (15, 30) else 0
@@ -92,6 +103,8 @@ class Deal:
         leftover: (side, mask) given the table's last cards at the end, if any.
         opening_scope: with opening_fifteen, the scope (1 or 2) the dealer's
             side scored by taking the opening table; 0 otherwise.
+        declarations: with the declarations option, every declaration made
+            (arena.rules.declarations.Declared), in order.
     """
 
     __slots__ = (
@@ -101,11 +114,13 @@ class Deal:
         "_fifteen",
         "_fifteen_ordinary",
         "_last_sweep",
+        "_matta",
         "_seats",
         "_to_last_player",
         "cards_in_hands",
         "dealer",
         "deck",
+        "declarations",
         "hands",
         "last_capturer",
         "leftover",
@@ -135,6 +150,7 @@ class Deal:
         self.last_capturer: int | None = None
         self.plays: list[Play] = []
         self.leftover: tuple[int, int] | None = None
+        self.declarations: list[Declared] = []
         for step, n in variant.game.deal_plan:
             if step == "hands":
                 self._deal_hands(n)
@@ -155,7 +171,7 @@ class Deal:
     def _take_opening(self) -> None:
         """Cirulla: an opening table adding up to 15 or 30 is the dealer's,
         one scopa or two (the dealer's side captured last, for the leftovers)."""
-        scope = opening_scope_of(self.table)
+        scope = opening_scope_of(self.table, self._matta)
         if scope:
             side = side_of(self.dealer)
             self.piles[side] |= self.table
@@ -176,6 +192,7 @@ class Deal:
         self._ace_sweep = variant.ace_sweep_scores
         self._fifteen = variant.fifteen
         self._fifteen_ordinary = variant.fifteen_ordinary
+        self._matta = variant.matta
 
     def _deal_hands(self, n: int) -> None:
         """n cards to each seat, in a packet, starting with the seat after the dealer."""
@@ -223,6 +240,22 @@ class Deal:
             hand, table, self._fewest, self._ace_all, self._fifteen, self._fifteen_ordinary
         )
 
+    def offered_moves(self) -> list[OfferedMove]:
+        """The moves the seat to move is offered: ``legal_moves()``, and when a
+        declaration is open (``declarable``) each of them again, declaring it."""
+        moves: list[OfferedMove] = list(self.legal_moves())
+        kind = self.declarable()
+        if kind is not None:
+            moves += [Declaring(card, taken, kind) for card, taken in self.legal_moves()]
+        return moves
+
+    def play_offered(self, move: OfferedMove) -> Play:
+        """Apply one of ``offered_moves()`` (no checks but the declaration's)."""
+        if isinstance(move, Declaring):
+            self.declare(move.declaration)
+            return self.play_unchecked((move.card, move.captures))
+        return self.play_unchecked(move)
+
     def check(self, move: Move) -> None:
         """Raise IllegalMoveError unless ``move`` is legal now."""
         if self.to_move is None:
@@ -238,10 +271,40 @@ class Deal:
             fifteen_ordinary=self._fifteen_ordinary,
         )
 
-    def play(self, move: Move | tuple[int, int]) -> Play:
-        """Check and apply a move of the seat to move; return the play made."""
+    def declarable(self) -> str | None:
+        """The declaration the seat to move may make with its next play
+        (cirulla or decino, with the declarations option), or None: its hand
+        is a fresh packet of three that allows one, and not yet declared."""
+        seat = self.to_move
+        if seat is None or not self.variant.declarations:
+            return None
+        last = self.declarations[-1] if self.declarations else None
+        if last is not None and last.play == len(self.plays):
+            return None  # declared, the play to come
+        return declaration_of(self.hands[seat], self._matta)
+
+    def declare(self, kind: str) -> Declared:
+        """Declare the hand of the seat to move, shown to all, as part of the
+        play it makes next; its side scores the declaration's scope now."""
+        allowed = self.declarable()
+        if allowed is None or kind != allowed:
+            hand = "" if self.to_move is None else f" ({cards_text(self.hands[self.to_move])})"
+            offer = f"only {allowed}" if allowed else "no declaration"
+            raise IllegalMoveError(f"cannot declare {kind!r} here{hand}: {offer} is open")
+        seat = self.to_move
+        assert seat is not None
+        declared = Declared(seat, kind, self.hands[seat], len(self.plays))
+        self.declarations.append(declared)
+        self.scope[side_of(seat)] += DECLARATION_SCOPE[kind]
+        return declared
+
+    def play(self, move: Move | tuple[int, int], declaration: str | None = None) -> Play:
+        """Check and apply a move of the seat to move, declaring its hand with
+        it when ``declaration`` is given; return the play made."""
         move = Move(*move)
         self.check(move)
+        if declaration is not None:
+            self.declare(declaration)
         return self.play_unchecked(move)
 
     def play_unchecked(self, move: tuple[int, int]) -> Play:
@@ -450,6 +513,7 @@ class Deal:
         other.piles = list(self.piles)
         other.scope = list(self.scope)
         other.plays = list(self.plays)
+        other.declarations = list(self.declarations)
         return other
 
     def __str__(self) -> str:

@@ -12,6 +12,7 @@ import random
 from arena.errors import RulesError
 from arena.rules.cards import BIT, DECK_SIZE, FULL_DECK, cards_of
 from arena.rules.deal import Deal, opening_scope_of
+from arena.rules.declarations import shown_in_hands
 from arena.rules.observe import Observation
 from arena.rules.variants import side_of
 
@@ -27,9 +28,17 @@ def seen_cards(obs: Observation) -> int:
 
 def determinize(obs: Observation, rng: random.Random) -> Deal:
     """A deal in the observed position, hidden cards dealt at random."""
-    unseen = cards_of(FULL_DECK & ~seen_cards(obs))
-    hidden_sizes = [n for s, n in enumerate(obs.hand_sizes) if s != obs.seat]
-    if len(unseen) != sum(hidden_sizes) + obs.stock_count:
+    # Cirulla: a declared packet was shown; its seat still holds what it has not played.
+    shown = shown_in_hands(obs.declarations, obs.plays) if obs.declarations else {}
+    shown.pop(obs.seat, None)
+    known = seen_cards(obs)
+    for mask in shown.values():
+        known |= mask
+    unseen = cards_of(FULL_DECK & ~known)
+    hidden_sizes = [
+        n - shown.get(s, 0).bit_count() for s, n in enumerate(obs.hand_sizes) if s != obs.seat
+    ]
+    if min(hidden_sizes, default=0) < 0 or len(unseen) != sum(hidden_sizes) + obs.stock_count:
         raise RulesError("observation is inconsistent: hidden card count does not add up")
     rng.shuffle(unseen)
     hands = []
@@ -38,7 +47,8 @@ def determinize(obs: Observation, rng: random.Random) -> Deal:
         if s == obs.seat:
             hands.append(obs.hand)
         else:
-            hand = 0
+            hand = shown.get(s, 0)
+            n -= hand.bit_count()
             for c in unseen[pos : pos + n]:
                 hand |= BIT[c]
             hands.append(hand)
@@ -63,7 +73,10 @@ def determinize(obs: Observation, rng: random.Random) -> Deal:
     deal.plays = list(obs.plays)
     deal.leftover = None
     variant = obs.variant
-    deal.opening_scope = opening_scope_of(obs.opening_table) if variant.opening_fifteen else 0
+    deal.opening_scope = (
+        opening_scope_of(obs.opening_table, variant.matta) if variant.opening_fifteen else 0
+    )
+    deal.declarations = list(obs.declarations)
     deal.cards_in_hands = sum(obs.hand_sizes)
     deal.to_move = obs.to_move
     return deal

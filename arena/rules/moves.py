@@ -54,6 +54,31 @@ class Move(NamedTuple):
         return f"{card_name(self.card)}x{'+'.join(card_name(c) for c in cards_of(self.captures))}"
 
 
+class Declaring(NamedTuple):
+    """A move that also declares the mover's packet (Cirulla's declarations,
+    arena.rules.declarations): the card, what it takes, the declaration."""
+
+    card: int
+    captures: int
+    declaration: str
+
+    @property
+    def move(self) -> Move:
+        return Move(self.card, self.captures)
+
+    def __str__(self) -> str:
+        return f"{self.move} declaring {self.declaration}"
+
+
+# A move as a seat is offered it: declaring only where a declaration is open.
+OfferedMove = Move | Declaring
+
+
+def plain_move(move: OfferedMove) -> Move:
+    """The card played and what it takes, any declaration left aside."""
+    return move.move if isinstance(move, Declaring) else move
+
+
 _new_move = tuple.__new__  # Move(c, m) without NamedTuple's Python-level __new__.
 
 # Capture sets depend only on the ranks on the table, not the suits. So the

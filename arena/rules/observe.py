@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from arena.errors import RulesError
 from arena.rules.deal import Deal, Play
+from arena.rules.declarations import Declared
 from arena.rules.match import Match
 from arena.rules.moves import Move
 from arena.rules.variants import Variant
@@ -62,6 +63,9 @@ class Public:
     captured_cards: tuple[int, ...]  # per side, a mask (leftovers included once given)
     last_capture_seat: int | None  # the seat (not the side) that captured last, None before
     opening_table: int  # the table as dealt, before the first play
+    # Cirulla's declarations made this deal, each with the packet it showed
+    # (declarations option; arena.rules.declarations): public, as shown.
+    declarations: tuple[Declared, ...] = field(default=(), kw_only=True)
 
 
 @dataclass(frozen=True)
@@ -136,6 +140,7 @@ def _public(state: Match | Deal) -> tuple[Deal, dict[str, Any]]:
         "captured_cards": tuple(deal.piles),
         "last_capture_seat": _last_capture_seat(deal),
         "opening_table": deal.opening_table,
+        "declarations": tuple(deal.declarations),
     }
 
 

@@ -34,6 +34,11 @@ class Game(enum.Enum):
         return _DEAL_PLANS[self]
 
     @property
+    def hand_size(self) -> int:
+        """Cards each seat holds after the first deal."""
+        return sum(n for step, n in _DEAL_PLANS[self] if step == "hands")
+
+    @property
     def refill(self) -> int:
         """Cards each seat gets when every hand is empty and the stock is not."""
         return 3
@@ -112,6 +117,12 @@ class Variant:
             sequence up to the 5 (at most 5). Not with napola.
         grande: Cirulla's big sequence: Fante, Cavallo and Re of Denari score
             5; with the 7 of Denari too 6, with the 7 and the 6 too 7.
+        declarations: Cirulla's declarations (arena.rules.declarations): a
+            packet of three adding up to 9 or less (cirulla, 3 scope) or of
+            three equal values (decino, 10 scope) may be declared, shown,
+            with the first card played from it. Games of three-card hands only.
+        matta: Cirulla's matta: the 7 of Coppe counts as any value in a
+            declaration and in the opening table's 15 or 30.
     """
 
     game: Game = Game.SCOPA
@@ -131,6 +142,8 @@ class Variant:
     aces_void: bool = False
     piccola: bool = False
     grande: bool = False
+    declarations: bool = False
+    matta: bool = False
 
     def __post_init__(self) -> None:
         if self.target is None and self.deal_limit is None:
@@ -147,6 +160,15 @@ class Variant:
             raise RulesError("napola and piccola are two readings of one sequence: choose one")
         if self.fifteen_ordinary and not self.fifteen:
             raise RulesError("fifteen_ordinary is a reading of fifteen, which is off")
+        if self.declarations and self.game.hand_size != 3:
+            raise RulesError(
+                f"declarations are made on hands of three cards; {self.game.value} deals "
+                f"{self.game.hand_size}"
+            )
+        if self.matta and not (self.declarations or self.opening_fifteen):
+            raise RulesError(
+                "matta is a reading of declarations and opening_fifteen, which are both off"
+            )
         if self.fifteen and self.fewest_cards and not self.fifteen_ordinary:
             raise RulesError(
                 "fewest_cards is a rule of the ordinary sum captures; scopa a quindici "
@@ -198,6 +220,10 @@ class Variant:
             parts.append("two opening aces void the deal")
         if self.ace_takes_all:
             parts.append("ace takes all" + (", its sweep scores" if self.ace_sweep_scores else ""))
+        if self.declarations:
+            parts.append("cirulla and decino declared")
+        if self.matta:
+            parts.append("the 7 of Coppe is the matta")
         return ", ".join(parts)
 
 
@@ -218,12 +244,13 @@ REGIONAL_OPTIONS = (
     "aces_void",
     "piccola",
     "grande",
+    "declarations",
+    "matta",
 )
 OPTIONS = ("fewest_cards", "leftovers_to_last_player", *REGIONAL_OPTIONS)
 
 # The rules of Cirulla the arena plays, as options (docs/rules.md): its
-# captures, its deal and its points; with a target of 51 (its declarations
-# and the matta are not played yet).
+# captures, its deal, its declarations and its points; with a target of 51.
 CIRULLA_OPTIONS = {
     name: True
     for name in (
@@ -236,8 +263,18 @@ CIRULLA_OPTIONS = {
         "aces_void",
         "piccola",
         "grande",
+        "declarations",
+        "matta",
     )
 }
+
+
+def cirulla_options(game: Game) -> dict[str, bool]:
+    """CIRULLA_OPTIONS as ``game`` can play them: the declarations (and the
+    matta) only where hands are packets of three."""
+    if game.hand_size == 3:
+        return dict(CIRULLA_OPTIONS)
+    return {k: v for k, v in CIRULLA_OPTIONS.items() if k not in ("declarations", "matta")}
 
 
 def side_of(seat: int) -> int:

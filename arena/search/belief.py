@@ -83,7 +83,7 @@ class Belief:
         packet = first if len(obs.plays) < seats * first else v.game.refill
         # The table before each play, from the opening table on.
         table = obs.opening_table
-        if v.opening_fifteen and opening_scope_of(table):
+        if v.opening_fifteen and opening_scope_of(table, v.matta):
             table = 0
         before = []
         for p in obs.plays:

@@ -28,7 +28,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from arena.engine import Answer, Decision, Hello, Notification
 from arena.errors import BotError
 from arena.outcome import SEES_EVERY_HAND, FaultKind
-from arena.rules import Game, Move, Observation, Strategy, Variant
+from arena.rules import Declaring, Game, Move, Observation, Strategy, Variant
 from arena.rules.cards import BIT, DECK_SIZE, FULL_DECK
 from arena.transport.bridge import PeerGone, wait_future
 from arena.wire import convert
@@ -345,14 +345,19 @@ class InProcessConnection(EngineConnection):
     def _decide(self, decision: Decision) -> tuple[Answer, float]:
         start = time.perf_counter()
         # A list of its own: what the strategy does to it is never the referee's.
-        moves = list(decision.legal_moves)
+        # The strategies choose among plain moves; where a declaration is open
+        # they all make it (three or ten scope for a packet shown).
+        moves = [m for m in decision.legal_moves if not isinstance(m, Declaring)]
+        declaring = next((m for m in decision.legal_moves if isinstance(m, Declaring)), None)
         extra: dict[str, object] = {}
         if self.thinks:
             extra["clock"] = decision.clock
         if self.sees_every_hand:
             extra["hands"] = decision.hands
-        chosen = self.strategy(decision.observation, moves, **extra)
-        return Answer(strategy_move(chosen)), time.perf_counter() - start
+        chosen = strategy_move(self.strategy(decision.observation, moves, **extra))
+        if declaring is not None and chosen in moves:
+            return Answer(Declaring(*chosen, declaring.declaration)), time.perf_counter() - start
+        return Answer(chosen), time.perf_counter() - start
 
     async def handshake(self, timeout: float, variant: Variant | None = None) -> Hello:
         return self.info

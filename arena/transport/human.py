@@ -33,7 +33,8 @@ from google.protobuf import json_format
 
 from arena.engine import Answer, Decision, Hello, MatchEnded, Notification
 from arena.errors import ConfigError, IllegalMoveError, WireError
-from arena.rules import Game, Move, Observation, Variant
+from arena.rules import Declaring, Game, Observation, OfferedMove, Variant
+from arena.rules.declarations import undeclarable_reason
 from arena.rules.moves import check_move
 from arena.settings import EngineSpec, HumanEngine
 from arena.transport.connection import EngineConnection
@@ -74,7 +75,7 @@ class _Question:
     ask: int  # counts the seat's decisions from 1: an answer names the one it answers
     decision: Decision
     asked_at: float  # trio.current_time()
-    answer: trio.MemorySendChannel[Move]
+    answer: trio.MemorySendChannel[OfferedMove]
 
 
 class Refused(Exception):
@@ -157,7 +158,7 @@ class HumanSeat(EngineConnection):
             self._changed = trio.Event()
         return self.person
 
-    def answer(self, ask: object, move_json: object) -> Move:
+    def answer(self, ask: object, move_json: object) -> OfferedMove:
         """Take the page's move for decision ``ask``; Refused, saying why, for a
         move that is not the seat's to make or is not legal (no fault)."""
         q = self._question
@@ -188,7 +189,7 @@ class HumanSeat(EngineConnection):
 
     async def decide(self, decision: Decision, timeout: float) -> Answer:
         self._asks += 1
-        send, receive = trio.open_memory_channel[Move](1)
+        send, receive = trio.open_memory_channel[OfferedMove](1)
         question = _Question(self._asks, decision, trio.current_time(), send)
         self._question = question
         self._push("decision", _json(convert.decision_to_pb(decision)), question.ask)
@@ -216,9 +217,14 @@ class HumanSeat(EngineConnection):
             self._changed = trio.Event()
 
 
-def illegal_reason(observation: Observation, move: Move) -> str:
+def illegal_reason(observation: Observation, move: OfferedMove) -> str:
     """Why ``move`` is not legal for the seat, in the rules' words."""
     variant = observation.variant
+    if isinstance(move, Declaring):
+        plain = illegal_reason(observation, move.move)
+        if plain.endswith("is not a legal move"):  # the play stands; the declaration does not
+            return undeclarable_reason(move, observation.hand, variant)
+        return plain
     try:
         check_move(
             observation.hand,

@@ -45,10 +45,12 @@ from arena.outcome import (
 from arena.rules import (
     OPTIONS,
     DealScore,
+    Declaring,
     FinishedDeal,
     Game,
     Move,
     Observation,
+    OfferedMove,
     Play,
     Public,
     SideTally,
@@ -59,6 +61,7 @@ from arena.rules import (
     cards_of,
 )
 from arena.rules.cards import BIT, RANK, SUIT
+from arena.rules.declarations import CIRULLA, DECINO, Declared
 from arena.settings import (
     ClockSettings,
     FaultPolicy,
@@ -86,6 +89,11 @@ _GAME_FROM_PB = {v: k for k, v in _GAME_TO_PB.items()}
 # Variant options by field name (arena.rules.OPTIONS) and their enum values.
 _OPTION_TO_PB = {name: pb.VariantOption.Value(f"OPTION_{name.upper()}") for name in OPTIONS}
 _OPTION_FROM_PB = {v: k for k, v in _OPTION_TO_PB.items()}
+_DECLARATION_TO_PB = {
+    CIRULLA: pb.DECLARATION_CIRULLA,
+    DECINO: pb.DECLARATION_DECINO,
+}
+_DECLARATION_FROM_PB = {v: k for k, v in _DECLARATION_TO_PB.items()}
 _FAULT_TO_PB = {
     FaultKind.TIMEOUT: pb.TIMEOUT,
     FaultKind.ILLEGAL: pb.ILLEGAL,
@@ -198,6 +206,8 @@ def variant_to_pb(v: Variant) -> pb.Variant:
         aces_void=v.aces_void,
         piccola=v.piccola,
         grande=v.grande,
+        declarations=v.declarations,
+        matta=v.matta,
     )
 
 
@@ -224,6 +234,8 @@ def variant_from_pb(msg: pb.Variant) -> Variant:
             aces_void=msg.aces_void,
             piccola=msg.piccola,
             grande=msg.grande,
+            declarations=msg.declarations,
+            matta=msg.matta,
         )
     except RulesError as e:
         raise WireError(f"variant: {e}") from e
@@ -232,14 +244,28 @@ def variant_from_pb(msg: pb.Variant) -> Variant:
 # Moves and plays -------------------------------------------------------------
 
 
-def move_to_pb(move: tuple[int, int], msg: pb.Move | None = None) -> pb.Move:
+def move_to_pb(move: tuple[int, int] | Declaring, msg: pb.Move | None = None) -> pb.Move:
     msg = msg if msg is not None else pb.Move()
     msg.card.CopyFrom(_CARD_PB[move[0]])
     set_cards(msg.captures, move[1])
+    if isinstance(move, Declaring):
+        msg.declaration = _DECLARATION_TO_PB[move.declaration]
     return msg
 
 
-def move_from_pb(msg: pb.Move, what: str = "move") -> Move:
+def move_from_pb(msg: pb.Move, what: str = "move") -> OfferedMove:
+    """A move, declaring when the message says so (Variant.declarations)."""
+    move = plain_move_from_pb(msg, what)
+    if msg.declaration == pb.DECLARATION_NONE:
+        return move
+    kind = _DECLARATION_FROM_PB.get(msg.declaration)
+    if kind is None:
+        raise WireError(f"{what}: unknown declaration {msg.declaration}")
+    return Declaring(move.card, move.captures, kind)
+
+
+def plain_move_from_pb(msg: pb.Move, what: str = "move") -> Move:
+    """A move's card and captures (any declaration left aside)."""
     if not msg.HasField("card"):
         raise WireError(f"{what}: no card")
     card = card_from_pb(msg.card, f"{what}.card")
@@ -247,6 +273,22 @@ def move_from_pb(msg: pb.Move, what: str = "move") -> Move:
     if captures & BIT[card]:
         raise WireError(f"{what}: the played card is also among the captures")
     return Move(card, captures)
+
+
+def declared_to_pb(d: Declared) -> pb.Declared:
+    msg = pb.Declared(seat=d.seat, kind=_DECLARATION_TO_PB[d.kind], play=d.play)
+    set_cards(msg.hand, d.hand)
+    return msg
+
+
+def declared_from_pb(msg: pb.Declared, what: str = "declaration") -> Declared:
+    kind = _DECLARATION_FROM_PB.get(msg.kind)
+    if kind is None:
+        raise WireError(f"{what}: unknown declaration {msg.kind}")
+    hand = mask_from_pb(msg.hand, f"{what}.hand")
+    if hand.bit_count() != 3:
+        raise WireError(f"{what}: {hand.bit_count()} cards shown, not 3")
+    return Declared(msg.seat, kind, hand, msg.play)
 
 
 def play_to_pb(play: Play, msg: pb.Play | None = None) -> pb.Play:
@@ -258,7 +300,7 @@ def play_to_pb(play: Play, msg: pb.Play | None = None) -> pb.Play:
 
 
 def play_from_pb(msg: pb.Play, what: str = "play") -> Play:
-    move = move_from_pb(msg.move, f"{what}.move")
+    move = plain_move_from_pb(msg.move, f"{what}.move")
     return Play(msg.seat, move.card, move.captures, msg.scopa)
 
 
@@ -434,6 +476,8 @@ def _public_to_pb(v: Public, msg: Any) -> None:
     if v.last_capture_seat is not None:
         msg.last_capture_seat = v.last_capture_seat
     set_cards(msg.opening_table, v.opening_table)
+    for d in v.declarations:
+        msg.declarations.add().CopyFrom(declared_to_pb(d))
 
 
 def card_set_to_pb(cards: int) -> pb.CardSet:
@@ -465,7 +509,7 @@ def _plays_pb(kind: type[Any], plays: tuple[Play, ...]) -> Any:
     return found
 
 
-def moves_to_pb(moves: Iterable[Move], field: Any) -> None:
+def moves_to_pb(moves: Iterable[OfferedMove], field: Any) -> None:
     """Fill a repeated Move field (legal moves), through the same memo."""
     add = field.add
     for m in moves:
@@ -522,6 +566,9 @@ def _public_from_pb(msg: Any) -> dict[str, Any]:
         ),
         "last_capture_seat": msg.last_capture_seat if msg.HasField("last_capture_seat") else None,
         "opening_table": mask_from_pb(msg.opening_table, "opening_table"),
+        "declarations": tuple(
+            declared_from_pb(d, f"declarations[{i}]") for i, d in enumerate(msg.declarations)
+        ),
     }
 
 
@@ -608,13 +655,15 @@ def decision_to_pb(decision: Decision) -> epb.DecisionRequest:
     return request
 
 
-def decision_from_pb(request: epb.DecisionRequest) -> tuple[Observation, list[Move]]:
+def decision_from_pb(request: epb.DecisionRequest) -> tuple[Observation, list[OfferedMove]]:
     """A decision request as the bot side reads it: the observation and the legal moves."""
     moves = [move_from_pb(m, f"legal_moves[{i}]") for i, m in enumerate(request.legal_moves)]
     return observation_from_pb(request.observation), moves
 
 
-def decision_response(move: Move | tuple[int, int], comment: str = "") -> epb.DecisionResponse:
+def decision_response(
+    move: OfferedMove | tuple[int, int], comment: str = ""
+) -> epb.DecisionResponse:
     response = epb.DecisionResponse(comment=comment)
     move_to_pb(move, response.move)
     return response

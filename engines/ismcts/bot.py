@@ -18,18 +18,20 @@ from __future__ import annotations
 
 import sys
 
-from arena.rules import Game, Move
+from arena.rules import Declaring, Game, Move
 from arena.sdk import Decision, serve
 from arena.search.players import IsmctsPlayer, think_options, think_parser
 
 if __name__ == "__main__":
     options, rest = think_options("ismcts", sys.argv[1:], rest=True)
 
-    def choose(decision: Decision) -> Move:
+    def choose(decision: Decision) -> Move | Declaring:
         # A generator seeded by the decision: the same match gives the same moves
         # (with --iterations and a clock that does not cut it short).
         player = IsmctsPlayer(decision.rng("ismcts"), options)
-        return player(decision.observation, decision.legal_moves, clock=decision.clock)
+        move = player(decision.observation, decision.legal_moves, clock=decision.clock)
+        # Cirulla: a packet that declares is always declared (3 or 10 scope).
+        return decision.declaring(move) if decision.declaration else move
 
     serve(
         choose,

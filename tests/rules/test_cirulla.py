@@ -11,10 +11,11 @@ import pytest
 from arena.errors import RulesError, WireError
 from arena.play import run_match_sync
 from arena.replay import replay_log
-from arena.rules import Deal, Game, Match, Variant, observe, parse_cards, seeded_deck
+from arena.rules import Deal, Declaring, Game, Match, Variant, observe, parse_cards, seeded_deck
+from arena.rules.declarations import declaration_of
 from arena.rules.determinize import determinize
 from arena.rules.scoring import deal_points, score_deal
-from arena.rules.variants import CIRULLA_OPTIONS
+from arena.rules.variants import CIRULLA_OPTIONS, cirulla_options
 from arena.settings import MatchSettings
 from arena.viewer import frames
 from arena.wire import convert as cv
@@ -77,7 +78,7 @@ def test_two_opening_aces_void_the_deal():
 
 @pytest.mark.parametrize("game", [Game.SCOPA, Game.SCOPONE])
 def test_the_playout_path_plays_cirulla_s_rules_as_the_step_api(game):
-    variant = Variant(game, **CIRULLA)
+    variant = Variant(game, **cirulla_options(game))
     taken = 0
     for seed in range(150):
         a = Deal(variant, seed % game.seats, seeded_deck(seed, 2))
@@ -104,6 +105,16 @@ def test_a_match_with_every_cirulla_rule_is_refereed_logged_replayed_and_shown(t
     shown = [f for f in frames(replay) if f["kind"] == "deal" and f["opening_scope"]]
     assert shown and all(len(f["opening_taken"]) == 4 and not f["table"] for f in shown)
     assert "dealer takes an opening 15 or 30" in report.summary()
+    # The built-in players declare every packet that allows it; the log keeps
+    # each declaration with its play, and the replay checks it again.
+    declared = [s for d in replay.deals for s in d.steps if isinstance(s.move, Declaring)]
+    assert len(declared) >= 3
+    for step in declared:
+        shown = step.after.declarations[-1]
+        assert (shown.seat, shown.kind) == (step.seat, step.move.declaration)
+        assert declaration_of(shown.hand, matta=True) == shown.kind
+    marked = [f for f in frames(replay) if f.get("declaration")]
+    assert len(marked) == len(declared)
 
 
 @pytest.mark.parametrize(

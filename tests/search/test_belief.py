@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from arena.rules import Game, Match, Move, Variant, observe, parse_cards
 from arena.rules.cards import RANK_MASK
 from arena.rules.moves import legal_moves
-from arena.rules.variants import CIRULLA_OPTIONS
+from arena.rules.variants import CIRULLA_OPTIONS, cirulla_options
 from arena.search import belief, ismcts
 from arena.search.belief import Belief
 from tests.search.test_players import deal_with
@@ -56,7 +56,7 @@ VARIANTS = [
     Variant(Game.SCOPA_A_QUATTRO, fifteen=True, fifteen_ordinary=True),
     Variant(Game.SCOPA_A_SEI),
     Variant(Game.SCOPA, **CIRULLA_OPTIONS),  # the opening table may be the dealer's
-    Variant(Game.SCOPONE, **CIRULLA_OPTIONS),
+    Variant(Game.SCOPONE, **cirulla_options(Game.SCOPONE)),
 ]
 
 

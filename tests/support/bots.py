@@ -17,6 +17,7 @@ def bot(name: str, *extra: str) -> str:
         "spy": ROOT / "tests/bots/spy.py",
         "chatty": ROOT / "tests/bots/chatty.py",
         "claims": ROOT / "tests/bots/claims.py",
+        "declarer": ROOT / "tests/bots/declarer.py",
     }
     return " ".join([PY, str(paths[name]), *extra])
 

@@ -186,6 +186,7 @@ def test_a_file_s_keys_are_the_fields_of_the_config():
         "spectator_delay", "cluster", "shared_decks", "probes", "re_bello", "napola",
         "last_sweep", "ace_takes_all", "ace_sweep_scores", "napoleone", "fifteen",
         "fifteen_ordinary", "opening_fifteen", "aces_void", "piccola", "grande",
+        "declarations", "matta",
     } == TOP_KEYS  # fmt: skip
     cfg = config_from_dict(BASE)
     assert cfg == TournamentConfig(engines=cfg.engines)

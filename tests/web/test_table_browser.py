@@ -153,3 +153,41 @@ def test_a_person_and_a_bot_partner_play_scopone_against_two_bots_by_keyboard(br
     assert replayed.result.termination is Termination.COMPLETED and not replayed.result.faults
     assert replayed.header.engines[0].engine_name == "human"
     assert sum(s.seat == 0 for d in replayed.deals for s in d.steps) == moves > 0
+
+
+def test_a_person_declares_a_cirulla_packet_by_the_box_and_sees_the_others(browser, tmp_path):
+    log = tmp_path / "cirulla.log"
+    table = host_table(
+        ["me=human", "g=builtin:greedy"],
+        # Seed 1: the first deal gives each seat packets to declare.
+        *("--variant", "scopa", "--declarations", "--matta", "--deals", "1", "--seed", "1"),
+        log=log,
+    )
+    watched = Watched(browser, table.base)
+    offered = 0
+    try:
+        watched.load(f"/seat#{table.secrets[0]}")
+        sit(watched.page, "Cleo")
+        page = watched.page
+        while True:
+            page.wait_for_selector("#table[data-ask]:not([data-ask='']), #table[data-over='1']")
+            if (
+                page.locator("#declare").count()
+                and page.locator("#table").get_attribute("data-over") != "1"
+            ):
+                offered += 1
+                assert page.locator("#declare input").is_checked()  # ticked unless cleared
+                if offered == 1:
+                    shoot(page, tmp_path, "table-declare.png")
+            if not one_move(page, by_keyboard=False):
+                break
+        assert table.wait() == 0
+    finally:
+        table.stop()
+        watched.close()
+    replayed = replay_log(log)
+    assert replayed.result.termination is Termination.COMPLETED and not replayed.result.faults
+    mine = [s for d in replayed.deals for s in d.steps if s.seat == 0 and len(s.move) == 3]
+    theirs = [s for d in replayed.deals for s in d.steps if s.seat == 1 and len(s.move) == 3]
+    assert offered > 0 and len(mine) == offered  # every box ticked went with its play
+    assert theirs  # and the other seat's declarations were there to be shown

@@ -20,7 +20,7 @@
     seat: null, name: "", person: null, started: null, view: null, question: null,
     deadlineAt: null, dealEnd: null, result: null, over: false, selected: null,
     message: "", faces: localStorage.getItem("scopa-faces") === "french" ? "french" : "italian",
-    connected: false,
+    connected: false, declare: true,
   };
 
   function el(tag, cls, text) {
@@ -37,6 +37,20 @@
       SUIT_ORDER.indexOf(SUIT[a.suit]) - SUIT_ORDER.indexOf(SUIT[b.suit]) || a.rank - b.rank);
   }
   function name(c) { return V.cardName(card(c), state.faces); }
+  function declarationName(kind) {
+    return String(kind || "").replace("DECLARATION_", "").toLowerCase();
+  }
+  // The shown cards a seat still holds: each packet it declared, less what it played since.
+  function shownCards(v, s) {
+    const out = [];
+    for (const d of (v.declarations || [])) {
+      if ((d.seat || 0) !== s) continue;
+      const played = (v.plays || []).slice(d.play || 0).filter((p) => (p.seat || 0) === s)
+        .map((p) => key(p.move.card));
+      for (const c of d.hand) if (!played.includes(key(c))) out.push(c);
+    }
+    return out;
+  }
   function side(seat) { return seat % 2; }
   function seats() { return state.view ? state.view.handSizes.length : 2; }
   function seatName(s) {
@@ -153,7 +167,7 @@
     const q = state.question;
     if (!q) return;
     state.message = "";
-    post(api + "/move", { ask: q.ask, move: move }).then((r) => {
+    post(api + "/move", { ask: q.ask, move: withDeclaration(move) }).then((r) => {
       if (r.status !== 200) {
         // The referee's words; the decision is still the seat's to make.
         state.message = "That move was not played: " + (r.data.error || r.status);
@@ -165,8 +179,25 @@
 
   // What can be played ---------------------------------------------------------------
 
-  function legal() { return state.question ? state.question.request.legalMoves : []; }
+  // Cirulla: where a declaration is open, each move is offered again declaring it;
+  // the cards and their captures are chosen among the plain ones, and the
+  // declaration goes with the move when the box is ticked.
+  function offered() { return state.question ? state.question.request.legalMoves : []; }
+  function declaring(m) { return m.declaration && m.declaration !== "DECLARATION_NONE"; }
+  function legal() { return offered().filter((m) => !declaring(m)); }
   function movesOf(c) { return legal().filter((m) => key(m.card) === key(c)); }
+  function openDeclaration() {
+    const m = offered().find(declaring);
+    return m ? m.declaration.replace("DECLARATION_", "").toLowerCase() : null;
+  }
+  function sameMove(a, b) {
+    const keys = (m) => sorted(m.captures || []).map(key).join(",");
+    return key(a.card) === key(b.card) && keys(a) === keys(b);
+  }
+  function withDeclaration(move) {
+    if (!state.declare) return move;
+    return offered().find((m) => declaring(m) && sameMove(m, move)) || move;
+  }
 
   function choose(c) {
     const moves = movesOf(c);
@@ -301,8 +332,14 @@
       box.dataset.side = side(s);
       box.appendChild(el("div", "who", seatName(s)));
       const backs = el("div", "cards");
-      for (let i = 0; i < v.handSizes[s]; i++) backs.appendChild(V.backElement());
+      const shown = shownCards(v, s);
+      for (const c of sorted(shown)) backs.appendChild(V.cardElement(card(c), state.faces));
+      for (let i = shown.length; i < v.handSizes[s]; i++) backs.appendChild(V.backElement());
       box.appendChild(backs);
+      for (const d of (v.declarations || []).filter((x) => (x.seat || 0) === s)) {
+        box.appendChild(el("p", "declared", "declared " + declarationName(d.kind) + ": " +
+          sorted(d.hand).map(name).join(", ")));
+      }
       others.appendChild(box);
     }
     root.appendChild(others);
@@ -317,12 +354,15 @@
     // The last plays, newest first.
     const last = el("ol", "last-plays");
     last.id = "last-plays";
-    for (const p of v.plays.slice(-seats()).reverse()) {
+    const first = Math.max(0, v.plays.length - seats());
+    v.plays.slice(first).forEach((p, i) => {
       const takes = p.move.captures && p.move.captures.length;
-      last.appendChild(el("li", "", seatName(p.seat || 0) + ": " + name(p.move.card) +
+      const declared = (v.declarations || []).find((d) => (d.play || 0) === first + i);
+      last.prepend(el("li", "", seatName(p.seat || 0) + ": " +
+        (declared ? "declares " + declarationName(declared.kind) + ", " : "") + name(p.move.card) +
         (takes ? " takes " + sorted(p.move.captures).map(name).join(", ") : " laid") +
         (p.scopa ? " (scopa!)" : "")));
-    }
+    });
     centre.appendChild(last);
     root.appendChild(centre);
 
@@ -365,6 +405,19 @@
       hand.appendChild(b);
     });
     mine.appendChild(hand);
+    const open = openDeclaration();
+    if (open) {
+      const label = el("label", "declare");
+      label.id = "declare";
+      const box = document.createElement("input");
+      box.type = "checkbox";
+      box.checked = state.declare;
+      box.addEventListener("change", () => { state.declare = box.checked; });
+      label.appendChild(box);
+      label.appendChild(document.createTextNode(" Declare " + open + " with this play (" +
+        (open === "decino" ? 10 : 3) + " scope; your hand is shown to all). Key: d"));
+      mine.appendChild(label);
+    }
     root.appendChild(mine);
     root.appendChild(message);
 
@@ -404,7 +457,8 @@
       box.appendChild(el("p", "", r.reason));
       root.appendChild(box);
     }
-    const help = el("p", "help", "Keys: 1-9 a card of your hand (in order), then 1-9 what it takes; Esc goes back.");
+    const help = el("p", "help", "Keys: 1-9 a card of your hand (in order), then 1-9 what it takes; " +
+      "Esc goes back; d ticks or clears a declaration.");
     root.appendChild(help);
   }
 
@@ -412,6 +466,9 @@
     if (e.target && e.target.tagName === "INPUT") return;
     if (e.key === "Escape" && state.selected) {
       state.selected = null; state.message = ""; draw(); e.preventDefault(); return;
+    }
+    if (e.key === "d" && openDeclaration()) {
+      state.declare = !state.declare; draw(); e.preventDefault(); return;
     }
     if (!/^[1-9]$/.test(e.key) || !state.view) return;
     const n = Number(e.key);

@@ -325,6 +325,9 @@
           : " lays " + cardName(f.played, faces) + " on the table");
         if (f.ace_took_all) text += " \u2014 the ace takes all";
         if (f.scopa) text += " \u2014 SCOPA!";
+        if (f.declaration) {
+          text += " \u2014 declares " + f.declaration + ", showing " + cardsName(f.declared || [], faces);
+        }
         if (f.think_ms !== null && f.think_ms !== undefined) text += " (thought " + thinkText(f.think_ms) + ")";
         return text + ".";
       }
@@ -391,6 +394,7 @@
         }
         if (f.ace_took_all) move.appendChild(el("span", "scopa-mark", "the ace takes all"));
         if (f.scopa) move.appendChild(el("span", "scopa-mark", "SCOPA!"));
+        if (f.declaration) move.appendChild(el("span", "scopa-mark", "declares " + f.declaration));
         centre.appendChild(move);
       }
     }

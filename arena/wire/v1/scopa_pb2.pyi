@@ -42,6 +42,14 @@ class VariantOption(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     OPTION_ACES_VOID: _ClassVar[VariantOption]
     OPTION_PICCOLA: _ClassVar[VariantOption]
     OPTION_GRANDE: _ClassVar[VariantOption]
+    OPTION_DECLARATIONS: _ClassVar[VariantOption]
+    OPTION_MATTA: _ClassVar[VariantOption]
+
+class Declaration(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    DECLARATION_NONE: _ClassVar[Declaration]
+    DECLARATION_CIRULLA: _ClassVar[Declaration]
+    DECLARATION_DECINO: _ClassVar[Declaration]
 
 class Termination(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -87,6 +95,11 @@ OPTION_OPENING_FIFTEEN: VariantOption
 OPTION_ACES_VOID: VariantOption
 OPTION_PICCOLA: VariantOption
 OPTION_GRANDE: VariantOption
+OPTION_DECLARATIONS: VariantOption
+OPTION_MATTA: VariantOption
+DECLARATION_NONE: Declaration
+DECLARATION_CIRULLA: Declaration
+DECLARATION_DECINO: Declaration
 TERMINATION_UNSPECIFIED: Termination
 COMPLETED: Termination
 FORFEIT: Termination
@@ -109,7 +122,7 @@ class Card(_message.Message):
     def __init__(self, suit: _Optional[_Union[Suit, str]] = ..., rank: _Optional[int] = ...) -> None: ...
 
 class Variant(_message.Message):
-    __slots__ = ("game", "target", "deal_limit", "fewest_cards", "leftovers_to_last_player", "re_bello", "napola", "last_sweep", "ace_takes_all", "ace_sweep_scores", "napoleone", "fifteen", "fifteen_ordinary", "opening_fifteen", "aces_void", "piccola", "grande")
+    __slots__ = ("game", "target", "deal_limit", "fewest_cards", "leftovers_to_last_player", "re_bello", "napola", "last_sweep", "ace_takes_all", "ace_sweep_scores", "napoleone", "fifteen", "fifteen_ordinary", "opening_fifteen", "aces_void", "piccola", "grande", "declarations", "matta")
     GAME_FIELD_NUMBER: _ClassVar[int]
     TARGET_FIELD_NUMBER: _ClassVar[int]
     DEAL_LIMIT_FIELD_NUMBER: _ClassVar[int]
@@ -127,6 +140,8 @@ class Variant(_message.Message):
     ACES_VOID_FIELD_NUMBER: _ClassVar[int]
     PICCOLA_FIELD_NUMBER: _ClassVar[int]
     GRANDE_FIELD_NUMBER: _ClassVar[int]
+    DECLARATIONS_FIELD_NUMBER: _ClassVar[int]
+    MATTA_FIELD_NUMBER: _ClassVar[int]
     game: Game
     target: int
     deal_limit: int
@@ -144,15 +159,31 @@ class Variant(_message.Message):
     aces_void: bool
     piccola: bool
     grande: bool
-    def __init__(self, game: _Optional[_Union[Game, str]] = ..., target: _Optional[int] = ..., deal_limit: _Optional[int] = ..., fewest_cards: _Optional[bool] = ..., leftovers_to_last_player: _Optional[bool] = ..., re_bello: _Optional[bool] = ..., napola: _Optional[bool] = ..., last_sweep: _Optional[bool] = ..., ace_takes_all: _Optional[bool] = ..., ace_sweep_scores: _Optional[bool] = ..., napoleone: _Optional[bool] = ..., fifteen: _Optional[bool] = ..., fifteen_ordinary: _Optional[bool] = ..., opening_fifteen: _Optional[bool] = ..., aces_void: _Optional[bool] = ..., piccola: _Optional[bool] = ..., grande: _Optional[bool] = ...) -> None: ...
+    declarations: bool
+    matta: bool
+    def __init__(self, game: _Optional[_Union[Game, str]] = ..., target: _Optional[int] = ..., deal_limit: _Optional[int] = ..., fewest_cards: _Optional[bool] = ..., leftovers_to_last_player: _Optional[bool] = ..., re_bello: _Optional[bool] = ..., napola: _Optional[bool] = ..., last_sweep: _Optional[bool] = ..., ace_takes_all: _Optional[bool] = ..., ace_sweep_scores: _Optional[bool] = ..., napoleone: _Optional[bool] = ..., fifteen: _Optional[bool] = ..., fifteen_ordinary: _Optional[bool] = ..., opening_fifteen: _Optional[bool] = ..., aces_void: _Optional[bool] = ..., piccola: _Optional[bool] = ..., grande: _Optional[bool] = ..., declarations: _Optional[bool] = ..., matta: _Optional[bool] = ...) -> None: ...
+
+class Declared(_message.Message):
+    __slots__ = ("seat", "kind", "hand", "play")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    PLAY_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    kind: Declaration
+    hand: _containers.RepeatedCompositeFieldContainer[Card]
+    play: int
+    def __init__(self, seat: _Optional[int] = ..., kind: _Optional[_Union[Declaration, str]] = ..., hand: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., play: _Optional[int] = ...) -> None: ...
 
 class Move(_message.Message):
-    __slots__ = ("card", "captures")
+    __slots__ = ("card", "captures", "declaration")
     CARD_FIELD_NUMBER: _ClassVar[int]
     CAPTURES_FIELD_NUMBER: _ClassVar[int]
+    DECLARATION_FIELD_NUMBER: _ClassVar[int]
     card: Card
     captures: _containers.RepeatedCompositeFieldContainer[Card]
-    def __init__(self, card: _Optional[_Union[Card, _Mapping]] = ..., captures: _Optional[_Iterable[_Union[Card, _Mapping]]] = ...) -> None: ...
+    declaration: Declaration
+    def __init__(self, card: _Optional[_Union[Card, _Mapping]] = ..., captures: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., declaration: _Optional[_Union[Declaration, str]] = ...) -> None: ...
 
 class Play(_message.Message):
     __slots__ = ("seat", "move", "scopa")
@@ -219,7 +250,7 @@ class CardSet(_message.Message):
     def __init__(self, cards: _Optional[_Iterable[_Union[Card, _Mapping]]] = ...) -> None: ...
 
 class Observation(_message.Message):
-    __slots__ = ("variant", "seat", "deal_number", "dealer", "to_move", "hand", "table", "hand_sizes", "stock_count", "plays", "captured_counts", "scope", "match_scores", "captured_cards", "last_capture_seat", "opening_table")
+    __slots__ = ("variant", "seat", "deal_number", "dealer", "to_move", "hand", "table", "hand_sizes", "stock_count", "plays", "captured_counts", "scope", "match_scores", "captured_cards", "last_capture_seat", "opening_table", "declarations")
     VARIANT_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     DEAL_NUMBER_FIELD_NUMBER: _ClassVar[int]
@@ -236,6 +267,7 @@ class Observation(_message.Message):
     CAPTURED_CARDS_FIELD_NUMBER: _ClassVar[int]
     LAST_CAPTURE_SEAT_FIELD_NUMBER: _ClassVar[int]
     OPENING_TABLE_FIELD_NUMBER: _ClassVar[int]
+    DECLARATIONS_FIELD_NUMBER: _ClassVar[int]
     variant: Variant
     seat: int
     deal_number: int
@@ -252,10 +284,11 @@ class Observation(_message.Message):
     captured_cards: _containers.RepeatedCompositeFieldContainer[CardSet]
     last_capture_seat: int
     opening_table: _containers.RepeatedCompositeFieldContainer[Card]
-    def __init__(self, variant: _Optional[_Union[Variant, _Mapping]] = ..., seat: _Optional[int] = ..., deal_number: _Optional[int] = ..., dealer: _Optional[int] = ..., to_move: _Optional[int] = ..., hand: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., table: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., stock_count: _Optional[int] = ..., plays: _Optional[_Iterable[_Union[Play, _Mapping]]] = ..., captured_counts: _Optional[_Iterable[int]] = ..., scope: _Optional[_Iterable[int]] = ..., match_scores: _Optional[_Iterable[int]] = ..., captured_cards: _Optional[_Iterable[_Union[CardSet, _Mapping]]] = ..., last_capture_seat: _Optional[int] = ..., opening_table: _Optional[_Iterable[_Union[Card, _Mapping]]] = ...) -> None: ...
+    declarations: _containers.RepeatedCompositeFieldContainer[Declared]
+    def __init__(self, variant: _Optional[_Union[Variant, _Mapping]] = ..., seat: _Optional[int] = ..., deal_number: _Optional[int] = ..., dealer: _Optional[int] = ..., to_move: _Optional[int] = ..., hand: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., table: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., stock_count: _Optional[int] = ..., plays: _Optional[_Iterable[_Union[Play, _Mapping]]] = ..., captured_counts: _Optional[_Iterable[int]] = ..., scope: _Optional[_Iterable[int]] = ..., match_scores: _Optional[_Iterable[int]] = ..., captured_cards: _Optional[_Iterable[_Union[CardSet, _Mapping]]] = ..., last_capture_seat: _Optional[int] = ..., opening_table: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., declarations: _Optional[_Iterable[_Union[Declared, _Mapping]]] = ...) -> None: ...
 
 class PublicView(_message.Message):
-    __slots__ = ("variant", "deal_number", "dealer", "to_move", "table", "hand_sizes", "stock_count", "plays", "captured_counts", "scope", "match_scores", "captured_cards", "last_capture_seat", "opening_table")
+    __slots__ = ("variant", "deal_number", "dealer", "to_move", "table", "hand_sizes", "stock_count", "plays", "captured_counts", "scope", "match_scores", "captured_cards", "last_capture_seat", "opening_table", "declarations")
     VARIANT_FIELD_NUMBER: _ClassVar[int]
     DEAL_NUMBER_FIELD_NUMBER: _ClassVar[int]
     DEALER_FIELD_NUMBER: _ClassVar[int]
@@ -270,6 +303,7 @@ class PublicView(_message.Message):
     CAPTURED_CARDS_FIELD_NUMBER: _ClassVar[int]
     LAST_CAPTURE_SEAT_FIELD_NUMBER: _ClassVar[int]
     OPENING_TABLE_FIELD_NUMBER: _ClassVar[int]
+    DECLARATIONS_FIELD_NUMBER: _ClassVar[int]
     variant: Variant
     deal_number: int
     dealer: int
@@ -284,7 +318,8 @@ class PublicView(_message.Message):
     captured_cards: _containers.RepeatedCompositeFieldContainer[CardSet]
     last_capture_seat: int
     opening_table: _containers.RepeatedCompositeFieldContainer[Card]
-    def __init__(self, variant: _Optional[_Union[Variant, _Mapping]] = ..., deal_number: _Optional[int] = ..., dealer: _Optional[int] = ..., to_move: _Optional[int] = ..., table: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., stock_count: _Optional[int] = ..., plays: _Optional[_Iterable[_Union[Play, _Mapping]]] = ..., captured_counts: _Optional[_Iterable[int]] = ..., scope: _Optional[_Iterable[int]] = ..., match_scores: _Optional[_Iterable[int]] = ..., captured_cards: _Optional[_Iterable[_Union[CardSet, _Mapping]]] = ..., last_capture_seat: _Optional[int] = ..., opening_table: _Optional[_Iterable[_Union[Card, _Mapping]]] = ...) -> None: ...
+    declarations: _containers.RepeatedCompositeFieldContainer[Declared]
+    def __init__(self, variant: _Optional[_Union[Variant, _Mapping]] = ..., deal_number: _Optional[int] = ..., dealer: _Optional[int] = ..., to_move: _Optional[int] = ..., table: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., hand_sizes: _Optional[_Iterable[int]] = ..., stock_count: _Optional[int] = ..., plays: _Optional[_Iterable[_Union[Play, _Mapping]]] = ..., captured_counts: _Optional[_Iterable[int]] = ..., scope: _Optional[_Iterable[int]] = ..., match_scores: _Optional[_Iterable[int]] = ..., captured_cards: _Optional[_Iterable[_Union[CardSet, _Mapping]]] = ..., last_capture_seat: _Optional[int] = ..., opening_table: _Optional[_Iterable[_Union[Card, _Mapping]]] = ..., declarations: _Optional[_Iterable[_Union[Declared, _Mapping]]] = ...) -> None: ...
 
 class Fault(_message.Message):
     __slots__ = ("seat", "kind", "deal_number", "decision", "message", "at_startup")
