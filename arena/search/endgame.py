@@ -56,28 +56,24 @@ def value(deal: Deal, side: int) -> int:
 
 
 def _value(deal: Deal, side: int, alpha: float, beta: float) -> float:
-    """The deal's point difference for ``side`` under perfect play from here."""
+    """The deal's point difference for ``side`` under perfect play from here:
+    ``side`` takes the most, the other side the least."""
     seat = deal.to_move
     if seat is None:
         points = deal.points()
         return points[side] - points[1 - side]
-    moves = deal.legal_moves()
-    if side_of(seat) == side:
-        value = -math.inf
-        for move in moves:
-            child = deal.copy()
-            child.play_unchecked(move)
-            value = max(value, _value(child, side, alpha, beta))
-            alpha = max(alpha, value)
-            if alpha >= beta:
-                break
-        return value
-    value = math.inf
-    for move in moves:
+    ours = side_of(seat) == side
+    best = -math.inf if ours else math.inf
+    for move in deal.legal_moves():
         child = deal.copy()
         child.play_unchecked(move)
-        value = min(value, _value(child, side, alpha, beta))
-        beta = min(beta, value)
+        value = _value(child, side, alpha, beta)
+        if ours:
+            best = max(best, value)
+            alpha = max(alpha, best)
+        else:
+            best = min(best, value)
+            beta = min(beta, best)
         if alpha >= beta:
             break
-    return value
+    return best
