@@ -169,6 +169,8 @@ def play_match(match: Match, strategies: Sequence[Strategy]) -> Match:
 
     Each strategy sees only its seat's observation and the legal moves, like
     a bot over the wire, and every answer is checked (IllegalMoveError).
+    Where a declaration is open (Cirulla), it is made with the move chosen,
+    as the built-in players make it in refereed matches.
     """
     if len(strategies) != match.variant.seats:
         raise RulesError(f"{match.variant.game.value} needs {match.variant.seats} strategies")
@@ -176,6 +178,7 @@ def play_match(match: Match, strategies: Sequence[Strategy]) -> Match:
         deal = match.start_deal()
         while deal.to_move is not None:
             seat = deal.to_move
-            deal.play(strategies[seat](observe(match, seat), deal.legal_moves()))
+            move = strategies[seat](observe(match, seat), deal.legal_moves())
+            deal.play(move, deal.declarable())
         match.end_deal()
     return match

@@ -183,3 +183,21 @@ def test_random_deals_declaring_whenever_they_can_keep_the_cards_and_the_count()
             worth = sum(3 if d.kind == CIRULLA else 10 for d in deal.declarations)
             assert sum(deal.scope) == sweeps + worth
     assert declared > 300
+
+
+def test_in_process_play_declares_whatever_the_strategies_choose():
+    from arena.rules import Match, play_match
+
+    first = [lambda obs, moves: moves[0]] * 2
+    declared = play_match(
+        Match(Variant(Game.SCOPA, target=None, deal_limit=3, declarations=True), seed=1), first
+    )
+    plain = play_match(Match(Variant(Game.SCOPA, target=None, deal_limit=3), seed=1), first)
+    extra = 0
+    for with_, without in zip(declared.finished, plain.finished, strict=True):
+        assert with_.plays == without.plays  # declaring changes no card played
+        scope = [t.scope for t in with_.score.tallies]
+        before = [t.scope for t in without.score.tallies]
+        assert all(a >= b for a, b in zip(scope, before, strict=True))
+        extra += sum(scope) - sum(before)
+    assert extra > 0
