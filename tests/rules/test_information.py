@@ -24,6 +24,24 @@ def test_observation_is_unchanged_when_hidden_cards_move(game, seed, steps, data
     assert [getattr(after, f) for f in remembered] == [getattr(before, f) for f in remembered]
 
 
+CIRULLA_GAMES = [Game.SCOPA, Game.SCOPA_A_QUATTRO]
+
+
+@settings(max_examples=120, deadline=None)
+@given(st.sampled_from(CIRULLA_GAMES), st.integers(0, 2**32), st.integers(0, 40), st.data())
+def test_with_declarations_the_view_is_unchanged_when_the_unshown_cards_move(
+    game, seed, steps, data
+):
+    # Every declaration open is made: the shown packets are public, the rest stays hidden.
+    variant = Variant(game, declarations=True, matta=True)
+    match = random_position(game, seed, steps, variant)
+    assume(match is not None)
+    seat = data.draw(st.integers(0, game.seats - 1))
+    before = observe(match, seat)
+    after = observe(shuffle_hidden(match, seat, random.Random(seed + 1)), seat)
+    assert after == before
+
+
 def test_the_shuffle_changes_what_other_seats_see():
     # So the test above can fail: seat 1's view changes when seat 0's hidden cards move.
     match = Match(Variant(Game.SCOPONE), seed=3)
