@@ -24,8 +24,9 @@ import trio
 from arena.engine import Decision, SeatClock
 from arena.errors import BotError
 from arena.outcome import FaultKind
-from arena.rules import OPTIONS, Game, Match, Variant
-from arena.rules.variants import ORIGINAL_GAMES
+from arena.rules import OPTIONS, Declaring, Game, Match, Variant
+from arena.rules.declarations import undeclarable_reason
+from arena.rules.variants import CIRULLA_OPTIONS, ORIGINAL_GAMES
 from arena.settings import ClockSettings, SandboxSettings
 from arena.transport.connection import GrpcConnection
 from arena.transport.process import launch
@@ -106,6 +107,12 @@ def sample_positions() -> list[tuple[str, Match, int]]:
         for _ in range(steps):
             deal.play(rng.choice(deal.legal_moves()))
         out.append((f"{game.value}, decision {steps + 1}", match, deal.to_move or 0))
+    # Cirulla, where the seat's packet declares: its legal moves come twice,
+    # once declaring (asked only of a bot that plays the options).
+    match = Match(Variant(Game.SCOPA, **CIRULLA_OPTIONS), seed=9)
+    deal = match.start_deal()
+    assert deal.declarable() is not None
+    out.append(("cirulla, a declaration open", match, deal.to_move or 0))
     return out
 
 
@@ -236,7 +243,7 @@ async def _check_connected(
     add(await _health(conn, timeout))
     clock = SeatClock.of(ClockSettings(move_time=1.0), None)
     for label, match, seat in sample_positions():
-        if match.variant.game not in games:
+        if match.variant.game not in games or hello.missing_options(match.variant):
             continue
         decision = Decision.of(match, seat, clock, "conformance-check", 0)
         legal = decision.legal_moves
@@ -248,6 +255,10 @@ async def _check_connected(
             else:
                 ok = answer.move in legal
                 detail = "a legal move" if ok else f"{answer.move} is not legal there"
+                move = answer.move
+                if not ok and isinstance(move, Declaring) and move.move in legal:
+                    hand = decision.observation.hand
+                    detail = undeclarable_reason(move, hand, match.variant)
         except trio.TooSlowError:
             ok, detail = False, "no answer within 1s"
         except BotError as e:

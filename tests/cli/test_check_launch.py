@@ -135,3 +135,18 @@ def test_a_bot_directory_is_checked_in_each_game_its_manifest_claims(tmp_path):
     assert out.returncode == 0, out.stdout
     assert report["games"] == ["scopa"]
     (ROOT / report["output"]).unlink()
+
+
+def test_a_bot_that_plays_every_option_is_asked_a_cirulla_declaration():
+    good = check("--launch", "python tests/bots/declarer.py --mode always", "--sandbox", "off")
+    assert good.returncode == 0, good.stdout + good.stderr
+    assert "PASS  decision (cirulla, a declaration open): a legal move" in good.stdout
+    bad = check("--launch", "python tests/bots/declarer.py --mode wrong", "--sandbox", "off")
+    assert bad.returncode == 1
+    assert "FAIL  decision (cirulla, a declaration open)" in bad.stdout
+    assert "declares cirulla, not decino" in bad.stdout
+    # A bot that lists its options, without the declarations, is not asked.
+    listed = check(
+        "--launch", "python tests/bots/claims.py --options fewest_cards", "--sandbox", "off"
+    )
+    assert listed.returncode == 0 and "cirulla" not in listed.stdout, listed.stdout
