@@ -114,7 +114,7 @@ def test_a_ladder_takes_versions_as_they_come_and_settles_in_a_final(server, tmp
     commands = {
         "greedy": engine("greedy"),
         "random": engine("random"),
-        # Passes the check at registration (5 decisions), then plays an
+        # Passes the check at registration (6 decisions), then plays an
         # illegal move in its validation set.
         "cheat": [
             str(ROOT / "tests/bots/misbehave.py"),

@@ -11,11 +11,16 @@ import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena.check import sample_positions
+from arena.rules.variants import ORIGINAL_GAMES
 from tests.support.paths import ARENA, ROOT
 from tests.support.processes import ended
 
 # A bot that thinks slowly enough to be followed live, and fails when told to.
 HOSTILE = ROOT / "tests/web/hostile_bot.py"
+# The decisions the server's check asks a bot that plays the first four games
+# and every option, as the hostile bot does: from this one on, it fails in a match.
+AFTER_CHECK = sum(1 for _, match, _ in sample_positions() if match.variant.game in ORIGINAL_GAMES)
 
 TOURNAMENT = """
 name = "webtest"

@@ -12,6 +12,7 @@ import pytest
 from arena.web.pages import engine_url, match_url
 from arena.wire.v1 import server_pb2 as spb
 from tests.support.server import ORGANISER, auth, wait_for
+from tests.support.sites import AFTER_CHECK
 from tests.support.waiting import until
 
 from .test_server_ladder import BASELINES, JUDGED, open_ladder
@@ -190,7 +191,7 @@ def test_a_ladders_versions_and_baseline_tags_refresh_when_a_match_ends(
     """The page's script fills the versions table and tags baselines as the
     server's page does, each time a match of the ladder ends."""
     stub = server_site.stub()
-    comp = open_ladder(stub, bots, hostile_bot(think=0, fail_at=5))
+    comp = open_ladder(stub, bots, hostile_bot(think=0, fail_at=AFTER_CHECK))
     watched = Watched(browser, server_site.base)
     try:
         watched.load(f"/c/{comp}")

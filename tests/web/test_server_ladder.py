@@ -14,7 +14,7 @@ from google.protobuf.json_format import MessageToDict
 from arena.rules.seeding import commitment
 from arena.wire.v1 import server_pb2 as spb
 from tests.support.server import ORGANISER, auth, register, wait_for
-from tests.support.sites import start_web
+from tests.support.sites import AFTER_CHECK, start_web
 from tests.support.waiting import until
 
 from .hostile_bot import FAULT
@@ -109,7 +109,7 @@ def test_a_ladders_pages_show_its_phase_versions_standings_and_seeds(
     server_site, bots, hostile_bot, tmp_path
 ):
     stub = server_site.stub()
-    cid = open_ladder(stub, bots, hostile_bot(think=0, fail_at=5))
+    cid = open_ladder(stub, bots, hostile_bot(think=0, fail_at=AFTER_CHECK))
     ref = spb.CompetitionRef(id=cid)
     rated = BASELINES | {"alice-bot@2", "bob-bot@1"}  # active versions and baselines only
 

@@ -18,6 +18,7 @@ from arena.replay import replay_log
 from arena.web.pages import match_url
 from arena.wire.v1 import server_pb2 as spb
 from tests.support.server import ORGANISER, assert_public_play, auth, register, wait_for
+from tests.support.sites import AFTER_CHECK
 
 from .hostile_bot import FAULT, NAME
 
@@ -158,7 +159,7 @@ def test_the_server_site_follows_a_live_match_with_public_events_only(
 def test_every_server_page_and_its_twin_match_the_service(server_site, bots, hostile_bot):
     stub = server_site.stub()
     register(stub, "alice", "alice-greedy", bots["greedy"])
-    register(stub, "carol", "carol-hostile", hostile_bot(think=0, fail_at=5))
+    register(stub, "carol", "carol-hostile", hostile_bot(think=0, fail_at=AFTER_CHECK))
     with pytest.raises(grpc.RpcError) as refused:
         stub.CreateCompetition(
             spb.CreateCompetitionRequest(config=CUP.format(name=HOSTILE_NAME)),
