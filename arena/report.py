@@ -47,10 +47,12 @@ def deal_table(
     napola = variant is not None and (variant.napola or variant.piccola)
     sequence = "piccola" if variant is not None and variant.piccola else "napola"
     grande = variant is not None and variant.grande
+    declared = variant is not None and variant.declarations
     extra = (
         (" re bello" if re_bello else "")
         + (f" {sequence}" if napola else "")
         + (" grande" if grande else "")
+        + (" declared" if declared else "")
     )
     lines = [
         f"deal {deal.number + 1}, dealer seat {deal.dealer}"
@@ -68,6 +70,7 @@ def deal_table(
             + (f" {b['re_bello']:>8}" if re_bello else "")
             + (f" {b['napola']:>{len(sequence)}}" if napola else "")
             + (f" {b['grande']:>6}" if grande else "")
+            + (f" {b['declared']:>8}" if declared else "")
             + f"    {deal.score.points[side]:>4}  {deal.totals[side]:>5}"
         )
     if deal.leftover and leftover:

@@ -21,7 +21,7 @@ player remembers of the deal, so a bot keeps no state of its own:
 nobody has captured) and ``opening_table``; the target and deal limit are in
 ``observation.variant``. In Cirulla (``variant.declarations``),
 ``decision.declaration`` is the declaration open with this play, if any
-(cirulla or decino: three or ten scope), and ``decision.declaring(move)`` is
+(cirulla or decino: three or ten points), and ``decision.declaring(move)`` is
 the move that makes it; a bot that never declares plays legally. It may be
 a plain or an ``async`` function; a plain one runs in a worker thread so
 that slow thinking never blocks other matches.

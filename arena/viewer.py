@@ -203,6 +203,7 @@ def scored_frame(
                 "napola": variant.napola,
                 "piccola": variant.piccola,
                 "grande": variant.grande,
+                "declarations": variant.declarations,
             },
         },
         leftover=leftover,

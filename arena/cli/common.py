@@ -125,7 +125,7 @@ def add_variant_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--declarations",
         action="store_true",
-        help="Cirulla's declarations: a packet adding up to 9 or less (cirulla, 3 scope) or "
+        help="Cirulla's declarations: a packet adding up to 9 or less (cirulla, 3 points) or "
         "of three equal values (decino, 10) may be declared with its first card",
     )
     p.add_argument(

@@ -14,7 +14,7 @@ from typing import NamedTuple
 from arena.errors import IllegalMoveError, RulesError
 from arena.rules.cards import ACE_MASK, BIT, DECK_SIZE, KING_MASK, RANK, cards_text
 from arena.rules.declarations import (
-    DECLARATION_SCOPE,
+    DECLARATION_POINTS,
     Declared,
     declaration_of,
     opening_scope,
@@ -121,6 +121,7 @@ class Deal:
         "dealer",
         "deck",
         "declarations",
+        "declared",
         "hands",
         "last_capturer",
         "leftover",
@@ -151,6 +152,7 @@ class Deal:
         self.plays: list[Play] = []
         self.leftover: tuple[int, int] | None = None
         self.declarations: list[Declared] = []
+        self.declared = [0, 0]  # per side, the points of its declarations
         for step, n in variant.game.deal_plan:
             if step == "hands":
                 self._deal_hands(n)
@@ -285,7 +287,7 @@ class Deal:
 
     def declare(self, kind: str) -> Declared:
         """Declare the hand of the seat to move, shown to all, as part of the
-        play it makes next; its side scores the declaration's scope now."""
+        play it makes next; its side scores the declaration's points now."""
         allowed = self.declarable()
         if allowed is None or kind != allowed:
             hand = "" if self.to_move is None else f" ({cards_text(self.hands[self.to_move])})"
@@ -295,7 +297,7 @@ class Deal:
         assert seat is not None
         declared = Declared(seat, kind, self.hands[seat], len(self.plays))
         self.declarations.append(declared)
-        self.scope[side_of(seat)] += DECLARATION_SCOPE[kind]
+        self.declared[side_of(seat)] += DECLARATION_POINTS[kind]
         return declared
 
     def play(self, move: Move | tuple[int, int], declaration: str | None = None) -> Play:
@@ -497,13 +499,17 @@ class Deal:
         if self.to_move is not None:
             raise RulesError("the deal is not over yet")
         v = self.variant
-        return score_deal(self.piles, self.scope, v.re_bello, v.napola, v.piccola, v.grande)
+        return score_deal(
+            self.piles, self.scope, v.re_bello, v.napola, v.piccola, v.grande, self.declared
+        )
 
     def points(self) -> list[int]:
         """Each side's points as the deal stands (the fast path of ``score``,
         for playouts): ``score().points`` once the deal is over."""
         v = self.variant
-        return deal_points(self.piles, self.scope, v.re_bello, v.napola, v.piccola, v.grande)
+        return deal_points(
+            self.piles, self.scope, v.re_bello, v.napola, v.piccola, v.grande, self.declared
+        )
 
     def copy(self) -> Deal:
         other = Deal.__new__(Deal)
@@ -514,6 +520,7 @@ class Deal:
         other.scope = list(self.scope)
         other.plays = list(self.plays)
         other.declarations = list(self.declarations)
+        other.declared = list(self.declared)
         return other
 
     def __str__(self) -> str:

@@ -4,8 +4,8 @@ A player whose freshly dealt packet of three cards qualifies may declare it
 with the first card it plays from that packet, showing the three cards:
 
 - **cirulla** (also "busso"): the three cards' values add up to 9 or less;
-  worth 3 scope;
-- **decino**: three cards of one value; worth 10 scope.
+  worth 3 points;
+- **decino**: three cards of one value; worth 10 points.
 
 A hand that is both (three aces, twos or threes) declares the decino, the
 larger. With the **matta** the 7 of Coppe in a hand counts as any value
@@ -13,7 +13,8 @@ from 1 to 10 for a declaration, and on the opening table as any value for
 the dealer's 15 or 30 (the larger scopa count the table can make).
 
 The declaration is optional: a player who never declares plays legally.
-The points are scope of the declarer's side, as the sources count them.
+The declarer's side scores its points at once, in a column of their own in
+the deal's scoring (``declared``): not scope, so that scope counts sweeps.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 CIRULLA = "cirulla"
 DECINO = "decino"
 DECLARATIONS = (CIRULLA, DECINO)
-DECLARATION_SCOPE = {CIRULLA: 3, DECINO: 10}
+DECLARATION_POINTS = {CIRULLA: 3, DECINO: 10}
 CIRULLA_LIMIT = 9  # a cirulla's three values add up to this at most
 PACKET = 3  # a declaration is made on a packet of three cards
 MATTA = card(7, COPPE)

@@ -12,7 +12,7 @@ import random
 from arena.errors import RulesError
 from arena.rules.cards import BIT, DECK_SIZE, FULL_DECK, cards_of
 from arena.rules.deal import Deal, opening_scope_of
-from arena.rules.declarations import shown_in_hands
+from arena.rules.declarations import DECLARATION_POINTS, shown_in_hands
 from arena.rules.observe import Observation
 from arena.rules.variants import side_of
 
@@ -77,6 +77,9 @@ def determinize(obs: Observation, rng: random.Random) -> Deal:
         opening_scope_of(obs.opening_table, variant.matta) if variant.opening_fifteen else 0
     )
     deal.declarations = list(obs.declarations)
+    deal.declared = [0, 0]
+    for d in obs.declarations:
+        deal.declared[side_of(d.seat)] += DECLARATION_POINTS[d.kind]
     deal.cards_in_hands = sum(obs.hand_sizes)
     deal.to_move = obs.to_move
     return deal

@@ -73,6 +73,7 @@ def deal_points(
     napola: bool = False,
     piccola: bool = False,
     grande: bool = False,
+    declared: Sequence[int] | None = None,
 ) -> list[int]:
     """The points of each of the two sides, without the breakdown: the fast
     path for playouts. Always equal to ``score_deal(...).points`` with the
@@ -104,6 +105,9 @@ def deal_points(
     if grande:
         points[0] += _GRANDE[p0 & 1023]
         points[1] += _GRANDE[p1 & 1023]
+    if declared:
+        points[0] += declared[0]
+        points[1] += declared[1]
     return points
 
 
@@ -119,6 +123,7 @@ class SideTally:
     re_bello: bool = False  # holds the king of Denari (counted with the re bello option only)
     napola: int = 0  # its napola's points (with the napola or piccola option only)
     grande: int = 0  # its grande's points (with the grande option only)
+    declared: int = 0  # its declarations' points (Cirulla's cirulla and decino)
 
 
 @dataclass(frozen=True)
@@ -144,6 +149,7 @@ class DealScore:
             "re_bello": int(self.re_bello == side),
             "napola": self.tallies[side].napola,
             "grande": self.tallies[side].grande,
+            "declared": self.tallies[side].declared,
         }
 
     @property
@@ -175,6 +181,7 @@ def score_deal(
     napola: bool = False,
     piccola: bool = False,
     grande: bool = False,
+    declared: Sequence[int] | None = None,
 ) -> DealScore:
     """Score a finished deal from each side's captured pile (mask) and scope count.
 
@@ -185,6 +192,7 @@ def score_deal(
     Denari is a point like the settebello; with ``napola`` a side's napola
     scores its length (``napola``), with ``piccola`` up to 5; with ``grande``
     Cirulla's big sequence scores. Off, none is counted in the tallies.
+    ``declared``: each side's points from Cirulla's declarations.
     """
     sequence = _NAPOLA if napola else _PICCOLA if piccola else None
     tallies = tuple(
@@ -198,6 +206,7 @@ def score_deal(
                 re_bello and pile >> RE_BELLO & 1 == 1,
                 sequence[pile & 1023] if sequence else 0,
                 _GRANDE[pile & 1023] if grande else 0,
+                declared[s] if declared else 0,
             )
             for s, pile in enumerate(piles)
         ]

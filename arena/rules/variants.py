@@ -118,8 +118,8 @@ class Variant:
         grande: Cirulla's big sequence: Fante, Cavallo and Re of Denari score
             5; with the 7 of Denari too 6, with the 7 and the 6 too 7.
         declarations: Cirulla's declarations (arena.rules.declarations): a
-            packet of three adding up to 9 or less (cirulla, 3 scope) or of
-            three equal values (decino, 10 scope) may be declared, shown,
+            packet of three adding up to 9 or less (cirulla, 3 points) or of
+            three equal values (decino, 10 points) may be declared, shown,
             with the first card played from it. Games of three-card hands only.
         matta: Cirulla's matta: the 7 of Coppe counts as any value in a
             declaration and in the opening table's 15 or 30.

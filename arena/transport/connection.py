@@ -346,7 +346,7 @@ class InProcessConnection(EngineConnection):
         start = time.perf_counter()
         # A list of its own: what the strategy does to it is never the referee's.
         # The strategies choose among plain moves; where a declaration is open
-        # they all make it (three or ten scope for a packet shown).
+        # they all make it (three or ten points for a packet shown).
         moves = [m for m in decision.legal_moves if not isinstance(m, Declaring)]
         declaring = next((m for m in decision.legal_moves if isinstance(m, Declaring)), None)
         extra: dict[str, object] = {}

@@ -325,6 +325,7 @@ def side_scores_to_pb(score: DealScore) -> list[pb.SideScore]:
             re_bello_point=b["re_bello"],
             napola_point=b["napola"],
             grande_point=b["grande"],
+            declared_point=b["declared"],
         )
         if t.primiera is not None:
             msg.primiera = t.primiera
@@ -371,6 +372,7 @@ def side_scores_from_pb(msgs: Sequence[pb.SideScore]) -> DealScore:
                 re_bello=m.re_bello,
                 napola=napola_points(m),
                 grande=grande_points(m),
+                declared=m.declared_point,
             )
             for m in msgs
         ),

@@ -30,7 +30,7 @@ if __name__ == "__main__":
         # (with --iterations and a clock that does not cut it short).
         player = IsmctsPlayer(decision.rng("ismcts"), options)
         move = player(decision.observation, decision.legal_moves, clock=decision.clock)
-        # Cirulla: a packet that declares is always declared (3 or 10 scope).
+        # Cirulla: a packet that declares is always declared (3 or 10 points).
         return decision.declaring(move) if decision.declaration else move
 
     serve(

@@ -29,7 +29,7 @@ if __name__ == "__main__":
         # (when the clock does not cut the search short), however many run at once.
         player = FlatPlayer(decision.rng("search"), options)
         move = player(decision.observation, decision.legal_moves, clock=decision.clock)
-        # Cirulla: a packet that declares is always declared (3 or 10 scope).
+        # Cirulla: a packet that declares is always declared (3 or 10 points).
         return decision.declaring(move) if decision.declaration else move
 
     serve(

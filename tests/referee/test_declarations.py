@@ -6,7 +6,7 @@ import pytest
 from arena.outcome import FaultKind, Termination
 from arena.replay import replay_log
 from arena.rules import Declaring, Game, Variant
-from arena.rules.declarations import DECLARATION_SCOPE, declaration_of
+from arena.rules.declarations import DECLARATION_POINTS, declaration_of
 from arena.settings import ClockSettings, MatchSettings
 from arena.wire import convert as cv
 from arena.wire.v1 import scopa_pb2 as pb
@@ -37,21 +37,21 @@ def test_a_bot_declares_over_the_wire_and_the_log_replays_it(tmp_path):
     for step in declared:
         shown = step.after.declarations[-1]
         assert declaration_of(shown.hand, matta=True) == step.move.declaration == shown.kind
-    # Each declaration is in its side's scope, as the deal's score counts it.
+    # Each declaration's points are its side's, apart from the sweeps.
     for deal in replay.deals:
         worth = [0, 0]
         for d in deal.steps[-1].after.declarations:
-            worth[d.seat & 1] += DECLARATION_SCOPE[d.kind]
+            worth[d.seat & 1] += DECLARATION_POINTS[d.kind]
         sweeps = [0, 0]
         for s in deal.steps:
             if s.scopa:
                 sweeps[s.seat & 1] += 1
         opening = deal.start.scope
+        score = deal.finished.score
         for side in (0, 1):
-            assert (
-                deal.finished.score.tallies[side].scope
-                == opening[side] + sweeps[side] + (worth[side])
-            )
+            assert score.tallies[side].scope == opening[side] + sweeps[side]
+            assert score.tallies[side].declared == score.breakdown(side)["declared"]
+            assert score.tallies[side].declared == worth[side]
 
 
 def test_a_bot_that_never_declares_plays_legally_and_scores_none(tmp_path):

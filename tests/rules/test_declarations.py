@@ -83,9 +83,9 @@ def test_a_seat_declares_with_the_first_card_of_its_packet_and_scores_at_once():
     move = deal.legal_moves()[0]
     with pytest.raises(IllegalMoveError, match="only cirulla"):
         deal.play(move, DECINO)
-    assert deal.declarations == [] and deal.scope == [0, 0]  # nothing half done
+    assert deal.declarations == [] and deal.declared == [0, 0]  # nothing half done
     deal.play(move, CIRULLA)
-    assert deal.scope == [0, 3]
+    assert deal.declared == [0, 3] and deal.scope == [0, 0]  # points, not sweeps
     [declared] = deal.declarations
     assert (declared.seat, declared.kind, declared.hand, declared.play) == (
         1,
@@ -96,7 +96,7 @@ def test_a_seat_declares_with_the_first_card_of_its_packet_and_scores_at_once():
     # Seat 0 holds three 4s: a decino, worth 10.
     assert deal.declarable() == DECINO
     deal.play(deal.legal_moves()[0], DECINO)
-    assert deal.scope == [10, 3]
+    assert deal.declared == [10, 3]
     # Neither may declare again from these packets.
     assert deal.declarable() is None
     with pytest.raises(IllegalMoveError, match="no declaration"):
@@ -111,7 +111,7 @@ def test_a_declaration_is_made_once_and_only_before_the_packet_s_first_play():
     assert deal.declarable() is None  # seat 0's 4, 6, Re: 20
     deal.play(deal.legal_moves()[0])
     assert deal.declarable() is None  # seat 1 has played from its packet
-    assert deal.scope == [0, 3]
+    assert deal.declared == [0, 3]
 
 
 def test_declaring_is_optional_and_off_without_the_option():
@@ -122,7 +122,7 @@ def test_declaring_is_optional_and_off_without_the_option():
     kept = Deal(DECLARING, 0, deck("Ad 3b 5s 4d 4b 4s"))
     kept.play(kept.legal_moves()[0])  # not declared: legal, and lost
     kept.play(kept.legal_moves()[0])
-    assert kept.declarable() is None and kept.scope == [0, 0]
+    assert kept.declarable() is None and kept.declared == [0, 0]
 
 
 def test_the_variant_refuses_what_it_cannot_play():
@@ -181,7 +181,10 @@ def test_random_deals_declaring_whenever_they_can_keep_the_cards_and_the_count()
             assert piles == (1 << 40) - 1 and not deal.piles[0] & deal.piles[1]
             sweeps = sum(p.scopa for p in deal.plays) + deal.opening_scope
             worth = sum(3 if d.kind == CIRULLA else 10 for d in deal.declarations)
-            assert sum(deal.scope) == sweeps + worth
+            assert sum(deal.scope) == sweeps and sum(deal.declared) == worth
+            score = deal.score()
+            assert list(score.points) == deal.points()
+            assert [t.declared for t in score.tallies] == deal.declared
     assert declared > 300
 
 
@@ -196,8 +199,9 @@ def test_in_process_play_declares_whatever_the_strategies_choose():
     extra = 0
     for with_, without in zip(declared.finished, plain.finished, strict=True):
         assert with_.plays == without.plays  # declaring changes no card played
-        scope = [t.scope for t in with_.score.tallies]
-        before = [t.scope for t in without.score.tallies]
-        assert all(a >= b for a, b in zip(scope, before, strict=True))
-        extra += sum(scope) - sum(before)
+        tallies = with_.score.tallies
+        assert [t.scope for t in tallies] == [t.scope for t in without.score.tallies]
+        gained = [a - b for a, b in zip(with_.score.points, without.score.points, strict=True)]
+        assert gained == [t.declared for t in tallies]
+        extra += sum(gained)
     assert extra > 0

@@ -42,6 +42,7 @@ def test_categories_go_to_the_side_with_more():
         "re_bello": 0,  # the regional options, off
         "napola": 0,
         "grande": 0,
+        "declared": 0,
     }
     assert score.points == (3, 4)
 
@@ -166,6 +167,7 @@ def test_golden_side_zero_sweeps_every_time(game):
         "re_bello": 0,
         "napola": 0,
         "grande": 0,
+        "declared": 0,
     }
     assert score.points == (22, 0)
 
@@ -192,5 +194,6 @@ def test_golden_scientifico_suits_dealt_in_order():
         "re_bello": 0,
         "napola": 0,
         "grande": 0,
+        "declared": 0,
     }
     assert score.points == (0, 23)

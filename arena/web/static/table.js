@@ -415,7 +415,7 @@
       box.addEventListener("change", () => { state.declare = box.checked; });
       label.appendChild(box);
       label.appendChild(document.createTextNode(" Declare " + open + " with this play (" +
-        (open === "decino" ? 10 : 3) + " scope; your hand is shown to all). Key: d"));
+        (open === "decino" ? 10 : 3) + " points; your hand is shown to all). Key: d"));
       mine.appendChild(label);
     }
     root.appendChild(mine);
@@ -427,8 +427,11 @@
       const pile = el("div", "pile");
       pile.dataset.side = s;
       const scope = v.scope[s] ? ", " + v.scope[s] + " scop" + (v.scope[s] > 1 ? "e" : "a") : "";
+      const worth = { DECLARATION_CIRULLA: 3, DECLARATION_DECINO: 10 };
+      const declared = (v.declarations || []).filter((d) => side(d.seat || 0) === s)
+        .reduce((n, d) => n + (worth[d.kind] || 0), 0);
       pile.appendChild(el("h3", "", (s === side(state.seat) ? "Your side" : "Their side") +
-        ": " + v.capturedCounts[s] + " cards" + scope));
+        ": " + v.capturedCounts[s] + " cards" + scope + (declared ? ", declared " + declared : "")));
       pile.appendChild(cards(v.capturedCards[s].cards || [], true));
       piles.appendChild(pile);
     }
@@ -443,7 +446,8 @@
         ": " + x.total + " (cards " + x.cards + ", denari " + x.denari + ", primiera " + x.primiera +
         (x.settebello ? ", settebello" : "") + (x.reBelloPoint ? ", re bello" : "") +
         (x.napolaPoint ? ", napola " + x.napolaPoint : "") +
-        (x.grandePoint ? ", grande " + x.grandePoint : "") + ", scope " + x.scope + ")")));
+        (x.grandePoint ? ", grande " + x.grandePoint : "") +
+        (x.declaredPoint ? ", declared " + x.declaredPoint : "") + ", scope " + x.scope + ")")));
       box.appendChild(el("p", "", "match score " + r.matchScores.join(" - ")));
       root.appendChild(box);
     }

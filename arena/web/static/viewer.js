@@ -430,6 +430,7 @@
       if (options.napola) heads.push("napola");
       if (options.piccola) heads.push("piccola");
       if (options.grande) heads.push("grande");
+      if (options.declarations) heads.push("declared");
       for (const h of heads.concat(["scope", "points", "match"])) headRow.appendChild(el("th", "", h));
       table.appendChild(headRow);
       for (const r of f.scoring.rows) {
@@ -450,6 +451,7 @@
           const from = {5: "Fante", 6: "7", 7: "6"}[r.grande];
           cells.push(r.grande ? r.grande + " (" + from + " to Re of Denari)" : "0");
         }
+        if (options.declarations) cells.push(String(r.declared || 0));
         cells.push(
           String(r.scope),
           String(r.points),

@@ -196,7 +196,7 @@ class Play(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., move: _Optional[_Union[Move, _Mapping]] = ..., scopa: _Optional[bool] = ...) -> None: ...
 
 class SideScore(_message.Message):
-    __slots__ = ("scope", "cards", "denari", "settebello", "primiera", "carte_point", "denari_point", "settebello_point", "primiera_point", "total", "re_bello", "re_bello_point", "napola_point", "grande_point")
+    __slots__ = ("scope", "cards", "denari", "settebello", "primiera", "carte_point", "denari_point", "settebello_point", "primiera_point", "total", "re_bello", "re_bello_point", "napola_point", "grande_point", "declared_point")
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     CARDS_FIELD_NUMBER: _ClassVar[int]
     DENARI_FIELD_NUMBER: _ClassVar[int]
@@ -211,6 +211,7 @@ class SideScore(_message.Message):
     RE_BELLO_POINT_FIELD_NUMBER: _ClassVar[int]
     NAPOLA_POINT_FIELD_NUMBER: _ClassVar[int]
     GRANDE_POINT_FIELD_NUMBER: _ClassVar[int]
+    DECLARED_POINT_FIELD_NUMBER: _ClassVar[int]
     scope: int
     cards: int
     denari: int
@@ -225,7 +226,8 @@ class SideScore(_message.Message):
     re_bello_point: int
     napola_point: int
     grande_point: int
-    def __init__(self, scope: _Optional[int] = ..., cards: _Optional[int] = ..., denari: _Optional[int] = ..., settebello: _Optional[bool] = ..., primiera: _Optional[int] = ..., carte_point: _Optional[int] = ..., denari_point: _Optional[int] = ..., settebello_point: _Optional[int] = ..., primiera_point: _Optional[int] = ..., total: _Optional[int] = ..., re_bello: _Optional[bool] = ..., re_bello_point: _Optional[int] = ..., napola_point: _Optional[int] = ..., grande_point: _Optional[int] = ...) -> None: ...
+    declared_point: int
+    def __init__(self, scope: _Optional[int] = ..., cards: _Optional[int] = ..., denari: _Optional[int] = ..., settebello: _Optional[bool] = ..., primiera: _Optional[int] = ..., carte_point: _Optional[int] = ..., denari_point: _Optional[int] = ..., settebello_point: _Optional[int] = ..., primiera_point: _Optional[int] = ..., total: _Optional[int] = ..., re_bello: _Optional[bool] = ..., re_bello_point: _Optional[int] = ..., napola_point: _Optional[int] = ..., grande_point: _Optional[int] = ..., declared_point: _Optional[int] = ...) -> None: ...
 
 class DealResult(_message.Message):
     __slots__ = ("deal_number", "dealer", "sides", "match_scores", "leftover_side", "leftover")
