@@ -107,8 +107,10 @@ def play_deal(
     """Play one deal from a deck order (seat 0 plays first); return piles and scope."""
     stock = list(deck)
     hands, table = deal(stock, seats, scopone)
-    piles: list[list[Card]] = [[], []]
-    scope = [0, 0]
+    # Two or three players: each for itself; four or six: two teams, alternate seats.
+    sides = seats if seats <= 3 else 2
+    piles: list[list[Card]] = [[] for _ in range(sides)]
+    scope = [0] * sides
     last_capturer = None
     seat = 0
     while True:
@@ -119,7 +121,7 @@ def play_deal(
                 hands[s], stock = stock[:3], stock[3:]
         move = choose(legal_moves(hands[seat], table))
         hands[seat].remove(move.card)
-        side = seat % 2
+        side = seat % sides
         if move.captures:
             table = [t for t in table if t not in move.captures]
             piles[side].extend(move.captures)

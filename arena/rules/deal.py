@@ -37,7 +37,7 @@ from arena.rules.moves import (
     plan_of,
 )
 from arena.rules.scoring import DealScore, deal_points, score_deal
-from arena.rules.variants import Variant, side_of
+from arena.rules.variants import Variant
 
 
 class Play(NamedTuple):
@@ -116,6 +116,7 @@ class Deal:
         "_last_sweep",
         "_matta",
         "_seats",
+        "_sides",
         "_to_last_player",
         "cards_in_hands",
         "dealer",
@@ -146,13 +147,14 @@ class Deal:
         self.hands = [0] * seats
         self.table = 0
         self.stock_pos = 0
-        self.piles = [0, 0]
-        self.scope = [0, 0]
+        sides = variant.sides
+        self.piles = [0] * sides
+        self.scope = [0] * sides
         self.last_capturer: int | None = None
         self.plays: list[Play] = []
         self.leftover: tuple[int, int] | None = None
         self.declarations: list[Declared] = []
-        self.declared = [0, 0]  # per side, the points of its declarations
+        self.declared = [0] * sides  # per side, the points of its declarations
         for step, n in variant.game.deal_plan:
             if step == "hands":
                 self._deal_hands(n)
@@ -175,7 +177,7 @@ class Deal:
         one scopa or two (the dealer's side captured last, for the leftovers)."""
         scope = opening_scope_of(self.table, self._matta)
         if scope:
-            side = side_of(self.dealer)
+            side = self.dealer % self._sides
             self.piles[side] |= self.table
             self.scope[side] += scope
             self.opening_scope = scope
@@ -187,6 +189,7 @@ class Deal:
         paths read them (also for a deal built from a view: determinize)."""
         self.variant = variant
         self._seats = variant.seats
+        self._sides = variant.sides
         self._fewest = variant.fewest_cards
         self._to_last_player = variant.leftovers_to_last_player
         self._last_sweep = variant.last_sweep
@@ -297,7 +300,7 @@ class Deal:
         assert seat is not None
         declared = Declared(seat, kind, self.hands[seat], len(self.plays))
         self.declarations.append(declared)
-        self.declared[side_of(seat)] += DECLARATION_POINTS[kind]
+        self.declared[seat % self._sides] += DECLARATION_POINTS[kind]
         return declared
 
     def play(self, move: Move | tuple[int, int], declaration: str | None = None) -> Play:
@@ -317,7 +320,7 @@ class Deal:
         bit = BIT[card]
         self.hands[seat] ^= bit
         in_hands = self.cards_in_hands = self.cards_in_hands - 1
-        side = side_of(seat)
+        side = seat % self._sides
         if taken:
             table = self.table = self.table ^ taken
             self.piles[side] |= taken | bit
@@ -386,6 +389,7 @@ class Deal:
         hands, piles, scope, deck = self.hands, self.piles, self.scope, self.deck
         table, pos, in_hands = self.table, self.stock_pos, self.cards_in_hands
         seats, fewest, refill = self._seats, self._fewest, self.variant.game.refill
+        sides = self._sides
         last_sweep, ace_all, ace_sweep = self._last_sweep, self._ace_all, self._ace_sweep
         fifteen, ordinary = self._fifteen, self._fifteen_ordinary
         # A table that one card could sweep adds up to low..high: 1..10 by the
@@ -449,7 +453,7 @@ class Deal:
             hands[seat] = hand ^ bit
             in_hands -= 1
             if taken:
-                side = side_of(seat)
+                side = seat % sides
                 table ^= taken
                 piles[side] |= taken | bit
                 last_capturer = side
@@ -483,7 +487,7 @@ class Deal:
             seat = following[seat]
         self.table, self.stock_pos, self.cards_in_hands = table, pos, in_hands
         self.last_capturer, self.to_move = last_capturer, None
-        self._give_leftovers(side_of(seat))
+        self._give_leftovers(seat % self._sides)
         return self.points()
 
     def _give_leftovers(self, last_side: int) -> None:

@@ -14,7 +14,6 @@ from arena.rules.cards import BIT, DECK_SIZE, FULL_DECK, cards_of
 from arena.rules.deal import Deal, opening_scope_of
 from arena.rules.declarations import DECLARATION_POINTS, shown_in_hands
 from arena.rules.observe import Observation
-from arena.rules.variants import side_of
 
 
 def seen_cards(obs: Observation) -> int:
@@ -69,7 +68,7 @@ def determinize(obs: Observation, rng: random.Random) -> Deal:
     deal.stock_pos = DECK_SIZE - len(stock)
     deal.piles = list(obs.captured_cards)
     deal.scope = list(obs.scope)
-    deal.last_capturer = None if last is None else side_of(last)
+    deal.last_capturer = None if last is None else obs.variant.side_of(last)
     deal.plays = list(obs.plays)
     deal.leftover = None
     variant = obs.variant
@@ -77,9 +76,9 @@ def determinize(obs: Observation, rng: random.Random) -> Deal:
         opening_scope_of(obs.opening_table, variant.matta) if variant.opening_fifteen else 0
     )
     deal.declarations = list(obs.declarations)
-    deal.declared = [0, 0]
+    deal.declared = [0] * variant.sides
     for d in obs.declarations:
-        deal.declared[side_of(d.seat)] += DECLARATION_POINTS[d.kind]
+        deal.declared[variant.side_of(d.seat)] += DECLARATION_POINTS[d.kind]
     deal.cards_in_hands = sum(obs.hand_sizes)
     deal.to_move = obs.to_move
     return deal

@@ -38,7 +38,7 @@ class FinishedDeal:
 
 
 class Match:
-    """The state of a match between two sides.
+    """The state of a match between its sides (two, or three players).
 
     Use: ``deal = match.start_deal()``; play the deal to its end;
     ``match.end_deal()``; repeat until ``match.is_over``.

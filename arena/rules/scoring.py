@@ -75,9 +75,11 @@ def deal_points(
     grande: bool = False,
     declared: Sequence[int] | None = None,
 ) -> list[int]:
-    """The points of each of the two sides, without the breakdown: the fast
-    path for playouts. Always equal to ``score_deal(...).points`` with the
-    same arguments."""
+    """The points of each side, without the breakdown: the fast path for
+    playouts. Always equal to ``score_deal(...).points`` with the same
+    arguments (which it is, with three sides)."""
+    if len(piles) != 2:
+        return list(score_deal(piles, scope, re_bello, napola, piccola, grande, declared).points)
     p0, p1 = piles
     points = [scope[0], scope[1]]
     a, b = p0.bit_count(), p1.bit_count()
@@ -109,6 +111,14 @@ def deal_points(
         points[0] += declared[0]
         points[1] += declared[1]
     return points
+
+
+def margin(points: Sequence[int], side: int) -> int:
+    """``side``'s lead in a deal: its points less the best of the other sides'
+    (with two sides, less the other's). What the search engines maximise."""
+    if len(points) == 2:
+        return points[side] - points[1 - side]
+    return points[side] - max(p for s, p in enumerate(points) if s != side)
 
 
 @dataclass(frozen=True)
@@ -186,12 +196,13 @@ def score_deal(
     """Score a finished deal from each side's captured pile (mask) and scope count.
 
     Carte and denari go to the side with more (with two sides and 40 cards,
-    more than 20 cards / more than 5 denari when every card was captured); a
-    tie scores nothing. Primiera goes to the strictly higher total; a side
-    missing a suit has none and cannot win it. With ``re_bello`` the king of
-    Denari is a point like the settebello; with ``napola`` a side's napola
-    scores its length (``napola``), with ``piccola`` up to 5; with ``grande``
-    Cirulla's big sequence scores. Off, none is counted in the tallies.
+    more than 20 cards / more than 5 denari when every card was captured;
+    with three, the unique most); a tie for the most scores nothing.
+    Primiera goes to the strictly higher total; a side missing a suit has
+    none and cannot win it. With ``re_bello`` the king of Denari is a point
+    like the settebello; with ``napola`` a side's napola scores its length
+    (``napola``), with ``piccola`` up to 5; with ``grande`` Cirulla's big
+    sequence scores. Off, none is counted in the tallies.
     ``declared``: each side's points from Cirulla's declarations.
     """
     sequence = _NAPOLA if napola else _PICCOLA if piccola else None

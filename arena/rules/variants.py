@@ -16,15 +16,21 @@ class Game(enum.Enum):
     SCOPONE = "scopone"
     SCOPONE_SCIENTIFICO = "scientifico"
     SCOPA_A_SEI = "scopa6"
+    SCOPA_A_TRE = "scopa3"
 
     @property
     def seats(self) -> int:
         return _SEATS.get(self, 4)
 
     @property
+    def sides(self) -> int:
+        """Three in three-player Scopa, where each seat is a side; two otherwise."""
+        return 3 if self is Game.SCOPA_A_TRE else 2
+
+    @property
     def is_team_game(self) -> bool:
         """Sides of several seats: partners sit every other seat."""
-        return self.seats > 2
+        return self.seats > self.sides
 
     @property
     def deal_plan(self) -> tuple[tuple[str, int], ...]:
@@ -62,8 +68,9 @@ _DEAL_PLANS: dict[Game, tuple[tuple[str, int], ...]] = {
     Game.SCOPONE: (("hands", 3), ("table", 2), ("hands", 3), ("table", 2), ("hands", 3)),
     Game.SCOPONE_SCIENTIFICO: (("hands", 10),),
     Game.SCOPA_A_SEI: (("hands", 3), ("table", 4)),
+    Game.SCOPA_A_TRE: (("hands", 3), ("table", 4)),
 }
-_SEATS = {Game.SCOPA: 2, Game.SCOPA_A_SEI: 6}
+_SEATS = {Game.SCOPA: 2, Game.SCOPA_A_SEI: 6, Game.SCOPA_A_TRE: 3}
 
 # The games every bot that lists none plays (HandshakeResponse.games empty):
 # the four there were before games were added; a later one must be listed.
@@ -181,9 +188,14 @@ class Variant:
 
     @property
     def sides(self) -> int:
-        """Always two: two players, or two teams (even seats against odd seats:
-        0 and 2 against 1 and 3; 0, 2 and 4 against 1, 3 and 5)."""
-        return 2
+        """Two players, or two teams (even seats against odd seats: 0 and 2
+        against 1 and 3; 0, 2 and 4 against 1, 3 and 5); three players in
+        three-player Scopa."""
+        return self.game.sides
+
+    def side_of(self, seat: int) -> int:
+        """The side ``seat`` plays for in this game."""
+        return seat % self.game.sides
 
     @property
     def options(self) -> tuple[str, ...]:
@@ -277,7 +289,8 @@ def cirulla_options(game: Game) -> dict[str, bool]:
     return {k: v for k, v in CIRULLA_OPTIONS.items() if k not in ("declarations", "matta")}
 
 
-def side_of(seat: int) -> int:
-    """The side a seat plays for: in two-player Scopa each seat is a side;
-    with four or six seats the even seats form side 0 and the odd seats side 1."""
-    return seat & 1
+def side_of(seat: int, sides: int = 2) -> int:
+    """The side a seat plays for: with two or three seats each seat is a side;
+    with four or six seats the even seats form side 0 and the odd seats side 1.
+    ``sides``: the game's (Variant.sides); two unless it is three-player Scopa."""
+    return seat % sides

@@ -20,7 +20,9 @@ def canonical(moves, rng):
     return keys[int(rng.random() * len(keys))][1]
 
 
-@pytest.mark.parametrize("game", [Game.SCOPA, Game.SCOPA_A_QUATTRO, Game.SCOPONE])
+@pytest.mark.parametrize(
+    "game", [Game.SCOPA, Game.SCOPA_A_QUATTRO, Game.SCOPONE, Game.SCOPA_A_TRE, Game.SCOPA_A_SEI]
+)
 def test_same_deals_same_piles(game):
     for seed in range(150):
         deck = seeded_deck(seed, 0)
@@ -43,7 +45,9 @@ def test_same_deals_same_piles(game):
         assert naive.score(piles, scope) == list(deal.score().points)
 
 
-@pytest.mark.parametrize("game", [Game.SCOPA, Game.SCOPA_A_QUATTRO, Game.SCOPONE])
+@pytest.mark.parametrize(
+    "game", [Game.SCOPA, Game.SCOPA_A_QUATTRO, Game.SCOPONE, Game.SCOPA_A_TRE, Game.SCOPA_A_SEI]
+)
 def test_same_legal_moves_at_every_step(game):
     """In lockstep: at every turn of many seeded deals both engines offer the
     same set of moves, and the finished deals score the same."""

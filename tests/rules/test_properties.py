@@ -210,7 +210,8 @@ def test_whole_matches_end_properly(game, seed):
     top = max(match.scores)
     assert top >= 11 and match.scores.count(top) == 1 and match.scores[match.winner] == top
     # Running totals are the sums of the deal points.
-    assert [sum(d.score.points[s] for d in match.finished) for s in (0, 1)] == match.scores
+    sides = range(game.sides)
+    assert [sum(d.score.points[s] for d in match.finished) for s in sides] == match.scores
 
 
 def test_random_playout_equals_step_by_step_play_on_many_deals():

@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from arena.rules import Game, Match, Sight, Variant, observe, parse_cards, side_of, view
+from arena.rules import Game, Match, Sight, Variant, observe, parse_cards, view
 from arena.rules.cards import BIT
 from arena.rules.deal import Deal
 
@@ -21,12 +21,13 @@ class Witness:
 
     def __init__(self, deal: Deal) -> None:
         self.opening_table = deal.table  # the table as dealt, before any play
-        self.captured = [0, 0]
+        self.variant = deal.variant
+        self.captured = [0] * deal.variant.sides
         self.last_capture_seat: int | None = None
 
     def saw(self, seat: int, card: int, captures: int) -> None:
         if captures:
-            self.captured[side_of(seat)] |= captures | BIT[card]
+            self.captured[self.variant.side_of(seat)] |= captures | BIT[card]
             self.last_capture_seat = seat
 
 
@@ -72,7 +73,7 @@ def test_recall_is_right_at_every_decision_of_real_deals(game, seed):
         check(match, witness)
         assert sum(m.bit_count() for m in witness.captured) == 40
         assert witness.last_capture_seat is not None
-        assert side_of(witness.last_capture_seat) == deal.last_capturer
+        assert deal.variant.side_of(witness.last_capture_seat) == deal.last_capturer
         match.end_deal()
     assert captures_seen > 10  # the checks above saw captures by both sides
 
