@@ -100,6 +100,7 @@ def sample_positions() -> list[tuple[str, Match, int]]:
         (Game.SCOPONE, 5),
         (Game.SCOPONE_SCIENTIFICO, 0),
         (Game.SCOPA_A_SEI, 7),
+        (Game.SCOPA_A_TRE, 4),
     ):
         match = Match(Variant(game), seed=17)
         deal = match.start_deal()

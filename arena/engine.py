@@ -11,7 +11,7 @@ seat's clock runs (its deadline and its bank) and when a fault forfeits.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from arena.outcome import EngineInfo, MatchResult
@@ -61,11 +61,23 @@ def forfeits(policy: FaultPolicy, strikes: int) -> bool:
     return policy.on_fault is OnFault.LOSE or strikes >= policy.strikes
 
 
-def forfeit_winner(faulting_seats: Iterable[int]) -> int | None:
-    """The side that wins a match these seats' faults ended: the other side,
-    or none when both sides are at fault."""
-    sides = {side_of(seat) for seat in faulting_seats}
-    return 1 - sides.pop() if len(sides) == 1 else None
+def forfeit_winner(
+    faulting_seats: Iterable[int], sides: int = 2, scores: Sequence[int] = ()
+) -> int | None:
+    """The side that wins a match these seats' faults ended: the one side not
+    at fault, or none when every side is. With three players, when two are
+    not at fault, the one ahead in the match ``scores`` wins, and none if
+    they are level (the fault is its own side's loss, never a gift to one of
+    two players it did not choose between)."""
+    at_fault = {side_of(seat, sides) for seat in faulting_seats}
+    clear = [s for s in range(sides) if s not in at_fault]
+    if len(clear) == 1:
+        return clear[0]
+    if not clear or not scores:
+        return None
+    best = max(scores[s] for s in clear)
+    leaders = [s for s in clear if scores[s] == best]
+    return leaders[0] if len(leaders) == 1 else None
 
 
 # What an engine is told and answers -------------------------------------------

@@ -54,7 +54,8 @@ def seat_engines(
     """One engine per seat, parsed. For a team game, two engines each play
     every seat of their side (one instance per seat)."""
     parsed = [parse_engine(e) if isinstance(e, str) else e for e in engines]
-    if seats > 2 and len(parsed) == 2:
+    teams = seats > 2 and seats % 2 == 0  # partners sit every other seat
+    if teams and len(parsed) == 2:
         if any(isinstance(e, HumanEngine) for e in parsed):
             raise ConfigError(
                 "a person takes one seat, never all of a side's (they would see "
@@ -62,7 +63,7 @@ def seat_engines(
             )
         parsed = parsed * (seats // 2)
     if len(parsed) != seats:
-        extra = " (or 2: each plays every seat of its side)" if seats > 2 else ""
+        extra = " (or 2: each plays every seat of its side)" if teams else ""
         raise ConfigError(f"this game needs {seats} engines{extra}, not {len(engines)}")
     return parsed
 

@@ -155,7 +155,7 @@ class Referee:
             while not self.match.is_over:
                 await self._play_deal()
         except _Forfeit as f:
-            winner = forfeit_winner([f.fault.seat])
+            winner = forfeit_winner([f.fault.seat], self.match.variant.sides, self.match.scores)
             return self._result(Termination.FORFEIT, winner, f.fault.headline())
         return self._result(Termination.COMPLETED, self.match.winner, self.match.end_reason)
 

@@ -182,8 +182,6 @@ def event_text(event: MatchEvent, faces: Faces | str = Faces.SHORT) -> str:
         scopa = "   SCOPA!" if what.scopa else ""
         return f"   seat {what.seat}: {cards(1 << what.card)} {taken}{scopa}   table {table}"
     if isinstance(what, DealScored):
-        points = what.score.points
-        return (
-            f"   deal scored {points[0]} - {points[1]}; match {' - '.join(map(str, what.totals))}"
-        )
+        points = " - ".join(map(str, what.score.points))
+        return f"   deal scored {points}; match {' - '.join(map(str, what.totals))}"
     return f"final score {' - '.join(map(str, what.final_scores))} ({what.reason})"

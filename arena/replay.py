@@ -419,8 +419,9 @@ class _Checks:
             if forfeit is None and not at_startup:
                 raise _fail(None, None, "the log records a forfeit, but no fault ended the match")
             deciding = [f for f in result.faults if f.at_startup] or [self.faults[-1]]
-            at_fault = {side_of(f.seat) for f in deciding}
-            if result.winner != forfeit_winner(f.seat for f in deciding):
+            sides = match.variant.sides
+            at_fault = {side_of(f.seat, sides) for f in deciding}
+            if result.winner != forfeit_winner((f.seat for f in deciding), sides, match.scores):
                 raise _fail(
                     None,
                     None,

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from arena.outcome import Termination
-from arena.rules import FinishedDeal, Variant, cards_text, side_of
+from arena.rules import FinishedDeal, Variant, cards_text
 
 if TYPE_CHECKING:
     from arena.outcome import MatchReport
@@ -27,7 +27,7 @@ def side_names(variant: Variant, seat_names: Sequence[str]) -> list[str]:
     """ "greedy" or "greedy + random": the seats of each side, joined."""
     names = []
     for side in range(variant.sides):
-        seats = [s for s in range(variant.seats) if side_of(s) == side]
+        seats = [s for s in range(variant.seats) if variant.side_of(s) == side]
         names.append(" + ".join(f"{seat_names[s]}#{s}" for s in seats))
     return names
 

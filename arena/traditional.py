@@ -43,7 +43,6 @@ from math import comb
 from arena.rules import Move, Observation, Play, Strategy
 from arena.rules.cards import BIT, DENARI_MASK, FULL_DECK, RANK, RANK_MASK, SETTEBELLO, cards_of
 from arena.rules.moves import capture_sets
-from arena.rules.variants import side_of
 
 # Values in points of a deal (rule 4). A scopa is a point; the settebello is
 # a point; sevens decide the primiera, then sixes and aces (Chitarrella 3);
@@ -256,8 +255,9 @@ def move_value(obs: Observation, move: Move) -> float:
 
 
 def _partner(obs: Observation) -> int | None:
-    seats = obs.variant.seats
-    return None if seats == 2 else (obs.seat + 2) % seats
+    if not obs.variant.game.is_team_game:
+        return None
+    return (obs.seat + 2) % obs.variant.seats
 
 
 def _recent(obs: Observation) -> tuple[Play, Play] | None:
@@ -325,7 +325,7 @@ def spariglio(obs: Observation, move: Move) -> float:
     if taken:
         in_play &= ~(taken | BIT[card])
     odd = _odd_ranks(in_play)
-    dealers_side = side_of(obs.seat) == side_of(obs.dealer)
+    dealers_side = obs.variant.side_of(obs.seat) == obs.variant.side_of(obs.dealer)
     return -odd if dealers_side else odd
 
 

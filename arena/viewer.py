@@ -35,7 +35,6 @@ from arena.rules import (
     View,
     Viewer,
     cards_of,
-    side_of,
 )
 from arena.rules.cards import RANK, SUIT, SUIT_LETTERS, parse_card
 from arena.rules.deal import opening_scope_of
@@ -83,7 +82,7 @@ def _piles(
     """Each side's captured cards (masks), from the deal's plays (all face up)
     and the opening table the dealer took, if any."""
     piles = [0] * variant.sides
-    piles[side_of(dealer)] |= opening
+    piles[variant.side_of(dealer)] |= opening
     for play in plays:
         if play.captures:
             piles[play.seat % variant.sides] |= play.captures | 1 << play.card

@@ -84,7 +84,7 @@ def main() -> None:
         f"{'game':<10} {'naive':>9} {'step API':>9} {'speed-up':>9}"
         f" {'playout API':>12} {'speed-up':>9}"
     )
-    for game in (Game.SCOPA, Game.SCOPONE, Game.SCOPA_A_SEI):
+    for game in (Game.SCOPA, Game.SCOPONE, Game.SCOPA_A_SEI, Game.SCOPA_A_TRE):
         runs = {
             "naive": naive_playout(game),
             "steps": arena_steps(game),

@@ -54,7 +54,7 @@ def cmd_play(args: argparse.Namespace) -> int:
     from arena.strategies import BUILT_IN
 
     variant = variant_from_args(args)
-    names = args.seat or ["greedy", "random"]
+    names = args.seat or ["greedy", "random", "greedy"][: max(2, variant.sides)]
     if len(names) == 2 and variant.game.is_team_game:
         names = names * (variant.seats // 2)  # each strategy plays every seat of its side
     if len(names) != variant.seats:
@@ -327,8 +327,9 @@ def add_parsers(sub: Subparsers) -> None:
         "--seat",
         action="append",
         metavar="STRATEGY",
-        help="strategy of the next seat, in seat order (random or greedy); "
-        "two given for a 4-seat game play both seats of their side",
+        help="strategy of the next seat, in seat order (random, greedy, search, ...); "
+        "two given for a team game play every seat of their side (default: greedy "
+        "against random; in scopa3 greedy, random, greedy)",
     )
     play.add_argument(
         "--seed", type=int, default=1, help="match seed (default 1: the same match every time)"

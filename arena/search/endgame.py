@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from arena.rules import Move, Observation
 from arena.rules.deal import Deal
-from arena.rules.variants import side_of
+from arena.rules.scoring import margin
 
 # Cards left in all hands together up to which the end is searched exactly:
 # Scopa's last packet (3 + 3); in Scopone 9+4, the last two rounds.
@@ -40,7 +40,7 @@ def solve(deal: Deal, moves: Sequence[Move]) -> list[int]:
     seat = deal.to_move
     if seat is None:
         raise ValueError("the deal is over")
-    side = side_of(seat)
+    side = deal.variant.side_of(seat)
     values = []
     for move in moves:
         child = deal.copy()
@@ -57,12 +57,12 @@ def value(deal: Deal, side: int) -> int:
 
 def _value(deal: Deal, side: int, alpha: float, beta: float) -> float:
     """The deal's point difference for ``side`` under perfect play from here:
-    ``side`` takes the most, the other side the least."""
+    ``side`` takes the most, the other side the least (with three players,
+    the other two play against ``side``, its lead over the better of them)."""
     seat = deal.to_move
     if seat is None:
-        points = deal.points()
-        return points[side] - points[1 - side]
-    ours = side_of(seat) == side
+        return margin(deal.points(), side)
+    ours = deal.variant.side_of(seat) == side
     best = -math.inf if ours else math.inf
     for move in deal.legal_moves():
         child = deal.copy()

@@ -34,7 +34,8 @@ from dataclasses import dataclass, fields
 from arena.errors import RulesError
 from arena.rules import Deal, Move, Observation
 from arena.rules.determinize import determinize
-from arena.rules.variants import REGIONAL_OPTIONS, side_of
+from arena.rules.scoring import margin
+from arena.rules.variants import REGIONAL_OPTIONS
 
 __all__ = [
     "CAPTURE_BIAS",
@@ -172,8 +173,7 @@ def evaluate(
         raise RulesError("no legal move to evaluate")
     if obs.to_move != obs.seat:
         raise RulesError(f"seat {obs.seat} is not the seat to move")
-    side = side_of(obs.seat)
-    other = 1 - side
+    side = obs.variant.side_of(obs.seat)
     outcomes: list[tuple[int, ...]] = []
     while True:
         if samples is not None:
@@ -187,7 +187,7 @@ def evaluate(
             deal = world.copy()
             deal.play_unchecked(move)
             points = playout(deal, rng)
-            row.append(points[side] - points[other])
+            row.append(margin(points, side))
         outcomes.append(tuple(row))
     return Evaluation(tuple(Move(*m) for m in moves), tuple(outcomes))
 

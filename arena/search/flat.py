@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from arena.rules import Move, Observation
 from arena.rules.deal import Deal
 from arena.rules.determinize import determinize
+from arena.rules.scoring import margin
 
 MIN_SAMPLES = 4
 MAX_SAMPLES = 2000
@@ -48,7 +49,7 @@ def evaluate(
     """Each move's mean point difference for the seat's side, over at least
     MIN_SAMPLES samples and then as many as ``seconds`` and ``samples`` allow
     (MAX_SAMPLES at most)."""
-    side = obs.seat & 1
+    side = obs.variant.side_of(obs.seat)
     deadline = time.perf_counter() + seconds if seconds is not None else math.inf
     limit = min(samples, MAX_SAMPLES) if samples is not None else MAX_SAMPLES
     totals = [0.0] * len(moves)
@@ -59,6 +60,6 @@ def evaluate(
             deal = world.copy()
             deal.play_unchecked(move)
             points = playout(deal, rng)
-            totals[i] += points[side] - points[1 - side]
+            totals[i] += margin(points, side)
         done += 1
     return [t / done for t in totals]

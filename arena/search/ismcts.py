@@ -47,6 +47,7 @@ from arena.rules import Move, Observation
 from arena.rules.cards import DECK_SIZE
 from arena.rules.deal import Deal
 from arena.rules.determinize import determinize
+from arena.rules.scoring import margin
 from arena.search import endgame
 from arena.search.belief import Belief
 
@@ -180,7 +181,8 @@ def search(
     scale = 1.0 / REWARD_SCALE
     log, sqrt = math.log, math.sqrt
     uniform = rng.random
-    side = obs.seat & 1
+    sides = obs.variant.sides
+    side = obs.variant.side_of(obs.seat)
     done = 0
 
     def descend(deal: Deal, node: Node) -> None:
@@ -204,7 +206,7 @@ def search(
                     )
                     if score > best_score:
                         best, best_score = move, score
-            mover = deal.to_move & 1
+            mover = deal.to_move % sides
             if untried:
                 # The new node's move as the playouts would choose it: a reply
                 # tried first is a likely one, not any one.
@@ -227,12 +229,17 @@ def search(
             node = children[best]
         # Simulation: the rest of the deal, on the fast path.
         points = deal.random_playout(uniform, capture_bias, care, sweep)
-        margin = points[0] - points[1]
-        diff = margin * scale if by_points else float((margin > 0) - (margin < 0))
+        if sides == 2:
+            lead = points[0] - points[1]
+            diff = lead * scale if by_points else float((lead > 0) - (lead < 0))
+            credit: tuple[float, ...] = (diff, -diff)
+        else:  # three players: each side's lead over the best of the others
+            leads = [margin(points, s) for s in range(sides)]
+            credit = tuple(m * scale if by_points else float((m > 0) - (m < 0)) for m in leads)
         # Backpropagation: each node credits the side that made its move.
         while node is not root:
             node.visits += 1
-            node.total += diff if node.side == 0 else -diff
+            node.total += credit[node.side]
             parent = node.parent
             assert parent is not None
             node = parent

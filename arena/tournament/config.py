@@ -541,6 +541,11 @@ def _refuse_unplayable(cfg: TournamentConfig, where: str) -> None:
     """What no key alone says is wrong: a format the engines or the game cannot
     play, and remote bots in duplicate deals nobody accepted."""
     names = [e.name for e in cfg.engines]
+    if cfg.variant.sides > 2:
+        raise ConfigError(
+            f"{where}: {cfg.variant.game.value} is a game of three players, which arena match "
+            "plays; tournaments, their standings and ratings are of two sides only for now"
+        )
     if cfg.format is TournamentFormat.GAUNTLET and cfg.challenger not in names:
         raise ConfigError(f"{where}: a gauntlet needs challenger = one of {', '.join(names)}")
     if cfg.format is TournamentFormat.TEAMS and not cfg.variant.game.is_team_game:

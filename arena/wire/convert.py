@@ -84,6 +84,7 @@ _GAME_TO_PB = {
     Game.SCOPONE: pb.SCOPONE,
     Game.SCOPONE_SCIENTIFICO: pb.SCOPONE_SCIENTIFICO,
     Game.SCOPA_A_SEI: pb.SCOPA_A_SEI,
+    Game.SCOPA_A_TRE: pb.SCOPA_A_TRE,
 }
 _GAME_FROM_PB = {v: k for k, v in _GAME_TO_PB.items()}
 # Variant options by field name (arena.rules.OPTIONS) and their enum values.
@@ -352,8 +353,8 @@ def grande_points(msg: pb.SideScore) -> int:
 
 
 def side_scores_from_pb(msgs: Sequence[pb.SideScore]) -> DealScore:
-    if len(msgs) != 2:
-        raise WireError(f"deal result: {len(msgs)} sides, expected 2")
+    if len(msgs) not in (2, 3):
+        raise WireError(f"deal result: {len(msgs)} sides, expected 2 (or 3 in scopa3)")
 
     def awarded(point: str) -> int | None:
         winners = [s for s, m in enumerate(msgs) if getattr(m, point)]

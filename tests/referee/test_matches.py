@@ -20,6 +20,8 @@ pytestmark = pytest.mark.process
 def test_full_match_between_launched_bots_each_variant(game, tag, tmp_path):
     specs = [f"greedy={bot('greedy', tag)}", f"random={bot('random', tag)}"]
     specs = specs * (game.seats // 2)  # one process per seat
+    if game.sides == 3:  # three players, each for itself
+        specs.append(f"greedy={bot('greedy', tag)}")
     log = tmp_path / "match.log"
     report = play(
         MatchSettings(Variant(game), seed=7, match_id="m"), specs, log=log, output=tmp_path

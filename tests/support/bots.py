@@ -13,6 +13,7 @@ def bot(name: str, *extra: str) -> str:
     paths = {
         "random": ROOT / "engines/random/bot.py",
         "greedy": ROOT / "engines/greedy/bot.py",
+        "search": ROOT / "engines/search/bot.py",
         "misbehave": ROOT / "tests/bots/misbehave.py",
         "spy": ROOT / "tests/bots/spy.py",
         "chatty": ROOT / "tests/bots/chatty.py",

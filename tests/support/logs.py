@@ -24,6 +24,8 @@ def write_log(
     specs = [parse_engine(f"e{i}={spec}") for i, spec in enumerate(engines)]
     if game.seats == 4 and len(specs) == 2:
         specs = specs * 2
+    if game.sides == 3 and len(specs) == 2:  # three players: the first engine again
+        specs.append(parse_engine(f"e2={engines[0]}"))
 
     settings = MatchSettings(
         Variant(game),

@@ -191,3 +191,35 @@ def test_a_person_declares_a_cirulla_packet_by_the_box_and_sees_the_others(brows
     theirs = [s for d in replayed.deals for s in d.steps if s.seat == 1 and len(s.move) == 3]
     assert offered > 0 and len(mine) == offered  # every box ticked went with its play
     assert theirs  # and the other seat's declarations were there to be shown
+
+
+def test_a_person_plays_scopa_a_tre_against_two_bots_and_sees_three_piles(browser, tmp_path):
+    log = tmp_path / "three.log"
+    engines = ["me=human", "g=builtin:greedy", "r=builtin:random"]
+    table = host_table(engines, "--variant", "scopa3", "--deals", "1", "--seed", "6", log=log)
+    watched = Watched(browser, table.base)
+    try:
+        watched.load(f"/seat#{table.secrets[0]}")
+        sit(watched.page, "Ada")
+        page = watched.page
+        page.wait_for_selector("#hand button.playable", timeout=30_000)
+        status = page.locator("#status").inner_text()
+        # Each rival is named with its own score: no "their side" with three.
+        assert "your side 0, greedy (seat 1) 0, random (seat 2) 0;" in status
+        assert "partner" not in page.locator(".others").inner_text()
+        assert page.locator(".piles .pile").count() == 3
+        moves = 0
+        while moves < 5 and one_move(page, by_keyboard=True):
+            moves += 1
+        shoot(page, tmp_path, "table-three.png")
+        while one_move(page, by_keyboard=True):
+            moves += 1
+        assert moves == 12  # four rounds of three cards
+        assert page.locator("#deal-end p").count() >= 3
+        assert table.wait() == 0
+    finally:
+        table.stop()
+        watched.close()
+    replayed = replay_log(log)
+    assert replayed.result.termination is Termination.COMPLETED and not replayed.result.faults
+    assert len(replayed.result.final_scores) == 3

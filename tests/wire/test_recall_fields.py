@@ -59,7 +59,7 @@ def test_an_older_bot_reads_every_field_it_knows_unchanged(old_observation):
             for name in NEW_FIELDS:
                 without.ClearField(name)
             assert old.SerializeToString() == without.SerializeToString()
-            assert old.seat == seat and len(old.captured_counts) == 2
+            assert old.seat == seat and len(old.captured_counts) == match.variant.sides
 
 
 def test_the_old_and_new_observations_share_every_old_field_number(old_observation):

@@ -51,13 +51,20 @@
     }
     return out;
   }
-  function side(seat) { return seat % 2; }
+  /* Three sides in Scopa a tre (each seat its own), two in every other game. */
+  function sides() { return state.view && state.view.variant.game === "SCOPA_A_TRE" ? 3 : 2; }
+  function side(seat) { return seat % sides(); }
   function seats() { return state.view ? state.view.handSizes.length : 2; }
+  /* A side as the person at the table reads it: theirs, the other one, or with three, the player. */
+  function sideName(s, capital) {
+    const text = s === side(state.seat) ? "your side" : sides() === 2 ? "their side" : seatName(s);
+    return capital ? text.charAt(0).toUpperCase() + text.slice(1) : text;
+  }
   function seatName(s) {
     if (s === state.seat) return "you";
     const info = state.started && state.started.seats.find((x) => x.seat === s);
     const who = info ? info.engineName : "seat " + s;
-    const partner = seats() > 2 && side(s) === side(state.seat) ? " (partner)" : "";
+    const partner = seats() > sides() && side(s) === side(state.seat) ? " (partner)" : "";
     return who + " (seat " + s + ")" + partner;
   }
 
@@ -319,8 +326,10 @@
       state.dealEnd && state.dealEnd.afterView ? state.dealEnd.result.matchScores : v.matchScores;
     const mySide = side(state.seat);
     const target = v.variant.target ? " to " + v.variant.target : "";
+    const rivals = [];
+    for (let s = 0; s < sides(); s++) if (s !== mySide) rivals.push(sideName(s) + " " + scores[s]);
     status.textContent = game.toLowerCase() + target + ": your side " + scores[mySide] +
-      ", their side " + scores[1 - mySide] + "; dealer " + seatName(v.dealer) + "; stock " +
+      ", " + rivals.join(", ") + "; dealer " + seatName(v.dealer) + "; stock " +
       v.stockCount + "; " + turn;
     root.appendChild(status);
 
@@ -423,14 +432,14 @@
 
     // The piles taken, each side's.
     const piles = el("div", "piles");
-    for (let s = 0; s < 2; s++) {
+    for (let s = 0; s < sides(); s++) {
       const pile = el("div", "pile");
       pile.dataset.side = s;
       const scope = v.scope[s] ? ", " + v.scope[s] + " scop" + (v.scope[s] > 1 ? "e" : "a") : "";
       const worth = { DECLARATION_CIRULLA: 3, DECLARATION_DECINO: 10 };
       const declared = (v.declarations || []).filter((d) => side(d.seat || 0) === s)
         .reduce((n, d) => n + (worth[d.kind] || 0), 0);
-      pile.appendChild(el("h3", "", (s === side(state.seat) ? "Your side" : "Their side") +
+      pile.appendChild(el("h3", "", sideName(s, true) +
         ": " + v.capturedCounts[s] + " cards" + scope + (declared ? ", declared " + declared : "")));
       pile.appendChild(cards(v.capturedCards[s].cards || [], true));
       piles.appendChild(pile);
@@ -442,7 +451,7 @@
       const box = el("div", "deal-end");
       box.id = "deal-end";
       box.appendChild(el("h2", "", "Last deal scored (deal " + (r.dealNumber + 1) + ")"));
-      r.sides.forEach((x, s) => box.appendChild(el("p", "", (s === side(state.seat) ? "your side" : "their side") +
+      r.sides.forEach((x, s) => box.appendChild(el("p", "", sideName(s) +
         ": " + x.total + " (cards " + x.cards + ", denari " + x.denari + ", primiera " + x.primiera +
         (x.settebello ? ", settebello" : "") + (x.reBelloPoint ? ", re bello" : "") +
         (x.napolaPoint ? ", napola " + x.napolaPoint : "") +

@@ -241,6 +241,7 @@
     // Around the table in playing order, as players sit (anticlockwise on the page).
     const places = {
       2: ["bottom", "top"],
+      3: ["bottom", "right", "left"],
       4: ["bottom", "right", "top", "left"],
       6: ["bottom", "rightbottom", "righttop", "top", "lefttop", "leftbottom"],
     }[seats];

@@ -23,6 +23,7 @@ class Game(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     SCOPONE: _ClassVar[Game]
     SCOPONE_SCIENTIFICO: _ClassVar[Game]
     SCOPA_A_SEI: _ClassVar[Game]
+    SCOPA_A_TRE: _ClassVar[Game]
 
 class VariantOption(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -79,6 +80,7 @@ SCOPA_A_QUATTRO: Game
 SCOPONE: Game
 SCOPONE_SCIENTIFICO: Game
 SCOPA_A_SEI: Game
+SCOPA_A_TRE: Game
 VARIANT_OPTION_UNSPECIFIED: VariantOption
 OPTION_NONE: VariantOption
 OPTION_FEWEST_CARDS: VariantOption
