@@ -77,9 +77,9 @@ def deal_points(
 ) -> list[int]:
     """The points of each side, without the breakdown: the fast path for
     playouts. Always equal to ``score_deal(...).points`` with the same
-    arguments (which it is, with three sides)."""
+    arguments."""
     if len(piles) != 2:
-        return list(score_deal(piles, scope, re_bello, napola, piccola, grande, declared).points)
+        return _deal_points_of_many(piles, scope, re_bello, napola, piccola, grande, declared)
     p0, p1 = piles
     points = [scope[0], scope[1]]
     a, b = p0.bit_count(), p1.bit_count()
@@ -110,6 +110,41 @@ def deal_points(
     if declared:
         points[0] += declared[0]
         points[1] += declared[1]
+    return points
+
+
+def _deal_points_of_many(
+    piles: Sequence[int],
+    scope: Sequence[int],
+    re_bello: bool,
+    napola: bool,
+    piccola: bool,
+    grande: bool,
+    declared: Sequence[int] | None,
+) -> list[int]:
+    """``deal_points`` with three sides (Scopa a tre): each point to the one
+    side strictly ahead of the others."""
+    points = list(scope)
+    for values in (
+        [p.bit_count() for p in piles],
+        [(p & DENARI_MASK).bit_count() for p in piles],
+        [-1 if q is None else q for q in map(primiera, piles)],
+    ):
+        best = max(values)
+        if best >= 0 and values.count(best) == 1:
+            points[values.index(best)] += 1
+    sequence = _NAPOLA if napola else _PICCOLA if piccola else None
+    for s, pile in enumerate(piles):
+        if pile >> SETTEBELLO & 1:
+            points[s] += 1
+        if re_bello and pile >> RE_BELLO & 1:
+            points[s] += 1
+        if sequence:
+            points[s] += sequence[pile & 1023]
+        if grande:
+            points[s] += _GRANDE[pile & 1023]
+        if declared:
+            points[s] += declared[s]
     return points
 
 

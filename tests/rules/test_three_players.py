@@ -81,6 +81,19 @@ def test_the_fast_scoring_path_agrees_with_the_full_one_over_random_deals():
         assert deal.random_playout(rng.random, capture_bias=0.5) == list(deal.score().points)
 
 
+def test_the_fast_points_equal_the_full_scoring_for_any_three_piles_and_options():
+    rng = random.Random(12)
+    for _ in range(3000):
+        owner = [rng.randrange(3) for _ in range(40)]
+        piles = [sum(1 << c for c in range(40) if owner[c] == s) for s in range(3)]
+        scope = [rng.randrange(4) for _ in range(3)]
+        declared = [rng.choice((0, 3, 10)) for _ in range(3)] if rng.random() < 0.5 else None
+        options = {k: rng.random() < 0.5 for k in ("re_bello", "napola", "grande")}
+        options["piccola"] = not options["napola"] and rng.random() < 0.5
+        full = score_deal(piles, scope, declared=declared, **options).points
+        assert deal_points(piles, scope, declared=declared, **options) == list(full)
+
+
 def test_a_match_ends_only_with_one_player_at_the_target_and_ahead_of_both_others():
     ties_played_on = ended = 0
     for seed in range(150):
