@@ -1,8 +1,8 @@
 """CPU per decision at many matches at once: the arena against a bare grpc.aio
 load on the same bot (issue: half the CPU per decision).
 
-    python -m benchmarks.bench_load [--concurrency 64] [--calls 20000] [--rounds 6]
-        [--profile OUT]
+    python -m benchmarks.bench_load [--concurrency 64] [--calls 20000] [--rounds 96]
+        [--launched-rounds 32] [--profile OUT]
 
 One trivial bot (benchmarks/trivial_bot.py, first legal move) listens on
 loopback. Then, in turn:
@@ -16,7 +16,12 @@ loopback. Then, in turn:
    sets, and once more with a single set. The difference of the two runs is
    the cost per decision with the start-up taken out; the start-up (what the
    single set cost beyond its decisions) is reported apart.
-3. with ``--profile OUT``: the measured arena run again under py-spy (``pip
+3. **launched**: the same tournament with launched trivial bots (sandboxed
+   when the machine can), a process per seat and match, then warm
+   (``keep_warm``, single matches): decisions per second, the arena's CPU and
+   the bots' (with their sandboxes) per decision, and the CPU a match costs
+   in all, start-up in, since that is what a host pays per match.
+4. with ``--profile OUT``: the measured arena run again under py-spy (``pip
    install py-spy``), sampling the thread that holds the GIL (Python's own
    CPU; grpcio's core threads outside it are not seen); OUT gets the
    collapsed stacks, and the functions that hold the most samples (own time
@@ -30,6 +35,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
+import contextlib
 import os
 import resource
 import shutil
@@ -41,6 +47,47 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 TICK = os.sysconf("SC_CLK_TCK")
+
+
+class CpuGroup:
+    """A cgroup that counts the CPU of every process put in it and of all
+    their descendants, exited ones included (cgroup v1's cpuacct, or v2's
+    cpu.stat): a launched bot reaped by its sandbox, not by the arena, is in
+    no rusage the benchmark can read. None of it where cgroups are not ours."""
+
+    def __init__(self) -> None:
+        self.path: Path | None = None
+        for root, counter in (
+            (Path("/sys/fs/cgroup/cpuacct"), "cpuacct.usage"),
+            (Path("/sys/fs/cgroup"), "cpu.stat"),
+        ):
+            if (root / counter).exists() or (root / "cgroup.procs").exists():
+                group = root / f"bench-load-{os.getpid()}"
+                with contextlib.suppress(OSError):
+                    group.mkdir()
+                    if (group / counter).exists():
+                        self.path, self.counter = group, counter
+                        return
+                    group.rmdir()
+
+    def add(self, pid: int) -> None:
+        if self.path is not None:
+            with contextlib.suppress(OSError):
+                (self.path / "cgroup.procs").write_text(str(pid))
+
+    def seconds(self) -> float | None:
+        if self.path is None:
+            return None
+        text = (self.path / self.counter).read_text()
+        if self.counter == "cpuacct.usage":
+            return int(text) / 1e9
+        fields = dict(line.split() for line in text.splitlines())
+        return int(fields["usage_usec"]) / 1e6
+
+    def close(self) -> None:
+        if self.path is not None:
+            with contextlib.suppress(OSError):
+                self.path.rmdir()
 
 
 def process_cpu(pid: int) -> float:
@@ -115,53 +162,113 @@ def bare(address: str, bot_pid: int, concurrency: int, calls: int) -> dict[str, 
 # 2. The arena's tournament --------------------------------------------------------
 
 
-def tournament_file(path: Path, address: str, concurrency: int, rounds: int) -> Path:
+def tournament_file(
+    path: Path, spec: str, concurrency: int, rounds: int, warm: bool = False
+) -> Path:
+    """A Scopa tournament between two engines of the same ``spec``: an
+    address, or a command line the arena launches (``warm``: one process per
+    engine serves every match; else a process per seat and match)."""
     path.mkdir(parents=True, exist_ok=True)
     config = path / "load.toml"
+    # keep_warm plays the two matches of a duplicate set with one process: off.
+    sets = "duplicate = false\n" if warm else "acknowledge_remote_twins = true\n"
     config.write_text(
         f'name = "load"\nrounds = {rounds}\nconcurrency = {concurrency}\n'
-        f'seed = "load"\nacknowledge_remote_twins = true\noutput = "{path / "out"}"\n'
-        f'[[engine]]\nname = "a"\nspec = "{address}"\n'
-        f'[[engine]]\nname = "b"\nspec = "{address}"\n'
+        f'seed = "load"\n{sets}output = "{path / "out"}"\n'
+        + ("keep_warm = true\n" if warm else "")
+        + f'[[engine]]\nname = "a"\nspec = "{spec}"\n'
+        f'[[engine]]\nname = "b"\nspec = "{spec}"\n'
         '[clock]\nmove_time = "5s"\n'
     )
     return config
+
+
+def match_logs(output: Path) -> list[Path]:
+    """The match logs of a tournament's output (launched bots' own logs aside)."""
+    return [p for p in output.rglob("*.log") if "bots" not in p.relative_to(output).parts]
 
 
 def decisions_in(output: Path) -> int:
     from arena.record import read_log
 
     total = 0
-    for log in output.rglob("*.log"):
+    for log in match_logs(output):
         total += sum(r.WhichOneof("record") == "decision" for r in read_log(log).records)
     return total
 
 
 def arena_run(
-    address: str, bot_pid: int, concurrency: int, rounds: int, wrap: list[str] | None = None
+    address: str,
+    bot_pid: int | None,
+    concurrency: int,
+    rounds: int,
+    wrap: list[str] | None = None,
+    warm: bool = False,
 ) -> dict[str, float]:
+    """One ``arena tournament``: its decisions, wall time and CPU. With a
+    launched bot (``bot_pid`` None) the arena's own CPU is read from /proc
+    while it runs (every 20 ms; the last reading stands for the end) and
+    its children's, the bots and their sandboxes, the rest of what a cgroup
+    of the run counted (of wait4's rusage where no cgroup could be made)."""
     with tempfile.TemporaryDirectory() as tmp:
-        config = tournament_file(Path(tmp), address, concurrency, rounds)
+        config = tournament_file(Path(tmp), address, concurrency, rounds, warm)
         command = [str(Path(sys.executable).parent / "arena"), "tournament", str(config)]
         errors = Path(tmp) / "stderr.txt"
-        before = process_cpu(bot_pid)
+        before = process_cpu(bot_pid) if bot_pid is not None else 0.0
         start = time.perf_counter()
+        own = 0.0
+        group = CpuGroup() if bot_pid is None else None
         with errors.open("wb") as err:
             child = subprocess.Popen(
                 [*(wrap or []), *command], stdout=subprocess.DEVNULL, stderr=err
             )
-            _, status, usage = os.wait4(child.pid, 0)
+            if group is not None:
+                group.add(child.pid)
+            while bot_pid is None:
+                done, status, usage = os.wait4(child.pid, os.WNOHANG)
+                if done:
+                    break
+                with contextlib.suppress(OSError, IndexError):
+                    own = process_cpu(child.pid)
+                time.sleep(0.02)
+            else:
+                _, status, usage = os.wait4(child.pid, 0)
             child.returncode = os.waitstatus_to_exitcode(status)
         wall = time.perf_counter() - start
         if status != 0:
             raise SystemExit(f"arena tournament failed: {errors.read_text()[-2000:]}")
-        bot = process_cpu(bot_pid) - before
+        total = usage.ru_utime + usage.ru_stime  # with the children it waited for
+        if group is not None:
+            total = group.seconds() or total
+            group.close()
+        if bot_pid is not None:
+            cpu, bot = total, process_cpu(bot_pid) - before
+        else:
+            cpu, bot = own, total - own
         return {
             "decisions": decisions_in(Path(tmp) / "out"),
+            "matches": len(match_logs(Path(tmp) / "out")),
             "wall": wall,
-            "cpu": usage.ru_utime + usage.ru_stime,
+            "cpu": cpu,
             "bot": bot,
         }
+
+
+def launched(concurrency: int, rounds: int, warm: bool) -> dict[str, float]:
+    """Launched trivial bots (sandboxed when the machine can), a process per
+    seat and match or ``warm``: the figures per decision and per match, the
+    start-up in them (it is what a host pays)."""
+    command = f"{sys.executable} {ROOT / 'benchmarks/trivial_bot.py'}"
+    # A warm run plays single matches, not duplicate sets of two: twice the rounds.
+    r = arena_run(command, None, concurrency, rounds * 2 if warm else rounds, warm=warm)
+    n, m = r["decisions"], r["matches"]
+    return {
+        "per_s": n / r["wall"],
+        "cpu_us": r["cpu"] / n * 1e6,
+        "bot_us": r["bot"] / n * 1e6,
+        "match_ms": (r["cpu"] + r["bot"]) / m * 1e3,
+        "matches": m,
+    }
 
 
 # 3. The profile -------------------------------------------------------------------
@@ -209,6 +316,12 @@ def main() -> None:
         "matches at once: a set plays one match at a time)",
     )
     ap.add_argument("--profile", type=Path, default=None, help="py-spy's collapsed stacks here")
+    ap.add_argument(
+        "--launched-rounds",
+        type=int,
+        default=32,
+        help="rounds of the runs with launched bots (0: none), at the same concurrency",
+    )
     args = ap.parse_args()
     bot, address = start_bot()
     try:
@@ -236,6 +349,19 @@ def main() -> None:
             f"  start-up and wind-down, apart: {startup:.2f} s of CPU "
             f"(one set, {small['decisions']:,} decisions; the measured run {large['decisions']:,})"
         )
+        if args.launched_rounds:
+            print(
+                f"launched trivial bots, {args.concurrency} at once, {args.launched_rounds} "
+                "rounds (start-up in; the arena's CPU from /proc, the bots' and sandboxes' "
+                "the rest of the run's cgroup)"
+            )
+            print(f"  {'':34} {'per second':>11} {'CPU us':>8} {'bot us':>8} {'CPU a match':>12}")
+            for label, warm in (("a process per seat and match", False), ("warm", True)):
+                r = launched(args.concurrency, args.launched_rounds, warm)
+                print(
+                    f"  {label:34} {r['per_s']:>11,.0f} {r['cpu_us']:>8.0f} {r['bot_us']:>8.0f}"
+                    f" {r['match_ms']:>9,.0f} ms  ({r['matches']:.0f} matches)"
+                )
         if args.profile is not None:
             spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
             if not Path(spy).exists():
