@@ -33,6 +33,8 @@ from arena.rules.cards import BIT, DECK_SIZE, FULL_DECK
 from arena.transport.bridge import PeerGone, wait_future
 from arena.wire import convert
 from arena.wire.protocol import MAX_ANSWER_BYTES, MAX_REQUEST_BYTES, PROTOCOL_VERSION
+from arena.wire.request_bytes import decision_bytes
+from arena.wire.v1 import engine_pb2 as epb
 from arena.wire.v1 import engine_pb2_grpc
 
 _ki_protected = trio.lowlevel.enable_ki_protection
@@ -153,6 +155,13 @@ class GrpcConnection(EngineConnection):
         self.confinement = "a bot the arena does not run"
         self.channel = grpc.insecure_channel(address, options=channel_options())
         self.stub = engine_pb2_grpc.EngineStub(self.channel)
+        # Decide takes the request's bytes as assembled (arena.wire.request_bytes):
+        # the same bytes the message would serialize to, built for less.
+        self._decide = self.channel.unary_unary(
+            "/scopa.v1.Engine/Decide",
+            request_serializer=None,
+            response_deserializer=epb.DecisionResponse.FromString,
+        )
         self.waiters: set[trio.Event] = set()
         self.death: str | None = None
         self._health: Any = None
@@ -281,8 +290,8 @@ class GrpcConnection(EngineConnection):
         return convert.hello_from_pb(answer)
 
     async def decide(self, decision: Decision, timeout: float) -> Answer:
-        request = convert.decision_to_pb(decision)
-        return convert.answer_from_pb(await self._call(self.stub.Decide, request, timeout))
+        request = decision_bytes(decision)
+        return convert.answer_from_pb(await self._call(self._decide, request, timeout))
 
     @_ki_protected
     async def notify(self, note: Notification, timeout: float) -> None:

@@ -1,0 +1,206 @@
+"""A decision request's bytes, assembled from parts encoded once.
+
+The referee sends a seat one DecisionRequest per decision, and most of it
+repeats: the variant, the deal's plays (one more each time), the captured
+piles, the legal moves. Building the message and serializing it again for
+every decision is a sixth of the arena's Python time at 64 matches at once
+(docs/scaling.md). Here each part is serialized once by protobuf itself and
+kept as bytes; a request is the concatenation of its fields in field-number
+order, which is how protobuf writes a message, so ``decision_bytes(d)`` is
+byte for byte ``decision_to_pb(d).SerializeToString()``
+(tests/wire/test_request_bytes.py checks it over every game and option).
+The scalar fields and the lengths are encoded here: varints and tags, the
+two wire types these messages use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from arena.engine import Decision
+from arena.rules import Observation, Play
+from arena.wire import convert
+from arena.wire.v1 import scopa_pb2 as pb
+
+# Wire types.
+_VARINT, _LEN = 0, 2
+# Parts kept, each table cleared when full (positions of many matches pass through).
+_LIMIT = 1 << 16
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while n > 0x7F:
+        out.append(n & 0x7F | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+_SMALL = tuple(_varint(n) for n in range(256))
+
+
+def _uint(n: int) -> bytes:
+    return _SMALL[n] if n < 256 else _varint(n)
+
+
+def _tag(field: int, wire: int) -> bytes:
+    return _uint(field << 3 | wire)
+
+
+# Every field number these messages use is below 16: one byte of tag each.
+_VARINT_TAG = tuple(_tag(f, _VARINT) for f in range(16))
+
+
+def _scalar(field: int, value: int) -> bytes:
+    """A uint32 field of proto3: nothing when 0."""
+    return _VARINT_TAG[field] + _uint(value) if value else b""
+
+
+def _present(field: int, value: int | None) -> bytes:
+    """An ``optional`` uint32: written when set, 0 included."""
+    return b"" if value is None else _VARINT_TAG[field] + _uint(value)
+
+
+_PACKED: dict[tuple[int, tuple[int, ...]], bytes] = {}
+
+
+def _packed(field: int, values: tuple[int, ...]) -> bytes:
+    """A repeated uint32 (packed in proto3): nothing when empty. The same few
+    lists (hand sizes, counts, scores) come again and again: kept."""
+    key = (field, values)
+    found = _PACKED.get(key)
+    if found is None:
+        body = b"".join(_uint(v) for v in values)
+        found = _tag(field, _LEN) + _uint(len(body)) + body if values else b""
+        if len(_PACKED) >= _LIMIT:
+            _PACKED.clear()
+        _PACKED[key] = found
+    return found
+
+
+def _ms(seconds: float | None) -> int:
+    """As ``convert.clock_to_pb`` rounds a clock's seconds."""
+    return round((seconds or 0) * 1000)
+
+
+def _nested(field: int, body: bytes) -> bytes:
+    return _tag(field, _LEN) + _uint(len(body)) + body
+
+
+def _memo(table: dict[Any, bytes], key: Any, build: Callable[[Any], bytes]) -> bytes:
+    found = table.get(key)
+    if found is None:
+        if len(table) >= _LIMIT:
+            table.clear()
+        found = table[key] = build(key)
+    return found
+
+
+# The parts: each the bytes of one field (tag included) or of one entry of a
+# repeated field, as protobuf writes them.
+_CARDS: dict[tuple[int, int], bytes] = {}
+_VARIANTS: dict[Any, bytes] = {}
+_PLAY: dict[Play, bytes] = {}
+_PLAYS: dict[tuple[Play, ...], bytes] = {}
+_PILE: dict[int, bytes] = {}
+_MOVE: dict[Any, bytes] = {}
+_CARD_FIELDS = {6: "hand", 7: "table", 16: "opening_table"}
+
+
+def _cards(field: int, mask: int) -> bytes:
+    """A repeated Card field of an Observation holding ``mask``'s cards, sorted."""
+    found = _CARDS.get((field, mask))
+    return found if found is not None else _memo(_CARDS, (field, mask), _card_field)
+
+
+def _card_field(key: tuple[int, int]) -> bytes:
+    msg = pb.Observation()
+    convert.set_cards(getattr(msg, _CARD_FIELDS[key[0]]), key[1])
+    out: bytes = msg.SerializeToString()
+    return out
+
+
+def _variant(obs: Observation) -> bytes:
+    return _memo(
+        _VARIANTS,
+        obs.variant,
+        lambda v: pb.Observation(variant=convert.variant_to_pb(v)).SerializeToString(),
+    )
+
+
+def _plays(plays: tuple[Play, ...]) -> bytes:
+    """Field 10: a deal's plays only grow, so the bytes of all but the last
+    are found and the last one's appended."""
+    if not plays:
+        return b""
+    found = _PLAYS.get(plays)
+    if found is None:
+        before = _PLAYS.get(plays[:-1]) if len(plays) > 1 else b""
+        if before is None:
+            before = b"".join(_play(p) for p in plays[:-1])
+        found = before + _play(plays[-1])
+        if len(_PLAYS) >= _LIMIT:
+            _PLAYS.clear()
+        _PLAYS[plays] = found
+    return found
+
+
+def _play(play: Play) -> bytes:
+    return _memo(_PLAY, play, lambda p: _nested(10, convert.play_to_pb(p).SerializeToString()))
+
+
+def _pile(mask: int) -> bytes:
+    return _memo(_PILE, mask, lambda m: _nested(14, convert.card_set_to_pb(m).SerializeToString()))
+
+
+def _move(move: Any) -> bytes:
+    return _memo(_MOVE, move, lambda m: _nested(3, convert.move_to_pb(m).SerializeToString()))
+
+
+def observation_bytes(obs: Observation) -> bytes:
+    """``convert.observation_to_pb(obs).SerializeToString()``, from parts."""
+    parts = [
+        _variant(obs),
+        _scalar(2, obs.seat),
+        _scalar(3, obs.deal_number),
+        _scalar(4, obs.dealer),
+        _present(5, obs.to_move),
+        _cards(6, obs.hand),
+        _cards(7, obs.table),
+        _packed(8, obs.hand_sizes),
+        _scalar(9, obs.stock_count),
+        _plays(obs.plays),
+        _packed(11, obs.captured_counts),
+        _packed(12, obs.scope),
+        _packed(13, obs.scores),
+        *(_pile(p) for p in obs.captured_cards),
+        _present(15, obs.last_capture_seat),
+        _cards(16, obs.opening_table),
+        *(_nested(17, convert.declared_to_pb(d).SerializeToString()) for d in obs.declarations),
+    ]
+    return b"".join(parts)
+
+
+def decision_bytes(decision: Decision) -> bytes:
+    """``convert.decision_to_pb(decision).SerializeToString()``, from parts:
+    exactly what the seat is sent, built from its observation alone."""
+    match_id = decision.match_id.encode()
+    c = decision.clock
+    clock = b"".join(
+        (
+            _scalar(1, _ms(c.move_time)),
+            _scalar(2, _ms(c.bank)),
+            _scalar(3, _ms(c.increment)),
+            _scalar(4, _ms(c.deadline)),
+        )
+    )
+    parts = [
+        _nested(1, match_id) if match_id else b"",
+        _nested(2, observation_bytes(decision.observation)),
+        *(_move(m) for m in decision.legal_moves),
+        _nested(4, clock),
+        _scalar(5, decision.number),
+    ]
+    return b"".join(parts)
