@@ -20,6 +20,7 @@ from typing import Any
 
 from arena.engine import Decision
 from arena.rules import Observation, Play
+from arena.rules.cards import cards_of
 from arena.wire import convert
 from arena.wire.v1 import scopa_pb2 as pb
 
@@ -100,26 +101,29 @@ def _memo(table: dict[Any, bytes], key: Any, build: Callable[[Any], bytes]) -> b
 
 # The parts: each the bytes of one field (tag included) or of one entry of a
 # repeated field, as protobuf writes them.
-_CARDS: dict[tuple[int, int], bytes] = {}
 _VARIANTS: dict[Any, bytes] = {}
 _PLAY: dict[Play, bytes] = {}
-_PLAYS: dict[tuple[Play, ...], bytes] = {}
+# By the last play's identity: (that play, how many plays, their bytes). An
+# entry holds its play, so no other object takes its id while it is kept; a
+# play object belongs to one deal's history (copies of a deal share it with
+# the same plays before it), so the play and the count name the whole list.
+_PLAYS: dict[int, tuple[Play, int, bytes]] = {}
 _PILE: dict[int, bytes] = {}
 _MOVE: dict[Any, bytes] = {}
-_CARD_FIELDS = {6: "hand", 7: "table", 16: "opening_table"}
+
+
+# Each card as an entry of each repeated Card field, tag and length included.
+_CARD_ENTRY = {
+    field: tuple(_nested(field, convert.card_to_pb(c).SerializeToString()) for c in range(40))
+    for field in (6, 7, 16)
+}
 
 
 def _cards(field: int, mask: int) -> bytes:
-    """A repeated Card field of an Observation holding ``mask``'s cards, sorted."""
-    found = _CARDS.get((field, mask))
-    return found if found is not None else _memo(_CARDS, (field, mask), _card_field)
-
-
-def _card_field(key: tuple[int, int]) -> bytes:
-    msg = pb.Observation()
-    convert.set_cards(getattr(msg, _CARD_FIELDS[key[0]]), key[1])
-    out: bytes = msg.SerializeToString()
-    return out
+    """A repeated Card field of an Observation holding ``mask``'s cards, sorted
+    (a hand is new at nearly every decision: encoded card by card, not kept)."""
+    entry = _CARD_ENTRY[field]
+    return b"".join([entry[c] for c in cards_of(mask)])
 
 
 def _variant(obs: Observation) -> bytes:
@@ -133,18 +137,25 @@ def _variant(obs: Observation) -> bytes:
 def _plays(plays: tuple[Play, ...]) -> bytes:
     """Field 10: a deal's plays only grow, so the bytes of all but the last
     are found and the last one's appended."""
-    if not plays:
+    n = len(plays)
+    if not n:
         return b""
-    found = _PLAYS.get(plays)
-    if found is None:
-        before = _PLAYS.get(plays[:-1]) if len(plays) > 1 else b""
-        if before is None:
-            before = b"".join(_play(p) for p in plays[:-1])
-        found = before + _play(plays[-1])
-        if len(_PLAYS) >= _LIMIT:
-            _PLAYS.clear()
-        _PLAYS[plays] = found
-    return found
+    last = plays[-1]
+    found = _PLAYS.get(id(last))
+    if found is not None and found[0] is last and found[1] == n:
+        return found[2]
+    before = None
+    if n > 1:
+        prior = _PLAYS.get(id(plays[-2]))
+        if prior is not None and prior[0] is plays[-2] and prior[1] == n - 1:
+            before = prior[2]
+    if before is None:
+        before = b"".join(_play(p) for p in plays[:-1])
+    out = before + _play(last)
+    if len(_PLAYS) >= _LIMIT:
+        _PLAYS.clear()
+    _PLAYS[id(last)] = (last, n, out)
+    return out
 
 
 def _play(play: Play) -> bytes:
