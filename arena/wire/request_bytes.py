@@ -101,7 +101,7 @@ def _memo(table: dict[Any, bytes], key: Any, build: Callable[[Any], bytes]) -> b
 
 # The parts: each the bytes of one field (tag included) or of one entry of a
 # repeated field, as protobuf writes them.
-_VARIANTS: dict[Any, bytes] = {}
+_VARIANTS: dict[int, tuple[Any, bytes]] = {}
 _PLAY: dict[Play, bytes] = {}
 # By the last play's identity: (that play, how many plays, their bytes). An
 # entry holds its play, so no other object takes its id while it is kept; a
@@ -112,26 +112,52 @@ _PILE: dict[int, bytes] = {}
 _MOVE: dict[Any, bytes] = {}
 
 
-# Each card as an entry of each repeated Card field, tag and length included.
+# Each card as an entry of a repeated Card field (Observation's hand 6, table
+# 7 and opening_table 16; CardSet's cards 1), tag and length included.
 _CARD_ENTRY = {
     field: tuple(_nested(field, convert.card_to_pb(c).SerializeToString()) for c in range(40))
-    for field in (6, 7, 16)
+    for field in (1, 6, 7, 16)
+}
+# The entries of one suit's cards (ten bits of a mask), by field and suit,
+# filled as they are met: a mask's field is then four lookups.
+_SUIT_ENTRIES: dict[int, list[list[bytes | None]]] = {
+    field: [[None] * 1024 for _ in range(4)] for field in _CARD_ENTRY
 }
 
 
+def _suit_entries(field: int, suit: int, bits: int) -> bytes:
+    table = _SUIT_ENTRIES[field][suit]
+    found = table[bits]
+    if found is None:
+        entry = _CARD_ENTRY[field]
+        found = table[bits] = b"".join(entry[c + 10 * suit] for c in cards_of(bits))
+    return found
+
+
 def _cards(field: int, mask: int) -> bytes:
-    """A repeated Card field of an Observation holding ``mask``'s cards, sorted
-    (a hand is new at nearly every decision: encoded card by card, not kept)."""
-    entry = _CARD_ENTRY[field]
-    return b"".join([entry[c] for c in cards_of(mask)])
+    """A repeated Card field holding ``mask``'s cards, sorted (by suit, then
+    rank: the cards' order in a mask)."""
+    if not mask:
+        return b""
+    return (
+        _suit_entries(field, 0, mask & 1023)
+        + _suit_entries(field, 1, mask >> 10 & 1023)
+        + _suit_entries(field, 2, mask >> 20 & 1023)
+        + _suit_entries(field, 3, mask >> 30)
+    )
 
 
 def _variant(obs: Observation) -> bytes:
-    return _memo(
-        _VARIANTS,
-        obs.variant,
-        lambda v: pb.Observation(variant=convert.variant_to_pb(v)).SerializeToString(),
-    )
+    """Field 1, kept by the variant object's identity: a match's observations
+    share its one Variant, whose hash would read its every field each time."""
+    variant = obs.variant
+    found = _VARIANTS.get(id(variant))
+    if found is None or found[0] is not variant:
+        if len(_VARIANTS) >= _LIMIT:
+            _VARIANTS.clear()
+        body = pb.Observation(variant=convert.variant_to_pb(variant)).SerializeToString()
+        found = _VARIANTS[id(variant)] = (variant, body)
+    return found[1]
 
 
 def _plays(plays: tuple[Play, ...]) -> bytes:
@@ -163,11 +189,22 @@ def _play(play: Play) -> bytes:
 
 
 def _pile(mask: int) -> bytes:
-    return _memo(_PILE, mask, lambda m: _nested(14, convert.card_set_to_pb(m).SerializeToString()))
+    """Field 14's entry for a side's pile (a CardSet)."""
+    found = _PILE.get(mask)
+    if found is None:
+        if len(_PILE) >= _LIMIT:
+            _PILE.clear()
+        found = _PILE[mask] = _nested(14, _cards(1, mask))
+    return found
 
 
 def _move(move: Any) -> bytes:
-    return _memo(_MOVE, move, lambda m: _nested(3, convert.move_to_pb(m).SerializeToString()))
+    found = _MOVE.get(move)
+    return found if found is not None else _memo(_MOVE, move, _move_entry)
+
+
+def _move_entry(move: Any) -> bytes:
+    return _nested(3, convert.move_to_pb(move).SerializeToString())
 
 
 def observation_bytes(obs: Observation) -> bytes:
