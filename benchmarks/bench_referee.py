@@ -242,12 +242,12 @@ async def referee_ms(address: str, matches: int, log_dir: Path) -> RefereeTimes:
 # The referee's own work per decision, by part: (label, module, class or "", function).
 PARTS = (
     ("the observation", "arena.engine", "", "observe"),
-    ("the request: conversion", "arena.wire.convert", "", "decision_to_pb"),
+    # The name the connection calls (bound there by its import).
+    ("the request: its bytes, clock included", "arena.transport.connection", "", "decision_bytes"),
     ("the log record: built, hashed, flushed", "arena.referee", "Referee", "_record"),
     ("checking the answer", "arena.referee", "Referee", "_check_answer"),
     ("legal moves", "arena.rules.deal", "Deal", "legal_moves"),
     ("applying the move", "arena.rules.deal", "Deal", "play_unchecked"),
-    ("the clock message", "arena.wire.convert", "", "clock_to_pb"),
     ("reading the answer", "arena.wire.convert", "", "answer_from_pb"),
 )
 
