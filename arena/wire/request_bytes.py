@@ -22,11 +22,13 @@ from arena.engine import Decision
 from arena.rules import Observation, Play
 from arena.rules.cards import cards_of
 from arena.wire import convert
+from arena.wire.convert import _cached
 from arena.wire.v1 import scopa_pb2 as pb
 
 # Wire types.
 _VARINT, _LEN = 0, 2
-# Parts kept, each table cleared when full (positions of many matches pass through).
+# The parts kept by identity, each table cleared when full (positions of many
+# matches pass through); the others are kept as convert keeps its messages.
 _LIMIT = 1 << 16
 
 
@@ -70,15 +72,13 @@ _PACKED: dict[tuple[int, tuple[int, ...]], bytes] = {}
 def _packed(field: int, values: tuple[int, ...]) -> bytes:
     """A repeated uint32 (packed in proto3): nothing when empty. The same few
     lists (hand sizes, counts, scores) come again and again: kept."""
-    key = (field, values)
-    found = _PACKED.get(key)
-    if found is None:
-        body = b"".join(_uint(v) for v in values)
-        found = _tag(field, _LEN) + _uint(len(body)) + body if values else b""
-        if len(_PACKED) >= _LIMIT:
-            _PACKED.clear()
-        _PACKED[key] = found
-    return found
+    return _kept(_PACKED, (field, values), _packed_field)
+
+
+def _packed_field(key: tuple[int, tuple[int, ...]]) -> bytes:
+    field, values = key
+    body = b"".join(_uint(v) for v in values)
+    return _tag(field, _LEN) + _uint(len(body)) + body if values else b""
 
 
 def _ms(seconds: float | None) -> int:
@@ -86,17 +86,14 @@ def _ms(seconds: float | None) -> int:
     return round((seconds or 0) * 1000)
 
 
+def _kept(table: dict[Any, bytes], key: Any, build: Callable[[Any], bytes]) -> bytes:
+    """``build(key)``, kept in ``table`` (convert's memo, typed for bytes)."""
+    found: bytes = _cached(table, key, build)
+    return found
+
+
 def _nested(field: int, body: bytes) -> bytes:
     return _tag(field, _LEN) + _uint(len(body)) + body
-
-
-def _memo(table: dict[Any, bytes], key: Any, build: Callable[[Any], bytes]) -> bytes:
-    found = table.get(key)
-    if found is None:
-        if len(table) >= _LIMIT:
-            table.clear()
-        found = table[key] = build(key)
-    return found
 
 
 # The parts: each the bytes of one field (tag included) or of one entry of a
@@ -185,22 +182,24 @@ def _plays(plays: tuple[Play, ...]) -> bytes:
 
 
 def _play(play: Play) -> bytes:
-    return _memo(_PLAY, play, lambda p: _nested(10, convert.play_to_pb(p).SerializeToString()))
+    return _kept(_PLAY, play, _play_entry)
+
+
+def _play_entry(play: Play) -> bytes:
+    return _nested(10, convert.play_to_pb(play).SerializeToString())
 
 
 def _pile(mask: int) -> bytes:
     """Field 14's entry for a side's pile (a CardSet)."""
-    found = _PILE.get(mask)
-    if found is None:
-        if len(_PILE) >= _LIMIT:
-            _PILE.clear()
-        found = _PILE[mask] = _nested(14, _cards(1, mask))
-    return found
+    return _kept(_PILE, mask, _pile_entry)
+
+
+def _pile_entry(mask: int) -> bytes:
+    return _nested(14, _cards(1, mask))
 
 
 def _move(move: Any) -> bytes:
-    found = _MOVE.get(move)
-    return found if found is not None else _memo(_MOVE, move, _move_entry)
+    return _kept(_MOVE, move, _move_entry)
 
 
 def _move_entry(move: Any) -> bytes:
