@@ -397,7 +397,7 @@ def add_parsers(sub: Subparsers) -> None:
             "Play your bot against built-in opponents (by default random, greedy, the "
             "rule-based traditional player and the reference engine ismcts, thinking "
             f"{GAUNTLET_THINK:g} s a move) in duplicate sets, and print its Elo against each "
-            "with a 95%% interval. The defaults take a few minutes on 2 cores; run it again "
+            "with a 95% interval. The defaults take a few minutes on 2 cores; run it again "
             "with the same --output to add nothing, or a new one for a new bot."
         ),
     )
