@@ -25,7 +25,8 @@ loopback. Then, in turn:
    install py-spy``), sampling the thread that holds the GIL (Python's own
    CPU; grpcio's core threads outside it are not seen); OUT gets the
    collapsed stacks, and the functions that hold the most samples (own time
-   and with what they call) are printed.
+   and with what they call) are printed; with launched rounds, OUT-launched
+   gets the same of the run with a process per seat and match.
 
 Figures are one run's; compare the ratios (arena over bare) within a run.
 """
@@ -369,10 +370,20 @@ def main() -> None:
             # --gil: the samples of the thread holding the GIL, so Python's own
             # CPU; grpcio's core threads outside the GIL are not in them.
             wrap = [spy, "record", "--format", "raw", "--rate", "250", "--gil"]
-            wrap += ["--output", str(args.profile), "--"]
-            arena_run(address, bot.pid, args.concurrency, args.rounds, wrap)
+            arena_run(
+                address, bot.pid, args.concurrency, args.rounds, [*wrap, "-o", str(args.profile)]
+            )
             print(f"profile of the measured run: {args.profile}")
             print("\n".join(summarize_profile(args.profile)))
+            if args.launched_rounds:
+                # The arena alone (py-spy follows no child): what launching,
+                # watching and reaping a sandbox a seat and match add to it.
+                out = args.profile.with_name(args.profile.name + "-launched")
+                command = f"{sys.executable} {ROOT / 'benchmarks/trivial_bot.py'}"
+                rounds = args.launched_rounds
+                arena_run(command, None, args.concurrency, rounds, [*wrap, "-o", str(out)])
+                print(f"profile of the run with a process per seat and match: {out}")
+                print("\n".join(summarize_profile(out)))
     finally:
         bot.terminate()
         bot.wait(5)
