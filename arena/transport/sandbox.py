@@ -361,7 +361,9 @@ class Sandbox:
         made: set[Path] = {Path("/")}  # directories and tmpfs made in the sandbox
 
         def under_bind(path: Path) -> bool:
-            return any(b == path or b in path.parents for b in bound)
+            """Whether ``path`` or a directory above it is bound already (set
+            lookups along its parents: a Python bot binds dozens of paths)."""
+            return path in bound or not bound.isdisjoint(path.parents)
 
         def ensure_parents(target: Path) -> None:
             for parent in reversed(target.parents):
