@@ -205,7 +205,7 @@ def test_a_person_plays_scopa_a_tre_against_two_bots_and_sees_three_piles(browse
         page.wait_for_selector("#hand button.playable", timeout=30_000)
         status = page.locator("#status").inner_text()
         # Each rival is named with its own score: no "their side" with three.
-        assert "your side 0, greedy (seat 1) 0, random (seat 2) 0;" in status
+        assert "you 0, greedy (seat 1) 0, random (seat 2) 0;" in status
         assert "partner" not in page.locator(".others").inner_text()
         assert page.locator(".piles .pile").count() == 3
         moves = 0

@@ -57,7 +57,8 @@
   function seats() { return state.view ? state.view.handSizes.length : 2; }
   /* A side as the person at the table reads it: theirs, the other one, or with three, the player. */
   function sideName(s, capital) {
-    const text = s === side(state.seat) ? "your side" : sides() === 2 ? "their side" : seatName(s);
+    const mine = sides() === 2 ? "your side" : "you";
+    const text = s === side(state.seat) ? mine : sides() === 2 ? "their side" : seatName(s);
     return capital ? text.charAt(0).toUpperCase() + text.slice(1) : text;
   }
   function seatName(s) {
@@ -328,7 +329,7 @@
     const target = v.variant.target ? " to " + v.variant.target : "";
     const rivals = [];
     for (let s = 0; s < sides(); s++) if (s !== mySide) rivals.push(sideName(s) + " " + scores[s]);
-    status.textContent = game.toLowerCase() + target + ": your side " + scores[mySide] +
+    status.textContent = game.toLowerCase() + target + ": " + sideName(mySide) + " " + scores[mySide] +
       ", " + rivals.join(", ") + "; dealer " + seatName(v.dealer) + "; stock " +
       v.stockCount + "; " + turn;
     root.appendChild(status);
