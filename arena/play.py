@@ -29,6 +29,7 @@ from arena.errors import ConfigError
 from arena.outcome import LaunchKind, MatchReport, SeatLaunch
 from arena.record import LogWriter
 from arena.referee import Referee, Spectator
+from arena.rules.variants import partnered
 from arena.settings import (
     AddressEngine,
     BuiltinEngine,
@@ -54,7 +55,7 @@ def seat_engines(
     """One engine per seat, parsed. For a team game, two engines each play
     every seat of their side (one instance per seat)."""
     parsed = [parse_engine(e) if isinstance(e, str) else e for e in engines]
-    teams = seats > 2 and seats % 2 == 0  # partners sit every other seat
+    teams = partnered(seats)
     if teams and len(parsed) == 2:
         if any(isinstance(e, HumanEngine) for e in parsed):
             raise ConfigError(

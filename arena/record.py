@@ -29,6 +29,7 @@ from arena.rules import FinishedDeal
 from arena.settings import MatchSettings
 from arena.wire import convert
 from arena.wire.protocol import MAX_LOG_RECORD_BYTES
+from arena.wire.request_bytes import varint
 from arena.wire.v1 import log_pb2
 
 FORMAT_VERSION = 2
@@ -53,18 +54,6 @@ def chain_start() -> bytes:
 def chain_next(previous: bytes, body: bytes) -> bytes:
     """The chain value of a record whose bytes, without its chain field, are ``body``."""
     return hashlib.sha256(previous + body).digest()
-
-
-def _varint(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte = n & 0x7F
-        n >>= 7
-        if n:
-            out.append(byte | 0x80)
-        else:
-            out.append(byte)
-            return bytes(out)
 
 
 @functools.cache
@@ -136,7 +125,7 @@ class LogWriter:
         body = record.SerializeToString()
         self.chain = chain_next(self.chain, body)
         data = body + CHAIN_TAG + self.chain
-        self._file.write(_varint(len(data)) + data)
+        self._file.write(varint(len(data)) + data)
         self._file.flush()
 
     def header(

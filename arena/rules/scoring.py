@@ -128,11 +128,11 @@ def _deal_points_of_many(
     for values in (
         [p.bit_count() for p in piles],
         [(p & DENARI_MASK).bit_count() for p in piles],
-        [-1 if q is None else q for q in map(primiera, piles)],
+        [primiera(p) for p in piles],
     ):
-        best = max(values)
-        if best >= 0 and values.count(best) == 1:
-            points[values.index(best)] += 1
+        winner = _strict_winner(values)
+        if winner is not None:
+            points[winner] += 1
     sequence = _NAPOLA if napola else _PICCOLA if piccola else None
     for s, pile in enumerate(piles):
         if pile >> SETTEBELLO & 1:

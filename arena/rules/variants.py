@@ -77,6 +77,12 @@ _SEATS = {Game.SCOPA: 2, Game.SCOPA_A_SEI: 6, Game.SCOPA_A_TRE: 3}
 ORIGINAL_GAMES = (Game.SCOPA, Game.SCOPA_A_QUATTRO, Game.SCOPONE, Game.SCOPONE_SCIENTIFICO)
 
 
+def partnered(seats: int) -> bool:
+    """Whether a table of this many seats has partners (a team game's: four or
+    six seats), for code that sees the seats and not the game."""
+    return any(g.is_team_game and g.seats == seats for g in Game)
+
+
 @dataclass(frozen=True)
 class Variant:
     """A game plus the options a match is played with.
@@ -195,7 +201,7 @@ class Variant:
 
     def side_of(self, seat: int) -> int:
         """The side ``seat`` plays for in this game."""
-        return seat % self.game.sides
+        return side_of(seat, self.game.sides)
 
     @property
     def options(self) -> tuple[str, ...]:

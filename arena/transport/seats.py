@@ -32,6 +32,7 @@ from arena.engine import Hello
 from arena.errors import BotError, ConfigError
 from arena.outcome import EngineInfo, Fault, FaultKind
 from arena.rules import Variant
+from arena.rules.variants import partnered
 from arena.settings import (
     AddressEngine,
     BuiltinEngine,
@@ -93,7 +94,7 @@ def _same_endpoint(a: str, b: str) -> bool:
 def check_partners(engines: Sequence[EngineSpec | EngineConnection], allow_shared: bool) -> None:
     """Refuse (or warn about) one remote bot serving two partner seats: the same
     endpoint however it is spelled, or the same connection given twice."""
-    if len(engines) <= 3:  # two or three players: nobody has a partner
+    if not partnered(len(engines)):
         return
     partners = [(a, b) for a, b in itertools.combinations(range(len(engines)), 2) if a % 2 == b % 2]
     for a, b in partners:
@@ -263,7 +264,7 @@ async def open_seats(
                         remote[spec.address].watch_health()
                     seats[seat] = remote[spec.address]
                 case CommandEngine() if warm is not None:
-                    slot = seat // 2 if len(engines) > 3 else 0  # each seat of a side its own
+                    slot = seat // 2 if partnered(len(engines)) else 0  # each partner its own
                     seats[seat] = await warm.connection(spec, slot)
                 case CommandEngine():
                     seats[seat] = await holders.start(hold_process, seat, spec)

@@ -22,7 +22,7 @@ from arena.engine import Decision
 from arena.rules import Observation, Play
 from arena.rules.cards import cards_of
 from arena.wire import convert
-from arena.wire.convert import _cached
+from arena.wire.convert import _cached, _ms
 from arena.wire.v1 import scopa_pb2 as pb
 
 # Wire types.
@@ -32,7 +32,8 @@ _VARINT, _LEN = 0, 2
 _LIMIT = 1 << 16
 
 
-def _varint(n: int) -> bytes:
+def varint(n: int) -> bytes:
+    """``n`` as a protobuf varint (also the length prefix of a log's records)."""
     out = bytearray()
     while n > 0x7F:
         out.append(n & 0x7F | 0x80)
@@ -41,11 +42,11 @@ def _varint(n: int) -> bytes:
     return bytes(out)
 
 
-_SMALL = tuple(_varint(n) for n in range(256))
+_SMALL = tuple(varint(n) for n in range(256))
 
 
 def _uint(n: int) -> bytes:
-    return _SMALL[n] if n < 256 else _varint(n)
+    return _SMALL[n] if n < 256 else varint(n)
 
 
 def _tag(field: int, wire: int) -> bytes:
@@ -79,11 +80,6 @@ def _packed_field(key: tuple[int, tuple[int, ...]]) -> bytes:
     field, values = key
     body = b"".join(_uint(v) for v in values)
     return _tag(field, _LEN) + _uint(len(body)) + body if values else b""
-
-
-def _ms(seconds: float | None) -> int:
-    """As ``convert.clock_to_pb`` rounds a clock's seconds."""
-    return round((seconds or 0) * 1000)
 
 
 def _kept(table: dict[Any, bytes], key: Any, build: Callable[[Any], bytes]) -> bytes:
