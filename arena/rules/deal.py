@@ -360,6 +360,7 @@ class Deal:
         capture_bias: float = 0.0,
         care: float = 0.0,
         sweep: float = 0.0,
+        packets: int = 0,
     ) -> list[int]:
         """Play the deal to its end, each move uniformly among the legal moves
         (``random()`` in [0, 1) picks it), and return each side's points.
@@ -382,6 +383,11 @@ class Deal:
         is a simulation, not a record: it leaves every field of the finished
         deal as step-by-step play would, except ``plays``, which it does not
         extend (recording costs an eighth of the time). Run it on a ``copy()``.
+
+        ``packets``: when not 0, stop once that many more packets have been
+        dealt (before the first play of the last of them) and return ``[]``:
+        the deal is left as step-by-step play would leave it there, for a
+        search to value the cut-off position itself (arena.search.estimate).
         """
         seat = self.to_move
         if seat is None:
@@ -484,6 +490,12 @@ class Deal:
                     hands[(dealer + i) % seats] = packet
                     pos += refill
                 in_hands = seats * refill
+                if packets:
+                    packets -= 1
+                    if not packets:  # cut off: the next seat is to play
+                        self.table, self.stock_pos, self.cards_in_hands = table, pos, in_hands
+                        self.last_capturer, self.to_move = last_capturer, following[seat]
+                        return []
             seat = following[seat]
         self.table, self.stock_pos, self.cards_in_hands = table, pos, in_hands
         self.last_capturer, self.to_move = last_capturer, None

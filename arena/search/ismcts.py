@@ -50,6 +50,7 @@ from arena.rules.determinize import determinize
 from arena.rules.scoring import margin
 from arena.search import endgame
 from arena.search.belief import Belief
+from arena.search.estimate import expected_margin
 
 # Deal points a side can make beyond the other's, on a typical spread: the
 # reward's unit, so that UCB's exploration constant reads in the same terms.
@@ -62,6 +63,7 @@ CARE = 0.0  # and leave no table one card sweeps, this often (measured: README)
 SWEEP = 0.0  # and sweep the table when they can, this often (measured: README)
 EXPLORATION = 0.7  # UCB1's c, over rewards in units of REWARD_SCALE (measured: README)
 INFER = 1.0  # how far the other seats' plays weigh the sampled deals (arena.search.belief)
+HORIZON = 1  # packets a playout deals before it is cut off and estimated; 0: to the end (README)
 SOLVE = True  # the end of a deal solved exactly once nothing is hidden (arena.search.endgame)
 
 
@@ -148,6 +150,7 @@ def search(
     depth: int = DEPTH,
     infer: float = INFER,
     solve: bool = SOLVE,
+    horizon: int = HORIZON,
 ) -> SearchResult:
     """Search the seat's position for at most ``iterations`` iterations and at
     most ``seconds`` (at least one of them; at least one iteration; ``paired``,
@@ -158,12 +161,20 @@ def search(
     "points", the deal's point difference over REWARD_SCALE, or "win", the
     deal won (1), tied (0) or lost (-1). ``solve``: once the seat knows
     every hand (or sees them, cheating) and the rest is small, the exact
-    values instead (arena.search.endgame)."""
+    values instead (arena.search.endgame). ``horizon``: playouts stop once
+    that many more packets are dealt and the deal is valued by its expected
+    points (arena.search.estimate; two sides, the points reward and no
+    extra points of a variant only, else played to the end)."""
     if iterations is None and seconds is None:
         raise ValueError("search needs iterations, seconds or both")
     if reward not in REWARDS:
         raise ValueError(f"reward must be one of {', '.join(REWARDS)}, not {reward!r}")
     by_points = reward == "points"
+    v = obs.variant
+    if horizon and (
+        not by_points or v.sides != 2 or v.re_bello or v.napola or v.piccola or v.grande
+    ):
+        horizon = 0  # the estimate is of two sides' points, without the variants' extras
     start = time.perf_counter()
     if solve and by_points and _nothing_hidden(obs, hands):
         world = determinize(obs, rng) if hands is None else true_deal(obs, hands, rng)
@@ -228,11 +239,14 @@ def search(
             deal.play_unchecked(best)
             node = children[best]
         # Simulation: the rest of the deal, on the fast path.
-        points = deal.random_playout(uniform, capture_bias, care, sweep)
-        if sides == 2:
+        points = deal.random_playout(uniform, capture_bias, care, sweep, horizon)
+        if not points:  # cut off between packets
+            diff = expected_margin(deal) * scale
+            credit: tuple[float, ...] = (diff, -diff)
+        elif sides == 2:
             lead = points[0] - points[1]
             diff = lead * scale if by_points else float((lead > 0) - (lead < 0))
-            credit: tuple[float, ...] = (diff, -diff)
+            credit = (diff, -diff)
         else:  # three players: each side's lead over the best of the others
             leads = [margin(points, s) for s in range(sides)]
             credit = tuple(m * scale if by_points else float((m > 0) - (m < 0)) for m in leads)

@@ -72,6 +72,7 @@ class ThinkOptions:
     depth: int = ismcts.DEPTH
     infer: float = ismcts.INFER
     solve: bool = ismcts.SOLVE
+    horizon: int = ismcts.HORIZON
 
 
 def _positive(kind: type[int] | type[float], zero: bool = False):  # type: ignore[no-untyped-def]
@@ -162,6 +163,13 @@ def think_parser(name: str, exploration: bool = True) -> argparse.ArgumentParser
             default=ismcts.SOLVE,
             help="solve the end of a deal exactly once every hand is known (default on)",
         )
+        parser.add_argument(
+            "--horizon",
+            type=_positive(int, zero=True),
+            default=ismcts.HORIZON,
+            help="packets a playout deals before it stops and the deal is valued by its "
+            f"expected points (default {ismcts.HORIZON}; 0: play to the end)",
+        )
     return parser
 
 
@@ -196,6 +204,7 @@ def think_options(
         getattr(args, "depth", ismcts.DEPTH),
         getattr(args, "infer", ismcts.INFER),
         getattr(args, "solve", ismcts.SOLVE),
+        getattr(args, "horizon", ismcts.HORIZON),
     )
     return (options, others) if rest else options
 
@@ -238,6 +247,7 @@ class IsmctsPlayer:
             depth=self.options.depth,
             infer=self.options.infer,
             solve=self.options.solve,
+            horizon=self.options.horizon,
         )
         self.last = result
         return result.best
