@@ -163,12 +163,15 @@ def think_parser(name: str, exploration: bool = True) -> argparse.ArgumentParser
             default=ismcts.SOLVE,
             help="solve the end of a deal exactly once every hand is known (default on)",
         )
+        # The cheating player sees the hands the estimate averages over: it
+        # plays to the end unless told otherwise (a bound, not a competitor).
+        horizon = 0 if name == "cheating-mcts" else ismcts.HORIZON
         parser.add_argument(
             "--horizon",
             type=_positive(int, zero=True),
-            default=ismcts.HORIZON,
+            default=horizon,
             help="packets a playout deals before it stops and the deal is valued by its "
-            f"expected points (default {ismcts.HORIZON}; 0: play to the end)",
+            f"expected points (default {horizon}; 0: play to the end)",
         )
     return parser
 

@@ -7,10 +7,11 @@ import random
 
 import pytest
 
+from arena.errors import ConfigError
 from arena.rules import Deal, Game, Variant, observe
 from arena.rules.cards import DENARI_MASK, PRIMIERA, SETTEBELLO
 from arena.rules.scoring import primiera
-from arena.search import estimate, ismcts
+from arena.search import estimate, ismcts, players
 
 
 def _deck(seed: int) -> list[int]:
@@ -136,3 +137,13 @@ def test_a_search_cuts_its_playouts_only_where_the_estimate_holds(variant, cut):
     without = ismcts.search(obs, moves, random.Random(1), iterations=300, horizon=0)
     assert with_cut.best in moves and all(-20 < v < 20 for v in with_cut.values)
     assert (with_cut.values != without.values) == cut
+
+
+def test_the_reference_engine_cuts_off_and_the_cheating_bound_plays_to_the_end():
+    """ismcts by default; cheating-mcts sees the hands the estimate averages
+    over, so it plays to the end unless given --horizon."""
+    assert players.think_options("ismcts", []).horizon == ismcts.HORIZON == 1
+    assert players.think_options("cheating-mcts", []).horizon == 0
+    assert players.think_options("cheating-mcts", ["--horizon", "2"]).horizon == 2
+    with pytest.raises(ConfigError, match="horizon"):
+        players.think_options("ismcts", ["--horizon", "-1"])
