@@ -152,6 +152,13 @@ class EngineServicer(engine_pb2_grpc.EngineServicer):
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self.executor, self.decide_pb, request)
 
+    async def Play(self, requests: Any, context: Any) -> Any:
+        """Every decision of a connection on one stream, each answered as
+        Decide answers it (a subclass that overrides Decide is served the same
+        on both). A cancelled stream cancels the decision it was waiting for."""
+        async for request in requests:
+            yield await self.Decide(request, context)
+
     async def MatchStarted(self, request: Any, context: Any) -> epb.Ack:
         return convert.ack()
 

@@ -97,9 +97,19 @@ def process_cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / TICK
 
 
-def start_bot() -> tuple[subprocess.Popen[str], str]:
+TRANSPORTS = {"play": [], "decide": ["--no-play"]}  # the trivial bot's options for each
+
+
+def bot_command(transport: str) -> str:
+    """The trivial bot's command line for ``transport``."""
+    return " ".join(
+        [sys.executable, str(ROOT / "benchmarks/trivial_bot.py"), *TRANSPORTS[transport]]
+    )
+
+
+def start_bot(transport: str = "play") -> tuple[subprocess.Popen[str], str]:
     proc = subprocess.Popen(
-        [sys.executable, str(ROOT / "benchmarks/trivial_bot.py")],
+        [sys.executable, str(ROOT / "benchmarks/trivial_bot.py"), *TRANSPORTS[transport]],
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -255,11 +265,11 @@ def arena_run(
         }
 
 
-def launched(concurrency: int, rounds: int, warm: bool) -> dict[str, float]:
+def launched(concurrency: int, rounds: int, warm: bool, transport: str) -> dict[str, float]:
     """Launched trivial bots (sandboxed when the machine can), a process per
     seat and match or ``warm``: the figures per decision and per match, the
     start-up in them (it is what a host pays)."""
-    command = f"{sys.executable} {ROOT / 'benchmarks/trivial_bot.py'}"
+    command = bot_command(transport)
     # A warm run plays single matches, not duplicate sets of two: twice the rounds.
     r = arena_run(command, None, concurrency, rounds * 2 if warm else rounds, warm=warm)
     n, m = r["decisions"], r["matches"]
@@ -323,8 +333,24 @@ def main() -> None:
         default=32,
         help="rounds of the runs with launched bots (0: none), at the same concurrency",
     )
+    ap.add_argument(
+        "--transports",
+        default="play,decide",
+        help="comma-separated, in turn: play (the bot serves the Play stream), decide "
+        "(it answers Play with UNIMPLEMENTED, so every decision is a Decide call)",
+    )
     args = ap.parse_args()
-    bot, address = start_bot()
+    transports = [t for t in args.transports.split(",") if t]
+    unknown = sorted(set(transports) - set(TRANSPORTS))
+    if unknown or not transports:
+        ap.error(f"unknown transport {', '.join(unknown)}; known: {', '.join(TRANSPORTS)}")
+    for transport in transports:
+        measure(args, transport)
+
+
+def measure(args: argparse.Namespace, transport: str) -> None:
+    """Every figure of the benchmark, the arena's decisions on ``transport``."""
+    bot, address = start_bot(transport)
     try:
         b = bare(address, bot.pid, args.concurrency, args.calls)
         small = arena_run(address, bot.pid, args.concurrency, 1)  # start-up, mostly
@@ -334,17 +360,21 @@ def main() -> None:
         bot_us = (large["bot"] - small["bot"]) / extra * 1e6
         per_s = extra / (large["wall"] - small["wall"])
         startup = small["cpu"] - small["decisions"] * cpu_us / 1e6
-        print(f"{args.concurrency} at once, one trivial bot at {address}, {os.cpu_count()} cores")
+        print(
+            f"{args.concurrency} at once, one trivial bot at {address}, {os.cpu_count()} cores; "
+            f"the arena's decisions on {transport.upper()}"
+        )
         rows = [
-            ("bare grpc.aio load", b["per_s"], b["cpu_us"], b["bot_us"]),
-            ("arena tournament (start-up out)", per_s, cpu_us, bot_us),
+            ("bare grpc.aio load (Decide)", b["per_s"], b["cpu_us"], b["bot_us"]),
+            (f"arena tournament, {transport} (start-up out)", per_s, cpu_us, bot_us),
         ]
-        print(f"  {'':34} {'per second':>11} {'CPU us':>8} {'bot us':>8}")
+        print(f"  {'':40} {'per second':>11} {'CPU us':>8} {'bot us':>8}")
         for label, rate, cpu, used in rows:
-            print(f"  {label:34} {rate:>11,.0f} {cpu:>8.0f} {used:>8.0f}")
+            print(f"  {label:40} {rate:>11,.0f} {cpu:>8.0f} {used:>8.0f}")
         print(
             f"  arena / bare: {per_s / b['per_s']:.2f}x the decisions per second, "
-            f"{cpu_us / b['cpu_us']:.2f}x the CPU per decision"
+            f"{cpu_us / b['cpu_us']:.2f}x the CPU per decision, "
+            f"{bot_us / b['bot_us']:.2f}x the bot's"
         )
         print(
             f"  start-up and wind-down, apart: {startup:.2f} s of CPU "
@@ -352,34 +382,42 @@ def main() -> None:
         )
         if args.launched_rounds:
             print(
-                f"launched trivial bots, {args.concurrency} at once, {args.launched_rounds} "
-                "rounds (start-up in; the arena's CPU from /proc, the bots' and sandboxes' "
-                "the rest of the run's cgroup)"
+                f"launched trivial bots on {transport}, {args.concurrency} at once, "
+                f"{args.launched_rounds} rounds (start-up in; the arena's CPU from /proc, "
+                "the bots' and sandboxes' the rest of the run's cgroup)"
             )
             print(f"  {'':34} {'per second':>11} {'CPU us':>8} {'bot us':>8} {'CPU a match':>12}")
             for label, warm in (("a process per seat and match", False), ("warm", True)):
-                r = launched(args.concurrency, args.launched_rounds, warm)
+                r = launched(args.concurrency, args.launched_rounds, warm, transport)
                 print(
                     f"  {label:34} {r['per_s']:>11,.0f} {r['cpu_us']:>8.0f} {r['bot_us']:>8.0f}"
                     f" {r['match_ms']:>9,.0f} ms  ({r['matches']:.0f} matches)"
                 )
-        if args.profile is not None:
+        # OUT for the first transport, OUT-decide and so on for the others.
+        profile = args.profile
+        if profile is not None and transport != args.transports.split(",")[0]:
+            profile = profile.with_name(f"{profile.name}-{transport}")
+        if profile is not None:
             spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
             if not Path(spy).exists():
                 raise SystemExit("--profile needs py-spy: pip install py-spy")
             # --gil: the samples of the thread holding the GIL, so Python's own
             # CPU; grpcio's core threads outside the GIL are not in them.
             wrap = [spy, "record", "--format", "raw", "--rate", "250", "--gil"]
-            arena_run(
-                address, bot.pid, args.concurrency, args.rounds, [*wrap, "-o", str(args.profile)]
-            )
-            print(f"profile of the measured run: {args.profile}")
-            print("\n".join(summarize_profile(args.profile)))
+            arena_run(address, bot.pid, args.concurrency, args.rounds, [*wrap, "-o", str(profile)])
+            print(f"profile of the measured run ({transport}): {profile}")
+            print("\n".join(summarize_profile(profile)))
             if args.launched_rounds:
                 # The arena alone (py-spy follows no child): what launching,
                 # watching and reaping a sandbox a seat and match add to it.
-                out = args.profile.with_name(args.profile.name + "-launched")
-                command = f"{sys.executable} {ROOT / 'benchmarks/trivial_bot.py'}"
+                out = profile.with_name(profile.name + "-launched")
+                command = " ".join(
+                    [
+                        sys.executable,
+                        str(ROOT / "benchmarks/trivial_bot.py"),
+                        *TRANSPORTS[transport],
+                    ]
+                )
                 rounds = args.launched_rounds
                 arena_run(command, None, args.concurrency, rounds, [*wrap, "-o", str(out)])
                 print(f"profile of the run with a process per seat and match: {out}")
@@ -387,7 +425,6 @@ def main() -> None:
     finally:
         bot.terminate()
         bot.wait(5)
-    return None
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ who it happened to (seat, engine) is the record's business.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import math
 import time
@@ -30,6 +31,7 @@ from arena.errors import BotError
 from arena.outcome import SEES_EVERY_HAND, FaultKind
 from arena.rules import Declaring, Game, Move, Observation, Strategy, Variant
 from arena.rules.cards import BIT, DECK_SIZE, FULL_DECK
+from arena.transport import aio
 from arena.transport.bridge import PeerGone, wait_future
 from arena.wire import convert
 from arena.wire.protocol import MAX_ANSWER_BYTES, MAX_REQUEST_BYTES, PROTOCOL_VERSION
@@ -130,6 +132,9 @@ def status_fault(code: grpc.StatusCode | None, details: str) -> BotError:
     )
 
 
+PLAY_METHOD = "/scopa.v1.Engine/Play"
+
+
 def channel_options() -> list[tuple[str, Any]]:
     return [
         ("grpc.max_receive_message_length", MAX_ANSWER_BYTES),
@@ -162,6 +167,12 @@ class GrpcConnection(EngineConnection):
             request_serializer=None,
             response_deserializer=epb.DecisionResponse.FromString,
         )
+        # The Play stream (engine.proto): None until the first decision, False
+        # once the bot has said it does not serve it (then Decide serves).
+        self.plays: bool | None = None
+        self._aio_channel: Any = None
+        self._stream: Any = None
+        self._exchanging = False
         self.waiters: set[trio.Event] = set()
         self.death: str | None = None
         self._health: Any = None
@@ -291,7 +302,95 @@ class GrpcConnection(EngineConnection):
 
     async def decide(self, decision: Decision, timeout: float) -> Answer:
         request = decision_bytes(decision)
+        # One exchange at a time on the stream; a decision that finds it taken
+        # (a connection shared by concurrent callers) is a Decide call.
+        if self.plays is not False and not self._exchanging:
+            answer = await self._play(request, timeout)
+            if answer is not None:
+                return convert.answer_from_pb(answer)
         return convert.answer_from_pb(await self._call(self._decide, request, timeout))
+
+    async def _play(self, request: bytes, timeout: float) -> Any:
+        """The answer to ``request`` on the Play stream, or None when Decide
+        must serve this decision.
+
+        Until the bot has answered once on Play, any way the stream fails
+        (UNIMPLEMENTED, but also whatever status a server library gives a
+        stream method it was not given, or an end without an answer) means
+        the bot does not serve Play: this decision and every later one go to
+        Decide, within the same clock, and Decide's own answer or fault is the
+        one recorded. Only the clock running out and a bot known to be gone
+        are final. Once it has answered on Play, a failure of the stream is
+        the bot's fault, as the same status on Decide would be; a stream it
+        closed between decisions (the request never left) sends that one
+        decision to Decide, and the next opens a new stream."""
+        if self.death is not None:
+            raise await self._failed(None, 0.0, timeout)
+        started = trio.current_time()
+        self._exchanging = True
+        try:
+            # The clock is the referee's; this is the backstop Decide's gRPC
+            # deadline is, for callers without a scope of their own.
+            with trio.move_on_after(timeout):
+                answer = await aio.wait(self._exchange(request), self.waiters)
+                self.plays = True
+                return answer
+            raise BotError(FaultKind.TIMEOUT, f"no answer within {timeout:g}s")
+        except PeerGone:
+            raise await self._failed(None, 0.0, timeout) from None
+        except (NotSent, PlayEnded, grpc.RpcError) as e:
+            if self.plays is None or isinstance(e, NotSent):
+                self.plays = self.plays or False
+                return None
+            if isinstance(e, PlayEnded):
+                raise BotError(
+                    FaultKind.MALFORMED, "ended its Play stream without an answer"
+                ) from None
+            raise await self._failed(e, trio.current_time() - started, timeout) from None
+        finally:
+            self._exchanging = False
+
+    async def _exchange(self, request: bytes) -> Any:
+        """On the asyncio loop (arena.transport.aio): write one request on the
+        connection's Play stream, opened if need be, and read its answer. A
+        stream that fails or is cancelled (the clock) is cancelled for the bot
+        and forgotten: the next decision opens a new one."""
+        if self._stream is None:
+            if self._aio_channel is None:
+                self._aio_channel = grpc.aio.insecure_channel(
+                    self.address, options=channel_options()
+                )
+            self._stream = self._aio_channel.stream_stream(
+                PLAY_METHOD,
+                request_serializer=None,
+                response_deserializer=epb.DecisionResponse.FromString,
+            )()
+        stream = self._stream
+        try:
+            # A stream that had ended before the request went out: its status,
+            # when it is the bot's (UNIMPLEMENTED...), says why; if it ended
+            # OK, or the write lost the race with its end (grpc.aio's _write
+            # then says only "Internal error from Core"), the request was not
+            # sent, which is no one's fault.
+            try:
+                await stream.write(request)
+            except asyncio.InvalidStateError:
+                if await stream.code() != grpc.StatusCode.OK:
+                    await stream.read()  # raises the call's own status
+                raise NotSent() from None
+            except grpc.RpcError as e:
+                if is_core_error(e):
+                    raise NotSent() from None
+                raise
+            answer = await stream.read()
+        except BaseException:
+            self._stream = None
+            stream.cancel()
+            raise
+        if answer is grpc.aio.EOF:
+            self._stream = None
+            raise PlayEnded()
+        return answer
 
     @_ki_protected
     async def notify(self, note: Notification, timeout: float) -> None:
@@ -307,6 +406,27 @@ class GrpcConnection(EngineConnection):
         if self._health is not None:
             self._health.cancel()
         self.channel.close()
+        if self._aio_channel is not None:
+            aio.fire(self._aio_channel.close())
+            self._aio_channel = self._stream = None
+
+
+class PlayEnded(Exception):
+    """The bot ended its Play stream (status OK) while a request waited."""
+
+
+class NotSent(Exception):
+    """The Play stream had ended before a request could be written on it."""
+
+
+def is_core_error(error: BaseException) -> bool:
+    """grpc.aio's status for a write that failed in grpcio's core: the call
+    was already over, and its own status lost (grpc.aio _call._write)."""
+    return (
+        isinstance(error, grpc.RpcError)
+        and error.code() == grpc.StatusCode.INTERNAL
+        and "Internal error from Core" in (error.details() or "")
+    )
 
 
 _IN_PROCESS_THREADS: trio.lowlevel.RunVar[trio.CapacityLimiter] = trio.lowlevel.RunVar(

@@ -161,23 +161,26 @@ async def main() -> None:
 
 
 def _patch_raw_serializer() -> None:
-    """Make the generated Decide handler send whatever bytes the method returns."""
+    """Make the generated Decide and Play handlers send whatever bytes the method returns."""
     from arena.wire.v1 import engine_pb2_grpc
 
-    original = grpc.unary_unary_rpc_method_handler
+    def raw(original: Any) -> Any:
+        def handler(
+            behavior: Any, request_deserializer: Any = None, response_serializer: Any = None
+        ) -> Any:
+            if request_deserializer == epb.DecisionRequest.FromString:
+                response_serializer = bytes
+            return original(
+                behavior,
+                request_deserializer=request_deserializer,
+                response_serializer=response_serializer,
+            )
 
-    def handler(
-        behavior: Any, request_deserializer: Any = None, response_serializer: Any = None
-    ) -> Any:
-        if request_deserializer == epb.DecisionRequest.FromString:
-            response_serializer = bytes
-        return original(
-            behavior,
-            request_deserializer=request_deserializer,
-            response_serializer=response_serializer,
-        )
+        return handler
 
-    engine_pb2_grpc.grpc.unary_unary_rpc_method_handler = handler  # type: ignore[attr-defined]
+    module = engine_pb2_grpc.grpc  # type: ignore[attr-defined]
+    module.unary_unary_rpc_method_handler = raw(grpc.unary_unary_rpc_method_handler)
+    module.stream_stream_rpc_method_handler = raw(grpc.stream_stream_rpc_method_handler)
 
 
 if __name__ == "__main__":

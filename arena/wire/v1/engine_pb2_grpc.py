@@ -44,6 +44,11 @@ class EngineStub:
                 request_serializer=arena_dot_wire_dot_v1_dot_engine__pb2.DecisionRequest.SerializeToString,
                 response_deserializer=arena_dot_wire_dot_v1_dot_engine__pb2.DecisionResponse.FromString,
                 _registered_method=True)
+        self.Play = channel.stream_stream(
+                '/scopa.v1.Engine/Play',
+                request_serializer=arena_dot_wire_dot_v1_dot_engine__pb2.DecisionRequest.SerializeToString,
+                response_deserializer=arena_dot_wire_dot_v1_dot_engine__pb2.DecisionResponse.FromString,
+                _registered_method=True)
         self.MatchStarted = channel.unary_unary(
                 '/scopa.v1.Engine/MatchStarted',
                 request_serializer=arena_dot_wire_dot_v1_dot_engine__pb2.MatchStart.SerializeToString,
@@ -78,6 +83,22 @@ class EngineServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Play(self, request_iterator, context):
+        """Optional, and cheaper for both sides: Decide as a stream. The arena opens
+        one Play stream per connection (a match) and sends on it every request it
+        would send to Decide, one at a time: the next only after the answer to
+        the last. The bot answers each, in order, with the DecisionResponse that
+        Decide would give. The clock is the request's `clock` (a stream has no
+        deadline per message): when a decision runs out of time the arena cancels
+        the whole stream (the bot sees CANCELLED, as with Decide) and opens a new
+        one for its next decision. Ending the stream, or ending it with an error
+        status, while a request waits is a fault, as the same status on Decide
+        would be. A bot that answers UNIMPLEMENTED is called with Decide instead.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def MatchStarted(self, request, context):
         """Optional notifications. The answer is ignored; errors are not faults.
         """
@@ -107,6 +128,11 @@ def add_EngineServicer_to_server(servicer, server):
             ),
             'Decide': grpc.unary_unary_rpc_method_handler(
                     servicer.Decide,
+                    request_deserializer=arena_dot_wire_dot_v1_dot_engine__pb2.DecisionRequest.FromString,
+                    response_serializer=arena_dot_wire_dot_v1_dot_engine__pb2.DecisionResponse.SerializeToString,
+            ),
+            'Play': grpc.stream_stream_rpc_method_handler(
+                    servicer.Play,
                     request_deserializer=arena_dot_wire_dot_v1_dot_engine__pb2.DecisionRequest.FromString,
                     response_serializer=arena_dot_wire_dot_v1_dot_engine__pb2.DecisionResponse.SerializeToString,
             ),
@@ -178,6 +204,33 @@ class Engine:
             request,
             target,
             '/scopa.v1.Engine/Decide',
+            arena_dot_wire_dot_v1_dot_engine__pb2.DecisionRequest.SerializeToString,
+            arena_dot_wire_dot_v1_dot_engine__pb2.DecisionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Play(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/scopa.v1.Engine/Play',
             arena_dot_wire_dot_v1_dot_engine__pb2.DecisionRequest.SerializeToString,
             arena_dot_wire_dot_v1_dot_engine__pb2.DecisionResponse.FromString,
             options,
