@@ -61,6 +61,15 @@ v1::Move Choose(const v1::DecisionRequest& request) {
   return *best;
 }
 
+// The answer to one decision, on Decide and on Play alike.
+grpc::Status Answer(const v1::DecisionRequest& request, v1::DecisionResponse* out) {
+  if (request.legal_moves_size() == 0) {
+    return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "no legal moves");
+  }
+  *out->mutable_move() = Choose(request);
+  return grpc::Status::OK;
+}
+
 class Engine final : public v1::Engine::Service {
   grpc::Status Handshake(grpc::ServerContext*, const v1::HandshakeRequest*,
                          v1::HandshakeResponse* out) override {
@@ -81,10 +90,23 @@ class Engine final : public v1::Engine::Service {
 
   grpc::Status Decide(grpc::ServerContext*, const v1::DecisionRequest* request,
                       v1::DecisionResponse* out) override {
-    if (request->legal_moves_size() == 0) {
-      return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, "no legal moves");
+    return Answer(*request, out);
+  }
+
+  // Decide as a stream: every decision of a match, one at a time, each
+  // answered as Decide answers it. Read fails when the arena half-closes the
+  // stream (the match is over: end it OK) or cancels it (a decision ran out of
+  // time: the status is not sent, but returning frees this thread).
+  grpc::Status Play(grpc::ServerContext*,
+                    grpc::ServerReaderWriter<v1::DecisionResponse, v1::DecisionRequest>* stream)
+      override {
+    v1::DecisionRequest request;
+    while (stream->Read(&request)) {
+      v1::DecisionResponse out;
+      const grpc::Status status = Answer(request, &out);
+      if (!status.ok()) return status;  // ends the stream, as Decide would fail
+      if (!stream->Write(out)) break;   // cancelled meanwhile
     }
-    *out->mutable_move() = Choose(*request);
     return grpc::Status::OK;
   }
 

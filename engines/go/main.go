@@ -15,6 +15,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/signal"
@@ -98,11 +99,40 @@ func (engine) Handshake(context.Context, *pb.HandshakeRequest) (*pb.HandshakeRes
 	}, nil
 }
 
-func (engine) Decide(_ context.Context, request *pb.DecisionRequest) (*pb.DecisionResponse, error) {
+// answer is the answer to one decision, on Decide and on Play alike.
+func answer(request *pb.DecisionRequest) (*pb.DecisionResponse, error) {
 	if len(request.GetLegalMoves()) == 0 {
 		return nil, status.Error(codes.InvalidArgument, "no legal moves")
 	}
 	return &pb.DecisionResponse{Move: choose(request)}, nil
+}
+
+func (engine) Decide(_ context.Context, request *pb.DecisionRequest) (*pb.DecisionResponse, error) {
+	return answer(request)
+}
+
+// Play is Decide as a stream: every decision of a match, one at a time, each
+// answered as Decide answers it. Recv returns io.EOF when the arena
+// half-closes the stream (the match is over: end it OK), and the CANCELLED
+// error when it cancels it (a decision ran out of time): returning that ends
+// the handler, which is all a cancelled stream needs.
+func (engine) Play(stream pb.Engine_PlayServer) error {
+	for {
+		request, err := stream.Recv()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		response, err := answer(request)
+		if err != nil {
+			return err // ends the stream with Decide's status
+		}
+		if err := stream.Send(response); err != nil {
+			return err
+		}
+	}
 }
 
 // The notifications: nothing to remember, the observation is complete.

@@ -12,7 +12,9 @@
 
 import io.grpc.Server;
 import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.grpc.netty.NettyServerBuilder;
+import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import java.net.InetSocketAddress;
 import java.util.List;
@@ -92,14 +94,64 @@ public final class Bot extends EngineGrpc.EngineImplBase {
         out.onCompleted();
     }
 
+    // The answer to one decision, on decide and on play alike.
+    static DecisionResponse answer(DecisionRequest request) {
+        if (request.getLegalMovesCount() == 0) {
+            throw Status.INVALID_ARGUMENT.withDescription("no legal moves").asRuntimeException();
+        }
+        return DecisionResponse.newBuilder().setMove(choose(request)).build();
+    }
+
     @Override
     public void decide(DecisionRequest request, StreamObserver<DecisionResponse> out) {
-        if (request.getLegalMovesCount() == 0) {
-            out.onError(Status.INVALID_ARGUMENT.withDescription("no legal moves").asRuntimeException());
+        DecisionResponse response;
+        try {
+            response = answer(request);
+        } catch (StatusRuntimeException error) {
+            out.onError(error);
             return;
         }
-        out.onNext(DecisionResponse.newBuilder().setMove(choose(request)).build());
+        out.onNext(response);
         out.onCompleted();
+    }
+
+    // Decide as a stream: every decision of a match, one at a time, each
+    // answered as decide answers it. onCompleted is the arena half-closing the
+    // stream (the match is over: end it OK); onError is the arena cancelling it
+    // (a decision ran out of time), with nothing to release. With a cancel
+    // handler set, an answer that loses a race with a cancellation is dropped
+    // (without one, grpc-java throws it back at onNext).
+    @Override
+    public StreamObserver<DecisionRequest> play(StreamObserver<DecisionResponse> out) {
+        ((ServerCallStreamObserver<DecisionResponse>) out).setOnCancelHandler(() -> { });
+        return new StreamObserver<DecisionRequest>() {
+            private boolean ended; // by our error status, or cancelled: ignore the rest
+
+            @Override
+            public void onNext(DecisionRequest request) {
+                if (ended) {
+                    return;
+                }
+                try {
+                    out.onNext(answer(request));
+                } catch (StatusRuntimeException error) {
+                    ended = true;
+                    out.onError(error); // ends the stream with decide's status
+                }
+            }
+
+            @Override
+            public void onError(Throwable cancelled) {
+                ended = true;
+            }
+
+            @Override
+            public void onCompleted() {
+                if (!ended) {
+                    out.onCompleted();
+                }
+            }
+        };
     }
 
     // The notifications: nothing to remember, the observation is complete.

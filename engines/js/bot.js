@@ -63,6 +63,18 @@ function choose(request) {
   return best;
 }
 
+// The answer to one decision, on Decide and on Play alike: [error, response].
+function answer(request) {
+  if (request.legal_moves.length === 0) {
+    return [{ code: grpc.status.INVALID_ARGUMENT, details: "no legal moves" }, null];
+  }
+  try {
+    return [null, { move: choose(request), comment: "" }];
+  } catch (err) {
+    return [{ code: grpc.status.INTERNAL, details: String(err) }, null];
+  }
+}
+
 const service = {
   Handshake: (call, callback) =>
     callback(null, {
@@ -76,11 +88,36 @@ const service = {
       options: ["OPTION_FEWEST_CARDS", "OPTION_LEFTOVERS_TO_LAST_PLAYER"],
     }),
   Decide: (call, callback) => {
-    try {
-      callback(null, { move: choose(call.request), comment: "" });
-    } catch (err) {
-      callback({ code: grpc.status.INTERNAL, details: String(err) });
-    }
+    const [error, response] = answer(call.request);
+    callback(error, response);
+  },
+  // Decide as a stream: every decision of a match, one at a time, each
+  // answered as Decide answers it. 'end' is the arena half-closing the stream
+  // (the match is over: end it OK); 'cancelled' is the arena cancelling it (a
+  // decision ran out of time: grpc-js destroys the stream, nothing is left to
+  // do); an 'error' ends it (grpc-js sends the status).
+  Play: (call) => {
+    let ended = false;
+    call.on("data", (request) => {
+      if (ended) return;
+      const [error, response] = answer(request);
+      if (error) {
+        ended = true;
+        call.emit("error", error); // ends the stream with Decide's status
+      } else {
+        call.write(response);
+      }
+    });
+    call.on("end", () => {
+      if (!ended) call.end();
+      ended = true;
+    });
+    call.on("cancelled", () => {
+      ended = true;
+    });
+    call.on("error", () => {
+      ended = true;
+    });
   },
   MatchStarted: (call, callback) => callback(null, {}),
   DealEnded: (call, callback) => callback(null, {}),

@@ -109,10 +109,16 @@ KITS = {
 }
 
 
-@pytest.fixture(scope="module", params=sorted(KITS))
-def kit_bot(request, tmp_path_factory) -> tuple[Kit, str]:
-    """The built bot of one kit: (the kit, the command line that runs it)."""
-    kit = KITS[request.param]
+# The command line of each kit's built bot, by language: one build per test
+# run, whichever module asks first (tests/kits/test_play_stream.py too).
+_BUILT: dict[str, str] = {}
+
+
+def built(kit: Kit, tmp_path_factory: pytest.TempPathFactory) -> str:
+    """The command line that runs ``kit``'s bot, built on first use (skipped,
+    or failed under CI, when its toolchain is missing)."""
+    if kit.language in _BUILT:
+        return _BUILT[kit.language]
     missing = kit.missing()
     if missing:
         why = (
@@ -153,7 +159,15 @@ def kit_bot(request, tmp_path_factory) -> tuple[Kit, str]:
     build.chmod(0o755)
     binary = build / kit.binary
     assert binary.is_file() and (kit.runner or os.access(binary, os.X_OK))
-    return kit, shlex.join(kit.command(str(binary)))
+    _BUILT[kit.language] = shlex.join(kit.command(str(binary)))
+    return _BUILT[kit.language]
+
+
+@pytest.fixture(scope="module", params=sorted(KITS))
+def kit_bot(request, tmp_path_factory) -> tuple[Kit, str]:
+    """The built bot of one kit: (the kit, the command line that runs it)."""
+    kit = KITS[request.param]
+    return kit, built(kit, tmp_path_factory)
 
 
 def sandboxes() -> list:
@@ -215,16 +229,21 @@ class Running:
             self.process.wait()
             raise AssertionError(f"no LISTENING line: {line}, {self.process.stderr.read()}")
         self.address = line[0].split()[1]
+        self.errors = ""  # what it wrote on stderr, once stopped
 
     def stop(self) -> int:
-        """SIGTERM, as the arena sends: the bot must end by itself."""
+        """SIGTERM, as the arena sends: the bot must end by itself. What it
+        wrote on stderr is kept in ``errors``."""
         self.process.terminate()
         try:
-            return ended(self.process, 10)
+            self.process.wait(10)
         except subprocess.TimeoutExpired:
             self.process.kill()
             ended(self.process)
             raise
+        assert self.process.stderr is not None
+        self.errors = self.process.stderr.read()
+        return ended(self.process)
 
 
 @pytest.mark.parametrize("game", GAMES)
