@@ -172,6 +172,11 @@ class GrpcConnection(EngineConnection):
         self.plays: bool | None = None
         self._aio_channel: Any = None
         self._stream: Any = None
+        # Bumped by trio whenever an exchange ends without an answer (a
+        # cut-off, a fault): the next exchange then opens a new stream even
+        # if the loop has not yet unwound the old one (see _exchange).
+        self._epoch = 0
+        self._stream_epoch = 0
         self._exchanging = False
         self.waiters: set[trio.Event] = set()
         self.death: str | None = None
@@ -328,11 +333,13 @@ class GrpcConnection(EngineConnection):
             raise await self._failed(None, 0.0, timeout)
         started = trio.current_time()
         self._exchanging = True
+        answered = False
         try:
             # The clock is the referee's; this is the backstop Decide's gRPC
             # deadline is, for callers without a scope of their own.
             with trio.move_on_after(timeout):
-                answer = await aio.wait(self._exchange(request), self.waiters)
+                answer = await aio.wait(self._exchange(request, self._epoch), self.waiters)
+                answered = True
                 self.plays = True
                 return answer
             raise BotError(FaultKind.TIMEOUT, f"no answer within {timeout:g}s")
@@ -348,13 +355,23 @@ class GrpcConnection(EngineConnection):
                 ) from None
             raise await self._failed(e, trio.current_time() - started, timeout) from None
         finally:
+            if not answered:
+                self._epoch += 1
             self._exchanging = False
 
-    async def _exchange(self, request: bytes) -> Any:
+    async def _exchange(self, request: bytes, epoch: int) -> Any:
         """On the asyncio loop (arena.transport.aio): write one request on the
         connection's Play stream, opened if need be, and read its answer. A
         stream that fails or is cancelled (the clock) is cancelled for the bot
-        and forgotten: the next decision opens a new one."""
+        and forgotten: the next decision opens a new one.
+
+        ``epoch`` is the trio side's count of exchanges that ended without an
+        answer. A cut-off is unwound here some loop iterations after trio has
+        moved on, so the next exchange can arrive while the cut stream is
+        still set: the epoch tells it that stream is spent."""
+        if self._stream is not None and self._stream_epoch != epoch:
+            self._stream.cancel()
+            self._stream = None
         if self._stream is None:
             if self._aio_channel is None:
                 self._aio_channel = grpc.aio.insecure_channel(
@@ -365,6 +382,7 @@ class GrpcConnection(EngineConnection):
                 request_serializer=None,
                 response_deserializer=epb.DecisionResponse.FromString,
             )()
+            self._stream_epoch = epoch
         stream = self._stream
         try:
             # A stream that had ended before the request went out: its status,
@@ -384,11 +402,13 @@ class GrpcConnection(EngineConnection):
                 raise
             answer = await stream.read()
         except BaseException:
-            self._stream = None
+            if self._stream is stream:
+                self._stream = None
             stream.cancel()
             raise
         if answer is grpc.aio.EOF:
-            self._stream = None
+            if self._stream is stream:
+                self._stream = None
             raise PlayEnded()
         return answer
 

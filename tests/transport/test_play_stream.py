@@ -122,6 +122,51 @@ def test_a_bot_that_ends_its_stream_unanswered_has_sent_no_move(tmp_path):
     assert "ended its Play stream without an answer" in fault.message
 
 
+def test_the_decision_after_a_cut_off_goes_on_a_fresh_stream(tmp_path):
+    """Decisions cut off at once or a moment after they left, each followed
+    at once by another on the same connection. The cut stream is unwound on
+    the arena's asyncio thread after trio has moved on; the next decision must
+    not find it still set and fail with it. The bot serves Play alone, so a
+    decision that fell back to Decide would be its fault."""
+    record = tmp_path / "calls.txt"
+    proc = subprocess.Popen(
+        [PY, str(STREAM_BOT), "--mode", "play-only", "--record", str(record)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    assert line.startswith("LISTENING "), line
+    match = Match(Variant(Game.SCOPA), seed=1)
+    deal = match.start_deal()
+    decision = Decision.of(match, deal.to_move, SeatClock.of(ClockSettings(), None), "m", 0)
+    cut = []
+
+    async def main() -> None:
+        conn = GrpcConnection(line.split()[1])
+        try:
+            await conn.handshake(5)
+            assert (await conn.decide(decision, 5)).move in decision.legal_moves
+            for i in range(40):
+                with trio.CancelScope() as scope:
+                    async with trio.open_nursery() as nursery:
+                        nursery.start_soon(conn.decide, decision, 5)
+                        await trio.sleep([0, 0.0001, 0.0005, 0.001][i % 4])
+                        scope.cancel()
+                cut.append(scope.cancelled_caught)
+                assert (await conn.decide(decision, 5)).move in decision.legal_moves
+                assert conn.plays is True
+        finally:
+            conn.close()
+
+    try:
+        trio.run(main)
+    finally:
+        proc.terminate()
+        ended(proc)
+    assert len(cut) == 40 and "decide" not in served(record)
+
+
 @pytest.mark.parametrize("address_bot", ["hang", "hang-decide"], indirect=True)
 def test_a_cut_off_is_on_time_with_64_matches_at_once(address_bot):
     """64 matches at once against a bot that never answers on Play: each is cut
