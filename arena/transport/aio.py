@@ -22,6 +22,7 @@ import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
+import outcome
 import trio
 
 from arena.transport.bridge import PeerGone
@@ -63,30 +64,76 @@ def fire(coro: Coroutine[Any, Any, Any]) -> None:
 
 
 @trio.lowlevel.enable_ki_protection
-async def wait(coro: Coroutine[Any, Any, T], waiters: set[trio.Event] | None = None) -> T:
+async def wait(coro: Coroutine[Any, Any, T], waiters: set[Any] | None = None) -> T:
     """The result of ``coro`` run on the loop (raises what it raises), waited
     for in trio. Cancelled from trio (the clock ran out), the coroutine is
     cancelled on the loop: it is its business to cancel the gRPC call it was
     waiting on (the bot then sees CANCELLED). ``waiters``: as in
-    ``bridge.wait_future``, set when the peer is known to be gone (PeerGone)."""
-    token = trio.lowlevel.current_trio_token()
-    done = trio.Event()
+    ``bridge.wait_future``, set when the peer is known to be gone (PeerGone).
 
-    def wake(_: object) -> None:
-        with contextlib.suppress(trio.RunFinishedError):
-            token.run_sync_soon(done.set)
-
-    future = submit(coro)
-    future.add_done_callback(wake)
-    if waiters is not None:
-        waiters.add(done)
+    The trio task parks itself and the loop's done-callback reschedules it
+    through the run's token: no concurrent future chained to an asyncio one,
+    no trio.Event, which under load was a tenth of the arena's Python time."""
+    exchange = _Exchange(trio.lowlevel.current_trio_token(), trio.lowlevel.current_task())
+    loop().call_soon_threadsafe(exchange.start, coro)
+    if waiters is None:
+        return await trio.lowlevel.wait_task_rescheduled(exchange.abort)  # type: ignore[no-any-return]
+    waiters.add(exchange)
     try:
-        await done.wait()
+        return await trio.lowlevel.wait_task_rescheduled(exchange.abort)  # type: ignore[no-any-return]
     finally:
-        if waiters is not None:
-            waiters.discard(done)
-        if not future.done():
-            future.cancel()
-    if not future.done() or future.cancelled():
-        raise PeerGone()
-    return future.result()
+        waiters.discard(exchange)
+
+
+class _Exchange:
+    """One coroutine run on the loop for one parked trio task. ``settled``
+    is read and written on trio's thread only, ``task`` on the loop's."""
+
+    __slots__ = ("aborted", "settled", "task", "token", "waiter")
+
+    def __init__(self, token: trio.lowlevel.TrioToken, waiter: trio.lowlevel.Task) -> None:
+        self.token = token
+        self.waiter = waiter
+        self.settled = False
+        self.task: asyncio.Task[Any] | None = None
+        self.aborted = False
+
+    # On the loop.
+    def start(self, coro: Coroutine[Any, Any, Any]) -> None:
+        if self.aborted:
+            coro.close()
+            return
+        self.task = asyncio.ensure_future(coro)
+        self.task.add_done_callback(self.finish)
+
+    def finish(self, task: asyncio.Task[Any]) -> None:
+        if task.cancelled():
+            result: outcome.Outcome[Any] = outcome.Error(PeerGone())
+        else:
+            error = task.exception()
+            result = outcome.Value(task.result()) if error is None else outcome.Error(error)
+        with contextlib.suppress(trio.RunFinishedError):
+            self.token.run_sync_soon(self.deliver, result)
+
+    def cancel(self) -> None:
+        self.aborted = True
+        if self.task is not None:
+            self.task.cancel()
+
+    # On trio.
+    def deliver(self, result: outcome.Outcome[Any]) -> None:
+        if not self.settled:
+            self.settled = True
+            trio.lowlevel.reschedule(self.waiter, result)
+
+    def abort(self, _: Any) -> trio.lowlevel.Abort:
+        self.settled = True
+        loop().call_soon_threadsafe(self.cancel)
+        return trio.lowlevel.Abort.SUCCEEDED
+
+    def set(self) -> None:
+        """The peer is gone (the connection's waiters): end the wait now."""
+        if not self.settled:
+            self.settled = True
+            trio.lowlevel.reschedule(self.waiter, outcome.Error(PeerGone()))
+            loop().call_soon_threadsafe(self.cancel)

@@ -36,7 +36,6 @@ from arena.transport.bridge import PeerGone, wait_future
 from arena.wire import convert
 from arena.wire.protocol import MAX_ANSWER_BYTES, MAX_REQUEST_BYTES, PROTOCOL_VERSION
 from arena.wire.request_bytes import decision_bytes
-from arena.wire.v1 import engine_pb2 as epb
 from arena.wire.v1 import engine_pb2_grpc
 
 _ki_protected = trio.lowlevel.enable_ki_protection
@@ -165,7 +164,7 @@ class GrpcConnection(EngineConnection):
         self._decide = self.channel.unary_unary(
             "/scopa.v1.Engine/Decide",
             request_serializer=None,
-            response_deserializer=epb.DecisionResponse.FromString,
+            response_deserializer=convert.answer_from_bytes,
         )
         # The Play stream (engine.proto): None until the first decision, False
         # once the bot has said it does not serve it (then Decide serves).
@@ -178,7 +177,8 @@ class GrpcConnection(EngineConnection):
         self._epoch = 0
         self._stream_epoch = 0
         self._exchanging = False
-        self.waiters: set[trio.Event] = set()
+        # Pending waits, each ended (.set()) when the bot is known to be gone.
+        self.waiters: set[Any] = set()
         self.death: str | None = None
         self._health: Any = None
         # Set by the launcher when the bot's process has exited (death says how).
@@ -312,8 +312,8 @@ class GrpcConnection(EngineConnection):
         if self.plays is not False and not self._exchanging:
             answer = await self._play(request, timeout)
             if answer is not None:
-                return convert.answer_from_pb(answer)
-        return convert.answer_from_pb(await self._call(self._decide, request, timeout))
+                return answer  # type: ignore[no-any-return]
+        return await self._call(self._decide, request, timeout)  # type: ignore[no-any-return]
 
     async def _play(self, request: bytes, timeout: float) -> Any:
         """The answer to ``request`` on the Play stream, or None when Decide
@@ -336,8 +336,15 @@ class GrpcConnection(EngineConnection):
         answered = False
         try:
             # The clock is the referee's; this is the backstop Decide's gRPC
-            # deadline is, for callers without a scope of their own.
-            with trio.move_on_after(timeout):
+            # deadline is, for callers without a scope of their own (a cancel
+            # scope a decision is a cost the referee's, which ends sooner,
+            # makes useless).
+            backstop = started + timeout
+            with (
+                contextlib.nullcontext()
+                if trio.current_effective_deadline() <= backstop
+                else trio.CancelScope(deadline=backstop)
+            ):
                 answer = await aio.wait(self._exchange(request, self._epoch), self.waiters)
                 answered = True
                 self.plays = True
@@ -380,7 +387,7 @@ class GrpcConnection(EngineConnection):
             self._stream = self._aio_channel.stream_stream(
                 PLAY_METHOD,
                 request_serializer=None,
-                response_deserializer=epb.DecisionResponse.FromString,
+                response_deserializer=convert.answer_from_bytes,
             )()
             self._stream_epoch = epoch
         stream = self._stream

@@ -682,6 +682,28 @@ def answer_from_pb(response: epb.DecisionResponse) -> Answer:
         return Answer(None, response.comment, str(e))
 
 
+# Answers by the bytes they came in: most bots answer a given position with
+# one of a few short messages (a move, no comment), so a decision's answer is
+# mostly a dict lookup instead of a message parsed and converted. The function
+# is pure in its bytes; only short ones are kept, so the cache stays small.
+_ANSWERS: dict[bytes, Answer] = {}
+_ANSWER_KEPT_BYTES = 48
+
+
+def answer_from_bytes(data: bytes) -> Answer:
+    """``answer_from_pb`` of the DecisionResponse these bytes hold: the
+    connection's response deserializer (a message that does not parse raises
+    DecodeError, which grpcio reports as it would for the message's own)."""
+    found = _ANSWERS.get(data)
+    if found is None:
+        found = answer_from_pb(epb.DecisionResponse.FromString(data))
+        if len(data) <= _ANSWER_KEPT_BYTES:
+            if len(_ANSWERS) >= _CACHE_LIMIT:
+                _ANSWERS.clear()
+            _ANSWERS[data] = found
+    return found
+
+
 def handshake_response(
     name: str,
     version: str,

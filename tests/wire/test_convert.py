@@ -158,3 +158,27 @@ def test_bad_variant_and_results():
         )
     with pytest.raises(WireError, match="termination"):
         cv.match_result_from_pb(scopa_pb2.MatchResult())
+
+
+def test_an_answer_read_from_its_bytes_is_the_answer_of_its_message():
+    """The connections' response deserializer keeps short answers by their
+    bytes: what it gives must be what parsing and converting give, first time
+    and every time, for moves, comments, declarations and unreadable ones."""
+    plain = engine_pb2.DecisionResponse(move=cv.move_to_pb(Move(0, 0b110)))
+    commented = engine_pb2.DecisionResponse(move=plain.move, comment="c")
+    long = engine_pb2.DecisionResponse(move=plain.move, comment="x" * 100)
+    declaring = engine_pb2.DecisionResponse(move=plain.move)
+    declaring.move.declaration = scopa_pb2.DECLARATION_DECINO
+    unreadable = engine_pb2.DecisionResponse(comment="no move")
+    # Card 1 played and captured at once: unreadable.
+    both = engine_pb2.DecisionResponse(move=cv.move_to_pb(Move(1, 0b110)))
+    for message in (plain, commented, long, declaring, unreadable, both):
+        data = message.SerializeToString()
+        expected = cv.answer_from_pb(message)
+        assert cv.answer_from_bytes(data) == expected
+        assert cv.answer_from_bytes(data) == expected  # again, from the cache
+    assert cv.answer_from_bytes(plain.SerializeToString()).move == Move(0, 0b110)
+    assert cv.answer_from_bytes(both.SerializeToString()).unreadable
+    assert long.SerializeToString() not in cv._ANSWERS
+    with pytest.raises(Exception, match="[Ee]rror parsing|[Dd]ecode"):
+        cv.answer_from_bytes(b"\xff\xff\xff")
