@@ -29,7 +29,7 @@ from arena.rules import FinishedDeal
 from arena.settings import MatchSettings
 from arena.wire import convert
 from arena.wire.protocol import MAX_LOG_RECORD_BYTES
-from arena.wire.request_bytes import varint
+from arena.wire.request_bytes import decision_record_bytes, varint
 from arena.wire.v1 import log_pb2
 
 FORMAT_VERSION = 2
@@ -118,11 +118,14 @@ class LogWriter:
 
     def write(self, record: log_pb2.LogRecord) -> None:
         """Append one record with its chain value (any it carries is replaced)."""
-        if self._file is None:
-            raise RecordError(f"{self.path}: log already closed")
         if record.chain:
             record = _without_chain(record)
-        body = record.SerializeToString()
+        self._append(record.SerializeToString())
+
+    def _append(self, body: bytes) -> None:
+        """Write a record's bytes (without its chain field) and its chain value."""
+        if self._file is None:
+            raise RecordError(f"{self.path}: log already closed")
         self.chain = chain_next(self.chain, body)
         data = body + CHAIN_TAG + self.chain
         self._file.write(varint(len(data)) + data)
@@ -143,7 +146,11 @@ class LogWriter:
         self.write(convert.deal_started_record(number, dealer, deck, void_decks))
 
     def decision(self, record: DecisionRecord) -> None:
-        self.write(convert.decision_record(record))
+        body = decision_record_bytes(record)  # the usual record, built for less
+        if body is None:
+            self.write(convert.decision_record(record))
+        else:
+            self._append(body)
 
     def deal_ended(self, deal: FinishedDeal) -> None:
         self.write(convert.deal_ended_record(deal))

@@ -15,10 +15,12 @@ two wire types these messages use.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
 from arena.engine import Decision
+from arena.outcome import DecisionRecord
 from arena.rules import Observation, Play
 from arena.rules.cards import cards_of
 from arena.wire import convert
@@ -247,3 +249,54 @@ def decision_bytes(decision: Decision) -> bytes:
         _scalar(5, decision.number),
     ]
     return b"".join(parts)
+
+
+# The log's decision record ------------------------------------------------------
+
+_RECORD_MOVE: dict[Any, bytes] = {}
+_UINT32 = 1 << 32
+_UINT64 = 1 << 64
+
+
+def decision_record_bytes(r: DecisionRecord) -> bytes | None:
+    """``convert.decision_record(r).SerializeToString()``, from parts, for
+    the record nearly every decision makes (a move, no fault, no probes);
+    None for any other, which the message serializes. The log's chain is
+    over these bytes, so they must be the message's own, which
+    tests/wire/test_request_bytes.py checks."""
+    if r.fault is not None or r.probes or r.move is None:
+        return None
+    think_us = round(r.think_time * 1e6) if math.isfinite(r.think_time) else 0
+    deadline = None if r.deadline is None else _ms(r.deadline)
+    bank = None if r.bank_left is None else _ms(r.bank_left)
+    if not (
+        0 <= r.deal_number < _UINT32
+        and 0 <= r.decision < _UINT32
+        and 0 <= r.seat < _UINT32
+        and 0 <= think_us < _UINT64
+        and (deadline is None or 0 <= deadline < _UINT32)
+        and (bank is None or 0 <= bank < _UINT64)
+    ):
+        return None  # the message raises, as it should, on what it cannot hold
+    try:
+        comment = r.comment.encode()
+    except UnicodeEncodeError:  # a lone surrogate: the message's own error
+        return None
+    body = b"".join(
+        (
+            _scalar(1, r.deal_number),
+            _scalar(2, r.decision),
+            _scalar(3, r.seat),
+            _kept(_RECORD_MOVE, r.move, _record_move),
+            _scalar(5, think_us),
+            _VARINT_TAG[7] + b"\x01" if r.scopa else b"",
+            _nested(8, comment) if comment else b"",
+            _present(9, deadline),
+            _present(10, bank),
+        )
+    )
+    return _nested(3, body)
+
+
+def _record_move(move: Any) -> bytes:
+    return _nested(4, convert.move_to_pb(move).SerializeToString())
