@@ -69,8 +69,10 @@ class EngineConnection:
         raise NotImplementedError
 
     async def decide_timed(self, decision: Decision, timeout: float) -> tuple[Answer, float | None]:
-        """The answer, and the time the bot took when it can be measured where
-        it ran (in-process); None for a bot the referee times from outside."""
+        """The answer, and the time the bot took when it can be measured
+        closer to it than the referee's loop (in-process, where it ran; on
+        the Play stream, by the asyncio thread from the request's write to
+        the answer's read); None for a bot the referee times itself."""
         return await self.decide(decision, timeout), None
 
     async def notify(self, note: Notification, timeout: float) -> None:
@@ -306,18 +308,23 @@ class GrpcConnection(EngineConnection):
         return convert.hello_from_pb(answer)
 
     async def decide(self, decision: Decision, timeout: float) -> Answer:
+        return (await self.decide_timed(decision, timeout))[0]
+
+    async def decide_timed(self, decision: Decision, timeout: float) -> tuple[Answer, float | None]:
         request = decision_bytes(decision)
         # One exchange at a time on the stream; a decision that finds it taken
         # (a connection shared by concurrent callers) is a Decide call.
         if self.plays is not False and not self._exchanging:
-            answer = await self._play(request, timeout)
-            if answer is not None:
-                return answer  # type: ignore[no-any-return]
-        return await self._call(self._decide, request, timeout)  # type: ignore[no-any-return]
+            exchanged = await self._play(request, timeout)
+            if exchanged is not None:
+                return exchanged  # type: ignore[no-any-return]
+        return await self._call(self._decide, request, timeout), None
 
     async def _play(self, request: bytes, timeout: float) -> Any:
-        """The answer to ``request`` on the Play stream, or None when Decide
-        must serve this decision.
+        """The answer to ``request`` on the Play stream and the seconds the
+        asyncio thread saw between writing the request and reading the answer
+        (the bot's time, without the referee's own queueing under load), or
+        None when Decide must serve this decision.
 
         Until the bot has answered once on Play, any way the stream fails
         (UNIMPLEMENTED, but also whatever status a server library gives a
@@ -352,7 +359,7 @@ class GrpcConnection(EngineConnection):
             raise BotError(FaultKind.TIMEOUT, f"no answer within {timeout:g}s")
         except PeerGone:
             raise await self._failed(None, 0.0, timeout) from None
-        except (NotSent, PlayEnded, grpc.RpcError) as e:
+        except (NotSent, PlayEnded, NotAMessage, grpc.RpcError) as e:
             if self.plays is None or isinstance(e, NotSent):
                 self.plays = self.plays or False
                 return None
@@ -360,6 +367,8 @@ class GrpcConnection(EngineConnection):
                 raise BotError(
                     FaultKind.MALFORMED, "ended its Play stream without an answer"
                 ) from None
+            if isinstance(e, NotAMessage):  # as the same bytes on Decide are
+                raise BotError(FaultKind.MALFORMED, "answer is not a valid message") from None
             raise await self._failed(e, trio.current_time() - started, timeout) from None
         finally:
             if not answered:
@@ -391,6 +400,7 @@ class GrpcConnection(EngineConnection):
             )()
             self._stream_epoch = epoch
         stream = self._stream
+        sent = time.perf_counter()
         try:
             # A stream that had ended before the request went out: its status,
             # when it is the bot's (UNIMPLEMENTED...), says why; if it ended
@@ -408,16 +418,20 @@ class GrpcConnection(EngineConnection):
                     raise NotSent() from None
                 raise
             answer = await stream.read()
+            elapsed = time.perf_counter() - sent
         except BaseException:
             if self._stream is stream:
                 self._stream = None
             stream.cancel()
             raise
-        if answer is grpc.aio.EOF:
+        if answer is grpc.aio.EOF or answer is None:
+            # None: grpc.aio's read gives it for an answer that does not parse
+            # (logging "Exception deserializing message!"); the stream is spent.
             if self._stream is stream:
                 self._stream = None
-            raise PlayEnded()
-        return answer
+            stream.cancel()
+            raise PlayEnded() if answer is grpc.aio.EOF else NotAMessage()
+        return answer, elapsed
 
     @_ki_protected
     async def notify(self, note: Notification, timeout: float) -> None:
@@ -440,6 +454,10 @@ class GrpcConnection(EngineConnection):
 
 class PlayEnded(Exception):
     """The bot ended its Play stream (status OK) while a request waited."""
+
+
+class NotAMessage(Exception):
+    """An answer on the Play stream that does not parse as a DecisionResponse."""
 
 
 class NotSent(Exception):

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import trio
+import trio.testing
 
 from arena.engine import Decision, SeatClock
 from arena.outcome import FaultKind, Termination
@@ -165,6 +166,51 @@ def test_the_decision_after_a_cut_off_goes_on_a_fresh_stream(tmp_path):
         proc.terminate()
         ended(proc)
     assert len(cut) == 40 and "decide" not in served(record)
+
+
+def test_a_referee_loop_running_late_is_not_the_bots_timeout(tmp_path):
+    """The bot answers at once, but trio's thread is blocked past the
+    deadline while the answer comes in (a loop far behind under load, a
+    long pause). The asyncio thread read the answer in time: it is the one
+    the referee gets, with the time it took there, not a cut-off charged to
+    the bot."""
+    proc = subprocess.Popen(
+        [PY, str(STREAM_BOT), "--mode", "play-only"], stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    address = proc.stdout.readline().split()[1]
+    match = Match(Variant(Game.SCOPA), seed=1)
+    deal = match.start_deal()
+    decision = Decision.of(match, deal.to_move, SeatClock.of(ClockSettings(), None), "m", 0)
+    got: list = []
+
+    async def main() -> None:
+        conn = GrpcConnection(address)
+        try:
+            await conn.handshake(5)
+            await conn.decide(decision, 5)  # the stream is open
+
+            async def block_the_loop() -> None:
+                await trio.testing.wait_all_tasks_blocked()  # the decision is out
+                time.sleep(0.5)
+
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(block_the_loop)
+                # As the referee asks (Referee._decide): its deadline, no checkpoint after.
+                with trio.CancelScope(deadline=trio.current_time() + 0.25) as scope:
+                    got.append(await conn.decide_timed(decision, 0.25))
+                got.append(scope.cancelled_caught)
+        finally:
+            conn.close()
+
+    try:
+        trio.run(main)
+    finally:
+        proc.terminate()
+        ended(proc)
+    (answer, measured), cut = got
+    assert not cut and answer.move in decision.legal_moves
+    assert measured is not None and measured < 0.25, measured
 
 
 @pytest.mark.parametrize("address_bot", ["hang", "hang-decide"], indirect=True)
