@@ -95,7 +95,10 @@ async def wait(coro: Coroutine[Any, Any, T], waiters: set[Any] | None = None) ->
 
 class _Exchange:
     """One coroutine run on the loop for one parked trio task. ``settled``
-    is read and written on trio's thread only, ``task`` on the loop's."""
+    is read and written on trio's thread only, ``task`` and ``aborted`` on
+    the loop's; ``done`` is written on the loop's before its outcome is
+    queued for trio, and read on trio's (a cut-off that finds it set lets
+    the outcome through)."""
 
     __slots__ = ("aborted", "done", "settled", "task", "token", "waiter")
 
