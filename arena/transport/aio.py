@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
-import sys
 import threading
 from collections.abc import Coroutine
 from typing import Any, TypeVar
@@ -32,12 +31,6 @@ T = TypeVar("T")
 
 _lock = threading.Lock()
 _loop: asyncio.AbstractEventLoop | None = None
-# How long a busy thread keeps the GIL when another wants it. trio's thread
-# and the loop's hand it to each other at every exchange; with Python's
-# default of 5 ms the loop waits that long whenever trio is busy, a few times
-# over for a cut-off (the competition server and the cluster's workers set
-# the same, for the same reason).
-GIL_SWITCH_SECONDS = 0.001
 
 
 def loop() -> asyncio.AbstractEventLoop:
@@ -53,7 +46,6 @@ def loop() -> asyncio.AbstractEventLoop:
                 new.call_soon(ready.set)
                 new.run_forever()
 
-            sys.setswitchinterval(min(sys.getswitchinterval(), GIL_SWITCH_SECONDS))
             threading.Thread(target=run, name="arena-grpc-aio", daemon=True).start()
             ready.wait()
             _loop = new
