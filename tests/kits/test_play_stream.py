@@ -13,8 +13,6 @@ served). The C++, Go and Java bots are the builds of tests/kits/test_kits.py
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from collections.abc import Iterator
 
 import grpc
@@ -29,29 +27,14 @@ from arena.wire import convert
 from arena.wire.request_bytes import decision_bytes
 from arena.wire.v1 import engine_pb2 as epb
 from arena.wire.v1 import engine_pb2_grpc
-from tests.kits.test_kits import KITS, ROOT, Running, built
+from tests.kits.test_kits import KITS, Running, built
+from tests.support.bots import js_command
 
 pytestmark = [pytest.mark.process, pytest.mark.timeout(900)]
 
-JS = ROOT / "engines/js"
 LANGUAGES = [*sorted(KITS), "js"]
 # What each bot exits with after SIGTERM (the JVM: 143, once its hooks ran).
 STOPPED = {"java": 143}
-
-
-def js_command() -> str:
-    """The JavaScript kit's command line, its packages installed from the
-    lock file if need be (as `make test` does)."""
-    if shutil.which("node") is None or shutil.which("npm") is None:
-        pytest.skip("Node.js and npm are needed for the JavaScript kit and are not installed")
-    if not (JS / "node_modules/@grpc/grpc-js").exists():
-        subprocess.run(
-            ["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"],
-            cwd=JS,
-            check=True,
-            timeout=300,
-        )
-    return f"node {JS / 'bot.js'}"
 
 
 @pytest.fixture(scope="module", params=LANGUAGES)

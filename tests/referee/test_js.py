@@ -1,35 +1,22 @@
 """The JavaScript engine (engines/js, @grpc/grpc-js, the .proto files only)
 plays full matches through the arena against a Python engine."""
 
-import shutil
-import subprocess
-
 import pytest
 
 from arena.outcome import Termination
 from arena.rules import Game, Variant
 from arena.settings import MatchSettings
+from tests.support.bots import js_command
 from tests.support.matches import play
 from tests.support.paths import ROOT
 from tests.support.processes import live_pids
 
 pytestmark = pytest.mark.process
 
-JS = ROOT / "engines/js"
-
 
 @pytest.fixture(scope="module")
 def js_bot() -> str:
-    if shutil.which("node") is None or shutil.which("npm") is None:
-        pytest.skip("Node.js and npm are needed for the JavaScript engine and are not installed")
-    if not (JS / "node_modules/@grpc/grpc-js").exists():
-        subprocess.run(
-            ["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"],
-            cwd=JS,
-            check=True,
-            timeout=300,
-        )
-    return f"node {JS / 'bot.js'}"
+    return js_command()
 
 
 @pytest.mark.parametrize("game", [Game.SCOPA, Game.SCOPONE])

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from pathlib import Path
+
+import pytest
 
 from arena.settings import SandboxMode, SandboxSettings
 from tests.support.paths import PY, ROOT
@@ -37,3 +41,22 @@ def recorded(path: Path | str) -> list[bytes]:
         out.append(data[pos + 4 : pos + 4 + n])
         pos += 4 + n
     return out
+
+
+JS = ROOT / "engines/js"
+
+
+def js_command() -> str:
+    """The JavaScript engine's command line (engines/js), its packages
+    installed from the lock file if need be (as `make test` does); the test
+    is skipped where Node.js or npm is missing."""
+    if shutil.which("node") is None or shutil.which("npm") is None:
+        pytest.skip("Node.js and npm are needed for the JavaScript engine and are not installed")
+    if not (JS / "node_modules/@grpc/grpc-js").exists():
+        subprocess.run(
+            ["npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"],
+            cwd=JS,
+            check=True,
+            timeout=300,
+        )
+    return f"node {JS / 'bot.js'}"

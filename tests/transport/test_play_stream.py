@@ -55,15 +55,24 @@ def served(record: Path) -> set[str]:
     return {line.split()[0] for line in record.read_text().splitlines()}
 
 
+def first_decision() -> Decision:
+    """The first decision of a Scopa deal, on the default clock."""
+    match = Match(Variant(Game.SCOPA), seed=1)
+    deal = match.start_deal()
+    return Decision.of(match, deal.to_move, SeatClock.of(ClockSettings(), None), "m", 0)
+
+
 def stream_bot(mode: str, record: Path) -> str:
     return f"{PY} {STREAM_BOT} --mode {mode} --record {record}"
 
 
 @pytest.fixture(params=["hang"])
 def address_bot(request, tmp_path: Path) -> Iterator[tuple[str, Path]]:
-    """A stream bot the arena does not launch (reached by address) that never
-    answers: on Play ("hang") or, with Play not served, on Decide ("hang-decide")."""
-    record = tmp_path / "hang.txt"
+    """A stream bot the arena does not launch (reached by address), in the
+    mode the test names: never answering on Play ("hang") or, with Play not
+    served, on Decide ("hang-decide"); answering at once on Play alone
+    ("play-only"). Its address and the file where it records its calls."""
+    record = tmp_path / "calls.txt"
     proc = subprocess.Popen(
         [PY, str(STREAM_BOT), "--mode", request.param, "--record", str(record)],
         stdout=subprocess.PIPE,
@@ -139,28 +148,19 @@ def test_a_bot_that_ends_its_stream_unanswered_has_sent_no_move(tmp_path):
     assert "ended its Play stream without an answer" in fault.message
 
 
-def test_the_decision_after_a_cut_off_goes_on_a_fresh_stream(tmp_path):
+@pytest.mark.parametrize("address_bot", ["play-only"], indirect=True)
+def test_the_decision_after_a_cut_off_goes_on_a_fresh_stream(address_bot):
     """Decisions cut off at once or a moment after they left, each followed
     at once by another on the same connection. The cut stream is unwound on
     the arena's asyncio thread after trio has moved on; the next decision must
     not find it still set and fail with it. The bot serves Play alone, so a
     decision that fell back to Decide would be its fault."""
-    record = tmp_path / "calls.txt"
-    proc = subprocess.Popen(
-        [PY, str(STREAM_BOT), "--mode", "play-only", "--record", str(record)],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    assert line.startswith("LISTENING "), line
-    match = Match(Variant(Game.SCOPA), seed=1)
-    deal = match.start_deal()
-    decision = Decision.of(match, deal.to_move, SeatClock.of(ClockSettings(), None), "m", 0)
+    address, record = address_bot
+    decision = first_decision()
     cut = []
 
     async def main() -> None:
-        conn = GrpcConnection(line.split()[1])
+        conn = GrpcConnection(address)
         try:
             await conn.handshake(5)
             assert (await conn.decide(decision, 5)).move in decision.legal_moves
@@ -176,28 +176,19 @@ def test_the_decision_after_a_cut_off_goes_on_a_fresh_stream(tmp_path):
         finally:
             conn.close()
 
-    try:
-        trio.run(main)
-    finally:
-        proc.terminate()
-        ended(proc)
+    trio.run(main)
     assert len(cut) == 40 and "decide" not in served(record)
 
 
-def test_a_referee_loop_running_late_is_not_the_bots_timeout(tmp_path):
+@pytest.mark.parametrize("address_bot", ["play-only"], indirect=True)
+def test_a_referee_loop_running_late_is_not_the_bots_timeout(address_bot):
     """The bot answers at once, but trio's thread is blocked past the
     deadline while the answer comes in (a loop far behind under load, a
     long pause). The asyncio thread read the answer in time: it is the one
     the referee gets, with the time it took there, not a cut-off charged to
     the bot."""
-    proc = subprocess.Popen(
-        [PY, str(STREAM_BOT), "--mode", "play-only"], stdout=subprocess.PIPE, text=True
-    )
-    assert proc.stdout is not None
-    address = proc.stdout.readline().split()[1]
-    match = Match(Variant(Game.SCOPA), seed=1)
-    deal = match.start_deal()
-    decision = Decision.of(match, deal.to_move, SeatClock.of(ClockSettings(), None), "m", 0)
+    address, _ = address_bot
+    decision = first_decision()
     got: list = []
 
     async def main() -> None:
@@ -219,11 +210,7 @@ def test_a_referee_loop_running_late_is_not_the_bots_timeout(tmp_path):
         finally:
             conn.close()
 
-    try:
-        trio.run(main)
-    finally:
-        proc.terminate()
-        ended(proc)
+    trio.run(main)
     (answer, measured), cut = got
     assert not cut and answer.move in decision.legal_moves
     assert measured is not None and measured < 0.25, measured
@@ -269,9 +256,7 @@ def test_the_bot_sees_its_stream_cancelled_within_milliseconds(address_bot):
     of CLOCK_MONOTONIC (one clock for both processes): how long after it the
     bot sees each stream cancelled."""
     address, record = address_bot
-    match = Match(Variant(Game.SCOPA), seed=1)
-    deal = match.start_deal()
-    decision = Decision.of(match, deal.to_move, SeatClock.of(ClockSettings(), None), "m", 0)
+    decision = first_decision()
     cut: list[float] = []
 
     async def main() -> None:
