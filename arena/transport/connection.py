@@ -95,6 +95,10 @@ DEADLINE_SLACK = 0.005
 MAX_DETAILS_CHARS = 300
 
 
+# The fault of an answer whose bytes do not parse, on Decide or on Play.
+NOT_A_MESSAGE = "answer is not a valid message"
+
+
 def one_line(text: str, limit: int = MAX_DETAILS_CHARS) -> str:
     """A bot's own words made safe for a one-line message: no line breaks, bounded."""
     flat = " ".join(text.split())
@@ -118,7 +122,7 @@ def classify(error: grpc.RpcError, elapsed: float, timeout: float) -> BotError |
     if code == grpc.StatusCode.RESOURCE_EXHAUSTED:
         return BotError(FaultKind.MALFORMED, f"answer over the size limit ({details})")
     if code == grpc.StatusCode.INTERNAL and "eserializ" in details:
-        return BotError(FaultKind.MALFORMED, "answer is not a valid message")
+        return BotError(FaultKind.MALFORMED, NOT_A_MESSAGE)
     if code == grpc.StatusCode.UNIMPLEMENTED:
         return BotError(FaultKind.MALFORMED, f"call not implemented ({details})")
     return status_fault(code, details)
@@ -343,9 +347,9 @@ class GrpcConnection(EngineConnection):
         answered = False
         try:
             # The clock is the referee's; this is the backstop Decide's gRPC
-            # deadline is, for callers without a scope of their own (a cancel
-            # scope a decision is a cost the referee's, which ends sooner,
-            # makes useless).
+            # deadline is, for callers without a scope of their own. The
+            # referee's scope always ends first, so it opens none: a cancel
+            # scope a decision is a measurable cost under load.
             backstop = started + timeout
             with (
                 contextlib.nullcontext()
@@ -368,7 +372,7 @@ class GrpcConnection(EngineConnection):
                     FaultKind.MALFORMED, "ended its Play stream without an answer"
                 ) from None
             if isinstance(e, NotAMessage):  # as the same bytes on Decide are
-                raise BotError(FaultKind.MALFORMED, "answer is not a valid message") from None
+                raise BotError(FaultKind.MALFORMED, NOT_A_MESSAGE) from None
             raise await self._failed(e, trio.current_time() - started, timeout) from None
         finally:
             if not answered:
