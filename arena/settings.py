@@ -213,14 +213,15 @@ class SandboxSettings:
         )
 
 
-_RAY_ADDRESS = 'address must be HOST:PORT of a Ray cluster, or "local"'
+_RAY_ADDRESS = 'address must be HOST:PORT of a Ray cluster, "local" or "processes"'
 
 
 @dataclass(frozen=True)
 class ClusterSettings:
     """Where a tournament's matches run (arena/cluster/): ``address`` of a Ray
-    cluster (``HOST:PORT``) or ``"local"`` (a Ray instance of this machine using
-    every core); ``workers``: match workers (default one per CPU of the cluster);
+    cluster (``HOST:PORT``), ``"local"`` (a Ray instance of this machine using
+    every core) or ``"processes"`` (worker processes of this machine, one per
+    core, without Ray); ``workers``: match workers (default one per CPU of the cluster);
     ``attempts``: how often a match is played from scratch when its worker or
     node is lost; ``working_dir``: a directory shipped to every node, where
     launched engines' paths under it are found."""

@@ -215,6 +215,7 @@ def arena_run(
     rounds: int,
     wrap: list[str] | None = None,
     warm: bool = False,
+    cluster: str = "",
 ) -> dict[str, float]:
     """One ``arena tournament``: its decisions, wall time and CPU. With a
     launched bot (``bot_pid`` None) the arena's own CPU is read from /proc
@@ -224,6 +225,8 @@ def arena_run(
     with tempfile.TemporaryDirectory() as tmp:
         config = tournament_file(Path(tmp), address, concurrency, rounds, warm)
         command = [str(Path(sys.executable).parent / "arena"), "tournament", str(config)]
+        if cluster:  # its workers are the arena's children: in its rusage once reaped
+            command += ["--cluster", cluster]
         errors = Path(tmp) / "stderr.txt"
         before = process_cpu(bot_pid) if bot_pid is not None else 0.0
         start = time.perf_counter()
@@ -339,6 +342,12 @@ def main() -> None:
         help="comma-separated, in turn: play (the bot serves the Play stream), decide "
         "(it answers Play with UNIMPLEMENTED, so every decision is a Decide call)",
     )
+    ap.add_argument(
+        "--processes",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="also the run with --cluster processes (a worker process per core)",
+    )
     args = ap.parse_args()
     transports = [t for t in args.transports.split(",") if t]
     unknown = sorted(set(transports) - set(TRANSPORTS))
@@ -348,18 +357,27 @@ def main() -> None:
         measure(args, transport)
 
 
+def start_up_apart(
+    args: argparse.Namespace, address: str, bot_pid: int, cluster: str = ""
+) -> tuple[float, float, float, float, dict[str, float], dict[str, float]]:
+    """Rate, CPU and bot CPU a decision of the measured run with a one-set run's
+    taken out (start-up and wind-down, mostly), and that start-up's CPU."""
+    small = arena_run(address, bot_pid, args.concurrency, 1, cluster=cluster)
+    large = arena_run(address, bot_pid, args.concurrency, args.rounds, cluster=cluster)
+    extra = large["decisions"] - small["decisions"]
+    cpu_us = (large["cpu"] - small["cpu"]) / extra * 1e6
+    bot_us = (large["bot"] - small["bot"]) / extra * 1e6
+    per_s = extra / (large["wall"] - small["wall"])
+    startup = small["cpu"] - small["decisions"] * cpu_us / 1e6
+    return per_s, cpu_us, bot_us, startup, small, large
+
+
 def measure(args: argparse.Namespace, transport: str) -> None:
     """Every figure of the benchmark, the arena's decisions on ``transport``."""
     bot, address = start_bot(transport)
     try:
         b = bare(address, bot.pid, args.concurrency, args.calls)
-        small = arena_run(address, bot.pid, args.concurrency, 1)  # start-up, mostly
-        large = arena_run(address, bot.pid, args.concurrency, args.rounds)
-        extra = large["decisions"] - small["decisions"]
-        cpu_us = (large["cpu"] - small["cpu"]) / extra * 1e6
-        bot_us = (large["bot"] - small["bot"]) / extra * 1e6
-        per_s = extra / (large["wall"] - small["wall"])
-        startup = small["cpu"] - small["decisions"] * cpu_us / 1e6
+        per_s, cpu_us, bot_us, startup, small, large = start_up_apart(args, address, bot.pid)
         print(
             f"{args.concurrency} at once, one trivial bot at {address}, {os.cpu_count()} cores; "
             f"the arena's decisions on {transport.upper()}"
@@ -380,6 +398,16 @@ def measure(args: argparse.Namespace, transport: str) -> None:
             f"  start-up and wind-down, apart: {startup:.2f} s of CPU "
             f"(one set, {small['decisions']:,} decisions; the measured run {large['decisions']:,})"
         )
+        if args.processes:
+            p_rate, p_cpu, p_bot, p_startup, _, _ = start_up_apart(
+                args, address, bot.pid, "processes"
+            )
+            print(
+                f"  with --cluster processes ({os.cpu_count()} worker processes and the head): "
+                f"{p_rate:,.0f}/s, {p_cpu:.0f} us, bot {p_bot:.0f} us: "
+                f"{p_rate / b['per_s']:.2f}x the rate, {p_cpu / b['cpu_us']:.2f}x the CPU; "
+                f"start-up {p_startup:.2f} s of CPU"
+            )
         if args.launched_rounds:
             print(
                 f"launched trivial bots on {transport}, {args.concurrency} at once, "

@@ -176,7 +176,8 @@ def add_parsers(sub: Subparsers) -> None:
         "--cluster",
         default=None,
         metavar="ADDRESS",
-        help="play competitions' matches on a Ray cluster (HOST:PORT, or 'local'), unless "
+        help="play competitions' matches in worker processes of this machine ('processes') "
+        "or on a Ray cluster (HOST:PORT, or 'local'), unless "
         "a competition's own [cluster] table says otherwise",
     )
     serve.set_defaults(func=cmd_serve)

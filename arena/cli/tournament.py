@@ -124,9 +124,10 @@ def add_cluster_option(p: argparse.ArgumentParser) -> None:
         "--cluster",
         default=None,
         metavar="ADDRESS",
-        help="play the matches on a Ray cluster: HOST:PORT of its head, or 'local' for a Ray "
-        "instance of this machine using every core (needs pip install 'scopa-arena[cluster]'); "
-        "this process still keeps the store and the logs",
+        help="play the matches in more processes than this one: 'processes' for a worker "
+        "process per core of this machine; HOST:PORT of a Ray cluster's head, or 'local' for a "
+        "Ray instance of this machine (Ray needs pip install 'scopa-arena[cluster]'); this "
+        "process still keeps the store and the logs",
     )
 
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import trio
 
-from arena.cluster.jobs import WarmSpec
+from arena.cluster.jobs import MatchJob, MatchOutcome, WarmSpec
 from arena.cluster.session import await_ref, connect, disconnect, in_ray_thread, is_lost
 from arena.cluster.worker import (
     CONTROL_CALLS,
@@ -26,6 +26,7 @@ from arena.cluster.worker import (
     MatchWorker,
 )
 from arena.errors import ArenaError
+from arena.outcome import MatchEvent
 from arena.settings import ClusterSettings
 
 # How long the start waits for every worker to be placed before it begins
@@ -52,6 +53,8 @@ class Worker:
 
 class WorkerPool:
     """The workers of one cluster, as the head sees them."""
+
+    ships = True  # nodes may lack the head's files: engines' directories are shipped
 
     def __init__(
         self,
@@ -168,6 +171,21 @@ class WorkerPool:
             self._changed.set()
             self._changed = trio.Event()
         self.workers.append(Worker(actor, node))
+
+    async def play(self, worker: Worker, job: MatchJob, group: str) -> MatchOutcome:
+        """The job played on ``worker`` in its concurrency ``group``."""
+        call = worker.actor.play.options(concurrency_group=group)
+        outcome: MatchOutcome = await await_ref(call.remote(job))
+        return outcome
+
+    async def events_since(
+        self, worker: Worker, cursors: dict[str, int]
+    ) -> dict[str, list[MatchEvent]]:
+        """The new events of the followed matches playing on ``worker``."""
+        events: dict[str, list[MatchEvent]] = await await_ref(
+            worker.actor.events_since.remote(cursors)
+        )
+        return events
 
     async def cpu_seconds(self) -> float:
         """CPU time the workers have used so far (benchmarks)."""

@@ -22,7 +22,7 @@ import trio
 
 from arena.cluster.jobs import MatchJob, MatchOutcome, WarmSpec
 from arena.cluster.pool import ClusterError, Worker, WorkerPool
-from arena.cluster.session import await_ref
+from arena.cluster.processes import PROCESSES, ProcessPool
 from arena.cluster.shipping import Shipping
 from arena.cluster.worker import IN_PROCESS, MATCHES
 from arena.errors import ArenaError, ConfigError
@@ -49,7 +49,8 @@ class _Followed:
 
 
 class Cluster:
-    """The head's side of a Ray cluster: workers, and matches sent to them."""
+    """The head's side of a cluster (Ray's, or worker processes of this machine):
+    workers, and matches sent to them."""
 
     def __init__(
         self,
@@ -64,8 +65,12 @@ class Cluster:
         self.notice = notice or (lambda text: print(f"arena: {text}", file=sys.stderr, flush=True))
         self.temp_dir = temp_dir
         self.replays = 0  # matches played again after a lost worker
-        self._pool = WorkerPool(settings, warm, self.notice, temp_dir)
-        self._shipping = Shipping(settings.working_dir)
+        self._pool: WorkerPool | ProcessPool = (
+            ProcessPool(settings, warm, self.notice, temp_dir)
+            if settings.address == PROCESSES
+            else WorkerPool(settings, warm, self.notice, temp_dir)
+        )
+        self._shipping = Shipping(settings.working_dir if self._pool.ships else None)
         self._followed: dict[str, _Followed] = {}
 
     @property
@@ -96,8 +101,8 @@ class Cluster:
             settings,
             log.name if log is not None else None,
             allow_shared_partners,
-            self._shipping.working_dir(),
-            self._shipping.archives_of(engines),
+            self._shipping.working_dir() if self._pool.ships else None,
+            self._shipping.archives_of(engines) if self._pool.ships else (),
             uuid.uuid4().hex if spectate is not None else "",
         )
         if log is not None:
@@ -110,8 +115,7 @@ class Cluster:
             if spectate is not None and attempt == 1:  # a match played again is not shown twice
                 self._followed[job.followed] = _Followed(worker, spectate)
             try:
-                call = worker.actor.play.options(concurrency_group=group)
-                outcome: MatchOutcome = await await_ref(call.remote(job))
+                outcome: MatchOutcome = await self._pool.play(worker, job, group)
             except Exception as e:
                 if not self._pool.is_lost(e):
                     cause = getattr(e, "cause", None)
@@ -158,7 +162,7 @@ class Cluster:
                 by_worker.setdefault(id(worker), (worker, {}))[1][key] = followed.seen
             for worker, cursors in by_worker.values():
                 try:
-                    fresh = await await_ref(worker.actor.events_since.remote(cursors))
+                    fresh = await self._pool.events_since(worker, cursors)
                 except Exception:
                     continue
                 for key, events in fresh.items():

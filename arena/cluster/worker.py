@@ -144,32 +144,44 @@ class MatchLoop:
             future.set_exception(e)
 
     async def _play(self, job: MatchJob) -> MatchOutcome:
-        from arena.play import run_match
+        return await play_job(job, self._dir, self._pool, self._events, node_id())
 
-        # Unpacking an archive (once per node) must not hold up the loop's other matches.
-        engines = await trio.to_thread.run_sync(
-            lambda: [localize(e, job.working_dir, job.archives) for e in job.engines]
-        )
-        events: list[MatchEvent] = []
-        if job.followed:
-            self._events[job.followed] = events
-        try:
-            with tempfile.TemporaryDirectory(dir=self._dir) as tmp:
-                log = Path(tmp) / job.log_name if job.log_name else None
-                bots = Path(tmp) / "bots"
-                report = await run_match(
-                    list(engines),
-                    job.settings,
-                    log=log,
-                    spectate=events.append if job.followed else None,
-                    warm=self._pool,
-                    bot_output=bots,
-                    allow_shared_partners=job.allow_shared_partners,
-                )
-                data = log.read_bytes() if log is not None and log.exists() else None
-                output = tuple(
-                    (p.name, p.read_bytes()) for p in sorted(bots.glob("*")) if p.is_file()
-                )
-        finally:
-            self._events.pop(job.followed, None)
-        return MatchOutcome(report, data, output, node_id(), tuple(events))
+
+async def play_job(
+    job: MatchJob,
+    directory: Path,
+    warm: Any,
+    events_by_key: dict[str, list[MatchEvent]],
+    node: str,
+) -> MatchOutcome:
+    """Play one job with ``run_match`` in a temporary directory under ``directory``,
+    and gather what goes back to the head: the report, the log's bytes, the
+    bots' output. A followed match's events are kept in ``events_by_key``
+    while it plays (the head fetches them), under the job's key."""
+    from arena.play import run_match
+
+    # Unpacking an archive (once per node) must not hold up the loop's other matches.
+    engines = await trio.to_thread.run_sync(
+        lambda: [localize(e, job.working_dir, job.archives) for e in job.engines]
+    )
+    events: list[MatchEvent] = []
+    if job.followed:
+        events_by_key[job.followed] = events
+    try:
+        with tempfile.TemporaryDirectory(dir=directory) as tmp:
+            log = Path(tmp) / job.log_name if job.log_name else None
+            bots = Path(tmp) / "bots"
+            report = await run_match(
+                list(engines),
+                job.settings,
+                log=log,
+                spectate=events.append if job.followed else None,
+                warm=warm,
+                bot_output=bots,
+                allow_shared_partners=job.allow_shared_partners,
+            )
+            data = log.read_bytes() if log is not None and log.exists() else None
+            output = tuple((p.name, p.read_bytes()) for p in sorted(bots.glob("*")) if p.is_file())
+    finally:
+        events_by_key.pop(job.followed, None)
+    return MatchOutcome(report, data, output, node, tuple(events))
