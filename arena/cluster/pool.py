@@ -128,6 +128,10 @@ class WorkerPool:
                 self.ray.kill(actor)
         disconnect()
 
+    def where(self, worker: Worker) -> str:
+        """The worker, as a notice names it."""
+        return f"on node {worker.node[:12]}"
+
     def is_lost(self, error: BaseException) -> bool:
         """A Ray error that lost the worker or its node (not one the match raised)."""
         return is_lost(self.ray, error)

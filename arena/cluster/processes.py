@@ -203,7 +203,8 @@ class ProcessPool:
         self._nursery: trio.Nursery | None = None
         self._every: list[WorkerProcess] = []  # started and not yet reaped
         self._changed = trio.Event()
-        self._failure = ""
+        self._starting = 0  # workers started and not yet ready
+        self._failure = ""  # why the last worker could not start
 
     async def start(self, nursery: trio.Nursery) -> None:
         """Start the workers (one per core unless ``workers`` says otherwise) and
@@ -225,7 +226,7 @@ class ProcessPool:
         root = str(Path(__file__).resolve().parents[2])
         env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
         process = await trio.lowlevel.open_process(
-            [sys.executable, "-m", "arena.cluster.processes"],
+            worker_command(),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env=env,
@@ -233,24 +234,44 @@ class ProcessPool:
         worker = WorkerProcess(process)
         self._every.append(worker)
         self._nursery.start_soon(worker.read_answers)
+        self._starting += 1
         try:
             with trio.fail_after(START_TIMEOUT):
                 await worker.call("start", (self.warm, str(self.temp_dir or "")))
         except (ArenaError, trio.TooSlowError) as e:
-            self._failure = str(e) or type(e).__name__
+            self._failure = (
+                f"worker process {process.pid} was not ready within {START_TIMEOUT:.0f} s"
+                if isinstance(e, trio.TooSlowError)
+                else f"worker process {process.pid} ended before it was ready (its "
+                "stderr, above, says why)"
+                if isinstance(e, WorkerLost)
+                else str(e)
+            )
             worker.kill()
             return
-        self.workers.append(Worker(worker, f"process {process.pid}"))
-        self._changed.set()
-        self._changed = trio.Event()
+        else:
+            self.workers.append(Worker(worker, f"process {process.pid}"))
+        finally:
+            self._starting -= 1
+            self._changed.set()
+            self._changed = trio.Event()
 
     async def pick(self) -> Worker:
         """The least busy worker (a lost one is replaced first if none is left)."""
         while not self.workers:
             if self._nursery is None:
                 raise ClusterError("the worker processes have been stopped")
+            if not self._starting:
+                raise ClusterError(
+                    f"no worker process is left and none could be started: {self._failure}; "
+                    "the matches not played stay pending: run the same command again to resume"
+                )
             await self._changed.wait()
         return min(self.workers, key=lambda w: w.load)
+
+    def where(self, worker: Worker) -> str:
+        """The worker, as a notice names it."""
+        return worker.node
 
     def is_lost(self, error: BaseException) -> bool:
         return isinstance(error, WorkerLost)
@@ -294,6 +315,12 @@ class ProcessPool:
             if worker.process.returncode is None:
                 worker.kill()
                 await worker.process.wait()
+
+
+def worker_command() -> list[str]:
+    """How a worker process is started (not ``-m``: the package imports this
+    module before runpy would run it)."""
+    return [sys.executable, "-c", f"from {__name__} import main; main()"]
 
 
 def _cores() -> int:
@@ -397,7 +424,3 @@ def main() -> None:
     # (A handler, not SIG_IGN, which the bots it launches would inherit.)
     signal.signal(signal.SIGINT, lambda number, frame: None)
     trio.run(_serve, trio.lowlevel.FdStream(receive_fd), trio.lowlevel.FdStream(send_fd))
-
-
-if __name__ == "__main__":
-    main()

@@ -131,7 +131,7 @@ class Cluster:
                     ) from None
                 self.replays += 1
                 self.notice(
-                    f"{what}: its worker on node {worker.node[:12]} was lost "
+                    f"{what}: its worker ({self._pool.where(worker)}) was lost "
                     f"({type(e).__name__}); playing it again from the start "
                     f"(attempt {attempt + 1} of {attempts}; no bot is charged)"
                 )

@@ -77,7 +77,8 @@ async def serve(
     With ``http`` (HOST:PORT), the read-only web site is served there too.
     Live matches are shown ``spectator_delay`` plays behind, to gRPC watchers
     and the site alike, in competitions whose file sets no delay of its own.
-    With ``cluster`` (a Ray cluster's address, or "local"), competitions play
+    With ``cluster`` (a Ray cluster's address, "local", or "processes" for worker
+    processes of this machine, started for each competition), competitions play
     their matches there. ``challenges``: participants may play bots themselves
     on the site (arena.server.challenges)."""
     # Only the user running the server may read its data, an older server's too.

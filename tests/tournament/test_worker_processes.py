@@ -1,17 +1,23 @@
 """`--cluster processes`: worker processes of this machine, without Ray. The
 same tournament records the same results and logs as in one process, a worker
 killed mid-match costs a replay and no bot a fault, and a head killed with
-kill -9 leaves no worker or bot behind."""
+kill -9 leaves no worker or bot behind; spectators follow matches on workers."""
 
 from __future__ import annotations
 
 import os
 import signal
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+import trio
 
+from arena.cluster import ClusterError, open_cluster
+from arena.outcome import DealBegan, MatchEvent, MatchResult, Termination
+from arena.rules import Play, Variant
+from arena.settings import ClockSettings, ClusterSettings, MatchSettings, engine_spec
 from tests.support.logs import logs
 from tests.support.paths import ARENA, ROOT
 from tests.support.processes import Sessions, ended, live
@@ -143,3 +149,75 @@ def test_a_head_killed_with_kill_9_leaves_no_worker_and_no_bot(
         20,
         "their bots to stop",
     )
+
+
+def test_spectators_follow_a_match_on_a_worker_process_and_a_replay_is_not_shown_twice() -> None:
+    slow = engine_spec("slow", f"python {SLOW}")
+    rnd = engine_spec("random", "builtin:random")
+
+    def settings(seed: int) -> MatchSettings:
+        clock = ClockSettings(move_time=2.0)
+        return MatchSettings(Variant(), seed=seed, clock=clock, match_id=f"m{seed}")
+
+    async def main() -> None:
+        pool = ClusterSettings("processes", workers=2, attempts=2)
+        async with open_cluster(pool, notice=lambda text: None) as c:
+            # A whole match, followed: its events arrive before it ends, then the rest.
+            seen: list[MatchEvent] = []
+
+            async def follow() -> None:
+                report = await c.play([slow, rnd], settings(1), spectate=seen.append)
+                assert report.result.termination is Termination.COMPLETED
+                plays = [e for e in seen if isinstance(e.what, Play)]
+                moves = [(d.move.card, d.move.captures) for d in report.decisions if d.move]
+                assert [(p.what.card, p.what.captures) for p in plays] == moves
+                assert isinstance(seen[-1].what, MatchResult)
+                assert all(e.view is None or set(e.view.hands) == {None} for e in seen)
+
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(follow)
+                while not any(isinstance(e.what, Play) for e in seen):
+                    await trio.sleep(0.05)
+                before_end = len(seen)
+            assert 0 < before_end < len(seen)
+
+            # Its worker killed mid-match: played again on the other, not shown again.
+            replayed: list[MatchEvent] = []
+            async with trio.open_nursery() as nursery:
+
+                async def play_it() -> None:
+                    report = await c.play([slow, rnd], settings(2), spectate=replayed.append)
+                    assert report.result.termination is Termination.COMPLETED
+                    assert not report.result.faults
+
+                nursery.start_soon(play_it)
+                while sum(isinstance(e.what, Play) for e in replayed) < 5:
+                    await trio.sleep(0.05)
+                (followed,) = c._followed.values()
+                followed.worker.actor.kill()
+            assert c.replays == 1
+            deals = [e.what.deal_number for e in replayed if isinstance(e.what, DealBegan)]
+            assert deals and deals == sorted(set(deals))  # no deal begins twice
+            assert not any(isinstance(e.what, MatchResult) for e in replayed)
+            assert len(c.workers) == 2  # the killed worker was replaced
+
+    trio.run(main)
+
+
+def test_workers_that_cannot_start_are_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    import arena.cluster.processes as processes
+
+    monkeypatch.setattr(processes, "worker_command", lambda: [sys.executable, "-c", "exit(3)"])
+
+    async def main() -> None:
+        async with open_cluster(ClusterSettings("processes", workers=2), notice=print):
+            raise AssertionError("no worker started, yet the pool opened")
+
+    with pytest.raises(BaseException) as raised:
+        trio.run(main)
+    error = raised.value
+    while isinstance(error, BaseExceptionGroup):  # the pool starts in the cluster's nursery
+        (error,) = error.exceptions
+    assert isinstance(error, ClusterError), error
+    assert "no worker process could be started" in str(error)
+    assert "ended before it was ready" in str(error)
