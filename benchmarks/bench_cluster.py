@@ -1,7 +1,9 @@
-"""One process against a local Ray cluster: matches per minute and how late a
-bot that never answers is cut off, at 1, 16, 64 and 256 matches at once.
+"""One process against a local Ray cluster, or worker processes without Ray:
+matches per minute and how late a bot that never answers is cut off, at 1,
+16, 64 and 256 matches at once.
 
     python -m benchmarks.bench_cluster [--quick] [--workers N] [--bots process|builtin]
+                                       [--cluster local|processes]
 
 Throughput: a tournament (single matches, 1 s move time) of fast bots through
 the tournament runner, as `arena tournament` runs it, without and with
@@ -122,7 +124,8 @@ def size(at_once: int, quick: bool) -> int:
 async def measure(args: argparse.Namespace, addresses: list[str], hang: str) -> None:
     bots = engines(args.bots, addresses)
     load_before = f"{os.getloadavg()[0]:.2f}"
-    results: dict[str, dict[int, Any]] = {"one process": {}, "local cluster": {}}
+    label = "local cluster" if args.cluster == "local" else "processes"
+    results: dict[str, dict[int, Any]] = {"one process": {}, label: {}}
     levels = (1, 16, 64) if args.quick else LEVELS
 
     async def local_play(e: list[EngineSpec], s: MatchSettings) -> MatchReport:
@@ -134,7 +137,7 @@ async def measure(args: argparse.Namespace, addresses: list[str], hang: str) -> 
             await tournament(None, bots, n, matches),
             await cutoff(local_play, hang, n),
         )
-    settings = ClusterSettings("local", workers=args.workers)
+    settings = ClusterSettings(args.cluster, workers=args.workers)
     async with open_cluster(settings, notice=lambda text: None) as cluster:
 
         async def cluster_play(e: list[EngineSpec], s: MatchSettings) -> MatchReport:
@@ -144,13 +147,14 @@ async def measure(args: argparse.Namespace, addresses: list[str], hang: str) -> 
         await tournament(cluster, bots, 4, 8)  # warm up: every worker imports the arena
         for n in levels:
             matches = size(n, args.quick)
-            results["local cluster"][n] = (
+            results[label][n] = (
                 await tournament(cluster, bots, n, matches),
                 await cutoff(cluster_play, hang, n),
             )
     bot_kind = "bot processes at addresses" if args.bots == "process" else "in-process strategies"
+    kind = "a local Ray cluster" if args.cluster == "local" else "worker processes"
     print(
-        f"one process vs a local Ray cluster ({workers} workers on this machine's "
+        f"one process vs {kind} ({workers} workers on this machine's "
         f"{len(os.sched_getaffinity(0))} cores); greedy vs random, {bot_kind}"
     )
     print(f"  load average before and after: {load_before} / {os.getloadavg()[0]:.2f}")
@@ -165,8 +169,8 @@ async def measure(args: argparse.Namespace, addresses: list[str], hang: str) -> 
                 f"  {n:>7} {where:<14} {mpm:>11,.0f} {timeouts:>8} {done:>7} {cpu:>6.1f} ms"
                 f" {statistics.median(late):>18.1f} ms {late[-1]:>5.1f} ms"
             )
-        one, many = results["one process"][n][0][0], results["local cluster"][n][0][0]
-        print(f"  {'':>7} {'cluster/one':<14} {many / one:>10.2f}x")
+        one, many = results["one process"][n][0][0], results[label][n][0][0]
+        print(f"  {'':>7} {'more/one':<14} {many / one:>10.2f}x")
 
 
 def main() -> None:
@@ -174,6 +178,12 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="1, 16 and 64 at once, fewer matches")
     ap.add_argument("--workers", type=int, default=None, help="cluster workers (default: cores)")
     ap.add_argument("--bots", choices=("process", "builtin", "both"), default="both")
+    ap.add_argument(
+        "--cluster",
+        choices=("local", "processes"),
+        default="local",
+        help="a local Ray cluster, or worker processes without Ray (default: local)",
+    )
     args = ap.parse_args()
     procs = [start_bot(ROOT / "engines/greedy/bot.py"), start_bot(ROOT / "engines/random/bot.py")]
     procs.append(start_hanging_bot())
