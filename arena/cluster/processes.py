@@ -136,11 +136,14 @@ class WorkerProcess:
         waiting = self._calls[number] = _Call()
         try:
             assert self.process.stdin is not None
+            frame = _frame((number, kind, payload))
+            # Shielded: a frame cut off halfway would garble every later one.
             async with self._send_lock:
-                try:
-                    await self.process.stdin.send_all(_frame((number, kind, payload)))
-                except (trio.BrokenResourceError, trio.ClosedResourceError):
-                    self._lose_all()
+                with trio.CancelScope(shield=True):
+                    try:
+                        await self.process.stdin.send_all(frame)
+                    except (trio.BrokenResourceError, trio.ClosedResourceError):
+                        self._lose_all()
             await waiting.done.wait()
         finally:
             self._calls.pop(number, None)
@@ -359,7 +362,8 @@ class _Serving:
         except Exception as e:  # a value pickle refuses: the call fails, the worker goes on
             frame = _frame((number, False, _error_value(e)))
         async with self._send_lock:
-            await self._send.send_all(frame)
+            with trio.CancelScope(shield=True):  # never half a frame
+                await self._send.send_all(frame)
 
     async def play(self, number: int, job: MatchJob, group: str) -> None:
         assert self.directory is not None
