@@ -214,6 +214,7 @@ class SandboxSettings:
 
 
 _RAY_ADDRESS = 'address must be HOST:PORT of a Ray cluster, "local" or "processes"'
+_CLUSTER_NAMES = ("local", "processes", "auto")
 
 
 @dataclass(frozen=True)
@@ -232,9 +233,14 @@ class ClusterSettings:
     working_dir: Path | None = field(default=None, metadata={KEY: Key(directory=True)})
 
     def __post_init__(self) -> None:
-        if not self.address.strip():
-            raise ConfigError(_RAY_ADDRESS)
-        object.__setattr__(self, "address", self.address.strip())
+        address = self.address.strip()
+        # A word that is none of the names (a typo of "processes") is an error
+        # here, not a Ray cluster that cannot be reached; Ray's own "auto" is one.
+        if not address or (":" not in address and address not in _CLUSTER_NAMES):
+            raise ConfigError(
+                f"cluster {_RAY_ADDRESS}, not {address!r}" if address else _RAY_ADDRESS
+            )
+        object.__setattr__(self, "address", address)
 
 
 class ProbeSeats(enum.Enum):

@@ -325,3 +325,10 @@ def test_a_team_competition_probes_remote_partners_unless_told_not_to(tmp_path):
     assert cfg.probes == ProbeSettings(seats=ProbeSeats.ALL)
     assert cfg.fingerprint()["probes.seats"] == "all"
     assert "probes.rate" not in config_from_dict(BASE).fingerprint()  # older stores resume
+
+
+def test_a_cluster_address_that_is_no_name_and_no_host_port_is_a_clear_error():
+    for address in ("processes", "local", "auto", "10.0.0.1:6379", "ray://head:10001"):
+        assert config_from_dict({**BASE, "cluster": {"address": address}}).cluster is not None
+    with pytest.raises(ConfigError, match="not 'procesess'"):
+        config_from_dict({**BASE, "cluster": {"address": "procesess"}})
