@@ -1,7 +1,7 @@
 """`--cluster processes`: worker processes of this machine, without Ray. The
 same tournament records the same results and logs as in one process, a worker
 killed mid-match costs a replay and no bot a fault, and a head killed with
-kill -9 leaves no worker or bot behind; spectators follow matches on workers."""
+kill -9 leaves no worker or bot behind and resumes; spectators follow matches on workers."""
 
 from __future__ import annotations
 
@@ -122,10 +122,11 @@ def test_worker_processes_record_what_one_process_does_and_replay_a_killed_worke
     )
 
 
-def test_a_head_killed_with_kill_9_leaves_no_worker_and_no_bot(
+def test_a_head_killed_with_kill_9_leaves_no_worker_and_no_bot_and_resumes(
     tmp_path: Path, sessions: Sessions
 ) -> None:
-    config, _ = tournament(tmp_path, "killed")
+    config, output = tournament(tmp_path, "killed")
+    store = output / "results.sqlite"
     head = sessions.start(
         [ARENA, "tournament", str(config), "--cluster", "processes"],
         dict(os.environ),
@@ -135,7 +136,9 @@ def test_a_head_killed_with_kill_9_leaves_no_worker_and_no_bot(
     workers = until(
         lambda: len(workers_of(head.pid)) == 2 and workers_of(head.pid), 60, "2 workers"
     )
+    until(lambda: done(store) >= 1 or head.poll() is not None, 90, "a match done")
     bots = until(lambda: live(SLOW), 60, "a slow bot playing")
+    assert head.poll() is None
     head.send_signal(signal.SIGKILL)
     ended(head)
     # Their stdin ends with the head: each worker cancels its matches and exits.
@@ -149,6 +152,22 @@ def test_a_head_killed_with_kill_9_leaves_no_worker_and_no_bot(
         20,
         "their bots to stop",
     )
+    interrupted = done(store)
+    assert 1 <= interrupted < len(results(store))
+
+    # The same command again resumes, and ends as a run never interrupted.
+    again = subprocess.run(
+        [ARENA, "tournament", str(config), "--cluster", "processes"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert again.returncode == 0, again.stderr
+    assert f"resuming ({interrupted} of 12 matches done)" in again.stdout
+    plain, plain_out = tournament(tmp_path, "plain")
+    subprocess.run([ARENA, "tournament", str(plain)], check=True, capture_output=True)
+    assert results(store) == results(plain_out / "results.sqlite")
+    assert faults(store) == []
 
 
 def test_spectators_follow_a_match_on_a_worker_process_and_a_replay_is_not_shown_twice() -> None:
