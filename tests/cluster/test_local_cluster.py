@@ -13,7 +13,7 @@ from tests.support.clusters import ray_env
 from tests.support.logs import logs
 from tests.support.paths import ARENA, ROOT
 from tests.support.processes import Sessions
-from tests.support.stores import faults, results
+from tests.support.stores import faults, matches_done, results
 from tests.support.waiting import until
 
 # Ray starts in seconds, but slower on a loaded machine than the suite's default limit allows.
@@ -47,15 +47,6 @@ def tournament(tmp: Path, name: str) -> tuple[Path, Path]:
     return path, output
 
 
-def done(store: Path) -> int:
-    if not store.exists():
-        return 0
-    try:
-        return sum(1 for r in results(store).values() if r[0] == "done")
-    except Exception:
-        return 0
-
-
 def test_a_local_cluster_records_what_one_process_does_and_resumes_after_kill_9(
     tmp_path: Path, ray_temp: Path, sessions: Sessions
 ) -> None:
@@ -71,12 +62,12 @@ def test_a_local_cluster_records_what_one_process_does_and_resumes_after_kill_9(
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
-    until(lambda: done(store) >= 3 or head.poll() is not None, 60, "three matches")
+    until(lambda: matches_done(store) >= 3 or head.poll() is not None, 60, "three matches")
     assert head.poll() is None, head.stderr.read() if head.stderr else ""
     head.send_signal(signal.SIGKILL)  # the head only: its Ray processes are left orphaned
     head.wait()
     sessions.kill(head)  # then those too, as the machine's owner would
-    interrupted = done(store)
+    interrupted = matches_done(store)
     assert 3 <= interrupted < len(results(store))
 
     again = subprocess.run(

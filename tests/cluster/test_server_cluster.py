@@ -15,15 +15,13 @@ from pathlib import Path
 import pytest
 
 from arena.archive import pack
-from arena.replay import replay_log
 from arena.transport import sandbox
-from arena.wire.v1 import server_pb2 as spb
 from tests.server.test_submissions import bot_dir, participant, submit
 from tests.support.clusters import ray_env
 from tests.support.paths import ROOT
 from tests.support.processes import ended
-from tests.support.server import ORGANISER, Server, assert_public_play, auth, register, wait_for
-from tests.support.stores import faults, results
+from tests.support.server import ORGANISER, Server, play_competition, register
+from tests.support.stores import charged, results
 
 pytestmark = [
     pytest.mark.process,
@@ -76,30 +74,9 @@ def enter_bots(server: Server, tmp: Path, greedy: str) -> None:
 
 
 def play(server: Server, name: str, cluster: str = "", watch: Path | None = None) -> Path:
-    """Create and start a competition, wait for its end: its results store.
-    ``watch``: follow its first match as a spectator, and check every event
-    against that match's log, written there."""
-    stub = server.stub()
+    """The competition of COMPETITION named ``name``, played: its results store."""
     config = COMPETITION.format(name=name, cluster=cluster)
-    comp = stub.CreateCompetition(
-        spb.CreateCompetitionRequest(config=config), metadata=auth(ORGANISER), timeout=30
-    )
-    first = stub.ListMatches(spb.CompetitionRef(id=comp.id), timeout=10).matches[0].id
-    events = stub.WatchMatch(spb.WatchRequest(id=first), timeout=240)
-    stub.StartCompetition(spb.CompetitionRef(id=comp.id), metadata=auth(ORGANISER), timeout=30)
-    seen = list(events)
-    info = wait_for(stub, comp.id, "finished", 240)
-    assert info.matches_done == info.matches_total == 6
-    if watch is not None:
-        watch.write_bytes(stub.GetMatchLog(spb.MatchRef(id=first), timeout=10).data)
-        deals = replay_log(watch).deals
-        steps = [step for deal in deals for step in deal.steps if step.move is not None]
-        plays = [event for event in seen if event.HasField("play")]
-        assert len(plays) == len(steps) > 0
-        for event, step in zip(plays, steps, strict=True):
-            assert_public_play(event, step)
-        assert seen[-1].HasField("match_end")
-    return server.data / comp.id / "results.sqlite"
+    return play_competition(server, config, 6, watch)
 
 
 def output(server: Server) -> str:
@@ -108,11 +85,6 @@ def output(server: Server) -> str:
     if server.proc.poll() is None:
         server.proc.terminate()
     return server.proc.communicate(timeout=20)[0]
-
-
-def charged(store: Path) -> list[tuple[str, str, str]]:
-    """Each fault's match, bot and kind (its message names a process id)."""
-    return sorted((match, engine, kind) for match, engine, kind, _ in faults(store))
 
 
 def test_competitions_on_a_cluster_record_what_one_process_records(

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import grpc
 
-from arena.replay import Step
+from arena.replay import Step, replay_log
 from arena.rules import View, cards_of
 from arena.wire import convert
 from arena.wire.v1 import server_pb2 as spb
@@ -103,3 +103,32 @@ def wait_for(stub, comp_id: str, status: str, seconds: float = 120) -> spb.Compe
             return info
         time.sleep(0.2)
     raise AssertionError(f"competition {comp_id} never became {status}: {info}")
+
+
+def play_competition(
+    server: Server, config: str, matches: int, watch: Path | None = None, seconds: float = 240
+) -> Path:
+    """Create and start a competition from ``config``, wait for its end (its
+    ``matches`` all done): its results store. ``watch``: follow its first
+    match as a spectator, and check every event against that match's log,
+    written there."""
+    stub = server.stub()
+    comp = stub.CreateCompetition(
+        spb.CreateCompetitionRequest(config=config), metadata=auth(ORGANISER), timeout=30
+    )
+    first = stub.ListMatches(spb.CompetitionRef(id=comp.id), timeout=10).matches[0].id
+    events = stub.WatchMatch(spb.WatchRequest(id=first), timeout=seconds)
+    stub.StartCompetition(spb.CompetitionRef(id=comp.id), metadata=auth(ORGANISER), timeout=30)
+    seen = list(events)
+    info = wait_for(stub, comp.id, "finished", seconds)
+    assert info.matches_done == info.matches_total == matches
+    if watch is not None:
+        watch.write_bytes(stub.GetMatchLog(spb.MatchRef(id=first), timeout=10).data)
+        deals = replay_log(watch).deals
+        steps = [step for deal in deals for step in deal.steps if step.move is not None]
+        plays = [event for event in seen if event.HasField("play")]
+        assert len(plays) == len(steps) > 0
+        for event, step in zip(plays, steps, strict=True):
+            assert_public_play(event, step)
+        assert seen[-1].HasField("match_end")
+    return server.data / comp.id / "results.sqlite"

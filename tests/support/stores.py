@@ -23,3 +23,19 @@ def faults(store: Path) -> list[tuple]:
     rows = db.execute("SELECT match_id, engine, kind, message FROM faults").fetchall()
     db.close()
     return rows
+
+
+def matches_done(store: Path) -> int:
+    """How many matches a store records as done; 0 while it is not there or
+    not readable yet (a run that is starting, or was killed mid-write)."""
+    if not store.exists():
+        return 0
+    try:
+        return sum(1 for r in results(store).values() if r[0] == "done")
+    except Exception:
+        return 0
+
+
+def charged(store: Path) -> list[tuple[str, str, str]]:
+    """Each fault's match, bot and kind (its message names a process id)."""
+    return sorted((match, engine, kind) for match, engine, kind, _ in faults(store))

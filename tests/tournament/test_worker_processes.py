@@ -21,7 +21,7 @@ from arena.settings import ClockSettings, ClusterSettings, MatchSettings, engine
 from tests.support.logs import logs
 from tests.support.paths import ARENA, ROOT
 from tests.support.processes import Sessions, ended, live
-from tests.support.stores import faults, results
+from tests.support.stores import faults, matches_done, results
 from tests.support.waiting import until
 
 pytestmark = [pytest.mark.process, pytest.mark.timeout(240)]
@@ -55,13 +55,6 @@ def tournament(tmp: Path, name: str) -> tuple[Path, Path]:
     path = tmp / f"{name}.toml"
     path.write_text(CONFIG.format(output=output, root=ROOT))
     return path, output
-
-
-def done(store: Path) -> int:
-    try:
-        return sum(1 for r in results(store).values() if r[0] == "done")
-    except Exception:
-        return 0
 
 
 def workers_of(head: int) -> list[int]:
@@ -101,7 +94,7 @@ def test_worker_processes_record_what_one_process_does_and_replay_a_killed_worke
     workers = until(
         lambda: len(workers_of(head.pid)) == 2 and workers_of(head.pid), 60, "2 workers"
     )
-    until(lambda: done(store) >= 2 or head.poll() is not None, 90, "two matches")
+    until(lambda: matches_done(store) >= 2 or head.poll() is not None, 90, "two matches")
     assert head.poll() is None
     os.kill(workers[0], signal.SIGKILL)  # whatever it plays now is lost, and played again
     _, err = head.communicate(timeout=180)
@@ -136,7 +129,7 @@ def test_a_head_killed_with_kill_9_leaves_no_worker_and_no_bot_and_resumes(
     workers = until(
         lambda: len(workers_of(head.pid)) == 2 and workers_of(head.pid), 60, "2 workers"
     )
-    until(lambda: done(store) >= 1 or head.poll() is not None, 90, "a match done")
+    until(lambda: matches_done(store) >= 1 or head.poll() is not None, 90, "a match done")
     bots = until(lambda: live(SLOW), 60, "a slow bot playing")
     assert head.poll() is None
     head.send_signal(signal.SIGKILL)
@@ -152,7 +145,7 @@ def test_a_head_killed_with_kill_9_leaves_no_worker_and_no_bot_and_resumes(
         20,
         "their bots to stop",
     )
-    interrupted = done(store)
+    interrupted = matches_done(store)
     assert 1 <= interrupted < len(results(store))
 
     # The same command again resumes, and ends as a run never interrupted.
