@@ -4,7 +4,10 @@ tests: it plays greedy's moves in its first N matches (distinct match ids),
 then random ones. Its true strength is the random bot's; a ladder that lets
 a lucky start hold it up is caught by the test.
 
-    python streaky.py [--lucky N] [tag]
+    python streaky.py [--lucky N] [--record FILE] [tag]
+
+With --record, each lucky match's id is appended to FILE as it starts, so a
+test can rate exactly the matches the bot played well.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from arena.strategies import move_value
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--lucky", type=int, default=8)
+parser.add_argument("--record", help="append each lucky match's id to this file")
 args, rest = parser.parse_known_args()
 sys.argv[1:] = rest
 seen: list[str] = []
@@ -26,6 +30,9 @@ seen: list[str] = []
 def choose(decision: Decision) -> Move:
     if decision.match_id not in seen:
         seen.append(decision.match_id)
+        if args.record and len(seen) <= args.lucky:
+            with open(args.record, "a") as record:
+                record.write(decision.match_id + "\n")
     if seen.index(decision.match_id) < args.lucky:
         return max(decision.legal_moves, key=lambda m: move_value(decision.observation, m))
     rng = decision.rng("streaky")

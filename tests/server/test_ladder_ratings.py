@@ -13,6 +13,7 @@ import pytest
 
 from arena.layout import competition_layout
 from arena.store import open_store
+from arena.tournament.schedule import bot_match_id
 from arena.tournament.standings import compute_standings
 from arena.wire.v1 import server_pb2 as spb
 from tests.server.test_ladder import bot_processes, create_ladder, engine, enter, standings, until
@@ -30,12 +31,16 @@ RANDOM_ONLY = '["builtin:random"]'
 
 
 @pytest.mark.timeout(900)
-def test_ratings_do_not_depend_on_arrival(server):
+def test_ratings_do_not_depend_on_arrival(server, tmp_path):
+    lucky_record = tmp_path / "lucky-matches.txt"  # the streaky bot's lucky match ids
     commands = {
         "random": engine("random"),
         "random2": engine("random"),
         "greedy": engine("greedy"),
-        "streaky": [str(ROOT / "tests/bots/streaky.py"), "--lucky", "16"],
+        "streaky": [
+            str(ROOT / "tests/bots/streaky.py"),
+            *("--lucky", "16", "--record", str(lucky_record)),
+        ],
     }
     with bot_processes("ratings", **commands) as bots:
         stub = server.stub()
@@ -96,12 +101,23 @@ def test_ratings_do_not_depend_on_arrival(server):
         assert lucky.elo_high < table["sam-bot@1"].elo, (lucky, table["sam-bot@1"])
         for peer in ("ann-bot@1", "ben-bot@1"):  # random bots: its true strength
             assert lucky.elo_low < table[peer].elo_high and table[peer].elo_low < lucky.elo_high
+        # Its start: the matches it played greedy's moves in (it names them), with
+        # the other players' matches finished by then. Taken from the bot's own
+        # record rather than as its first n matches by finish order: with four
+        # matches at once, those need not be the ones it played well.
+        told = set(lucky_record.read_text().split())  # the ids bots are told
+        seed = _meta(store_path, "seed")
+        lucky_ids = {m.id for m in _finished(store_path) if bot_match_id(seed, m.id) in told}
+        lucky_done = [m.finish_order for m in _finished(store_path) if m.id in lucky_ids]
+        assert len(lucky_done) >= 12, (len(lucky_done), "of its lucky matches were finished")
+        last = max(lucky_done)
         early = _rating_over(
-            store_path, lambda m: m.finish_order <= _nth_match(store_path, "lucky-bot@1", 14)
+            store_path,
+            lambda m: m.id in lucky_ids or (m.finish_order <= last and lucky.bot not in m.seats),
         )
         print(
-            f"streaky bot: {early['lucky-bot@1']:+.0f} after its lucky matches, "
-            f"{lucky.elo:+.0f} at the end"
+            f"streaky bot: {early['lucky-bot@1']:+.0f} over its {len(lucky_done)} lucky "
+            f"matches, {lucky.elo:+.0f} at the end"
         )
         assert early["lucky-bot@1"] > lucky.elo + 50  # it did start high
 
@@ -118,12 +134,26 @@ def test_ratings_do_not_depend_on_arrival(server):
             assert all(abs(a - b) < 1e-6 for a, b in zip(with_new[name], rating, strict=True)), name
 
 
-def _finish_orders(path) -> set[int]:
+def _finished(path) -> list:
     store = open_store(path)
     try:
-        return {m.finish_order for m in store.finished()}
+        return store.finished()
     finally:
         store.close()
+
+
+def _meta(path, key: str) -> str:
+    store = open_store(path)
+    try:
+        value = store.meta(key)
+    finally:
+        store.close()
+    assert value is not None, key
+    return value
+
+
+def _finish_orders(path) -> set[int]:
+    return {m.finish_order for m in _finished(path)}
 
 
 def _sets_of(path, player: str, ladder_only: bool) -> int:
@@ -137,16 +167,6 @@ def _sets_of(path, player: str, ladder_only: bool) -> int:
     finally:
         store.close()
     return len(sets)
-
-
-def _nth_match(path, player: str, n: int) -> int:
-    """The finish order of ``player``'s n-th match."""
-    store = open_store(path)
-    try:
-        own = [m.finish_order for m in store.finished() if player in m.seats]
-    finally:
-        store.close()
-    return own[n - 1]
 
 
 def _rating_over(path, include, intervals: bool = False) -> dict:
