@@ -62,14 +62,13 @@ def play_tournament(cfg: TournamentConfig, resamples: int = DEFAULT_RESAMPLES) -
 def _play_with_progress(run: Run, k: float | None) -> bool:
     """Play the run showing its progress line (the leader by live Elo of K ``k``;
     None: no leader); True when it is complete."""
-    import trio
-
     from arena.tournament.progress import ProgressLine
     from arena.tournament.runner import Runner
+    from arena.transport import aio
 
     store = run.store
     progress = ProgressLine.resumed(store, k)
-    complete = trio.run(run.play, Runner(run.cfg, store, progress=progress))
+    complete = aio.run(run.play, Runner(run.cfg, store, progress=progress))
     progress.finish()
     if run.stopped is not None:
         raise ConfigError(run.stopped)
@@ -205,11 +204,10 @@ def sprt_config(args: argparse.Namespace) -> TournamentConfig:
 
 
 def cmd_sprt(args: argparse.Namespace) -> int:
-    import trio
-
     from arena.tournament.lifecycle import Run
     from arena.tournament.sprt import SprtStatus
     from arena.tournament.standings import compute_standings
+    from arena.transport import aio
 
     with Run.open(sprt_config(args)) as run:
         store, cfg = run.store, run.cfg
@@ -228,7 +226,7 @@ def cmd_sprt(args: argparse.Namespace) -> int:
         def report(status: SprtStatus) -> None:
             print(status.line(), flush=True)
 
-        complete = trio.run(lambda: run.play(report=report))
+        complete = aio.run(lambda: run.play(report=report))
         if run.stopped is not None:
             raise ConfigError(run.stopped)
         status = run.sprt_status()

@@ -48,6 +48,7 @@ from arena.errors import ArenaError
 from arena.files import process_dir
 from arena.outcome import MatchEvent
 from arena.settings import ClusterSettings
+from arena.transport import aio
 
 PROCESSES = "processes"  # --cluster processes: worker processes of this machine, no Ray
 
@@ -427,4 +428,4 @@ def main() -> None:
     # A ^C at the terminal reaches this worker too: the head decides when it stops.
     # (A handler, not SIG_IGN, which the bots it launches would inherit.)
     signal.signal(signal.SIGINT, lambda number, frame: None)
-    trio.run(_serve, trio.lowlevel.FdStream(receive_fd), trio.lowlevel.FdStream(send_fd))
+    aio.run(_serve, trio.lowlevel.FdStream(receive_fd), trio.lowlevel.FdStream(send_fd))

@@ -11,6 +11,13 @@ Measured before it was built (benchmarks/bench_play_stream.py, 64 decisions
 in flight on one trivial bot): trio tasks exchanging on Play streams through
 this thread spent 115 us of client CPU a decision against 234 us for unary
 calls through the future bridge, and the bot 76 us against 219 us.
+
+``run`` is trio.run with trio a guest of that loop in the calling thread
+(trio.lowlevel.start_guest_run): the arena's commands run so, and an exchange
+then starts with a plain ``call_soon`` and ends by rescheduling its trio task
+directly, with no hand-off between threads. A trio run started otherwise
+(trio.run, a test, a program using the arena as a library) gets the loop
+in a thread of its own, as before.
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import threading
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
 import outcome
@@ -31,10 +38,65 @@ T = TypeVar("T")
 
 _lock = threading.Lock()
 _loop: asyncio.AbstractEventLoop | None = None
+_host: int | None = None  # the thread whose loop hosts a trio guest run (``run``)
+
+
+def run(async_fn: Callable[..., Awaitable[T]], *args: Any) -> T:
+    """``trio.run(async_fn, *args)``, trio a guest of an asyncio loop in this
+    thread, which serves grpc.aio for the run (and is closed after it).
+
+    Ctrl-C is trio's, as under trio.run: the loop is driven without
+    asyncio.run, whose own SIGINT handler would cancel the host instead.
+    Runs do not nest, and one at a time per process."""
+    global _loop, _host
+    import trio
+
+    host = asyncio.new_event_loop()
+    with _lock:
+        if _host is not None:
+            raise RuntimeError("arena.transport.aio.run is already running")
+        previous, _loop, _host = _loop, host, threading.get_ident()
+    finished: asyncio.Future[Any] = host.create_future()
+    try:
+        asyncio.set_event_loop(host)
+        trio.lowlevel.start_guest_run(
+            async_fn,
+            *args,
+            run_sync_soon_threadsafe=host.call_soon_threadsafe,
+            run_sync_soon_not_threadsafe=host.call_soon,
+            done_callback=finished.set_result,
+            host_uses_signal_set_wakeup_fd=False,
+        )
+        result = host.run_until_complete(finished)
+        _close(host)
+    finally:
+        asyncio.set_event_loop(None)
+        with _lock:
+            _loop, _host = previous, None
+        if not host.is_closed():
+            host.close()
+    return result.unwrap()  # type: ignore[no-any-return]
+
+
+def _close(host: asyncio.AbstractEventLoop) -> None:
+    """What the run left on the loop (channels being closed) is cancelled and
+    awaited, as asyncio.run does before closing it."""
+    left = [task for task in asyncio.all_tasks(host) if not task.done()]
+    for task in left:
+        task.cancel()
+    if left:
+        host.run_until_complete(asyncio.gather(*left, return_exceptions=True))
+    host.run_until_complete(host.shutdown_asyncgens())
+
+
+def _guest() -> bool:
+    """Whether the caller is trio in a guest run hosted by this thread's loop."""
+    return _host is not None and _host == threading.get_ident()
 
 
 def loop() -> asyncio.AbstractEventLoop:
-    """The process's asyncio loop for grpc.aio, started on first use."""
+    """The process's asyncio loop for grpc.aio: a guest run's host, else one
+    in a thread of its own, started on first use."""
     global _loop
     with _lock:
         if _loop is None or _loop.is_closed():
@@ -74,8 +136,12 @@ async def wait(coro: Coroutine[Any, Any, T], waiters: set[Any] | None = None) ->
     The trio task parks itself and the loop's done-callback reschedules it
     through the run's token: no concurrent future chained to an asyncio one,
     no trio.Event, which under load was a tenth of the arena's Python time."""
-    exchange = _Exchange(trio.lowlevel.current_trio_token(), trio.lowlevel.current_task())
-    loop().call_soon_threadsafe(exchange.start, coro)
+    if _guest():
+        exchange: _Exchange = _GuestExchange(None, trio.lowlevel.current_task())
+        loop().call_soon(exchange.start, coro)
+    else:
+        exchange = _Exchange(trio.lowlevel.current_trio_token(), trio.lowlevel.current_task())
+        loop().call_soon_threadsafe(exchange.start, coro)
     if waiters is None:
         return await trio.lowlevel.wait_task_rescheduled(exchange.abort)  # type: ignore[no-any-return]
     waiters.add(exchange)
@@ -94,7 +160,7 @@ class _Exchange:
 
     __slots__ = ("aborted", "done", "settled", "task", "token", "waiter")
 
-    def __init__(self, token: trio.lowlevel.TrioToken, waiter: trio.lowlevel.Task) -> None:
+    def __init__(self, token: trio.lowlevel.TrioToken | None, waiter: trio.lowlevel.Task) -> None:
         self.token = token
         self.waiter = waiter
         self.settled = False
@@ -111,14 +177,10 @@ class _Exchange:
         self.task.add_done_callback(self.finish)
 
     def finish(self, task: asyncio.Task[Any]) -> None:
-        if task.cancelled():
-            result: outcome.Outcome[Any] = outcome.Error(PeerGone())
-        else:
-            error = task.exception()
-            result = outcome.Value(task.result()) if error is None else outcome.Error(error)
         self.done = True
+        assert self.token is not None  # a guest's exchange is a _GuestExchange
         with contextlib.suppress(trio.RunFinishedError):
-            self.token.run_sync_soon(self.deliver, result)
+            self.token.run_sync_soon(self.deliver, _outcome(task))
 
     def cancel(self) -> None:
         self.aborted = True
@@ -147,3 +209,36 @@ class _Exchange:
             self.settled = True
             trio.lowlevel.reschedule(self.waiter, outcome.Error(PeerGone()))
             loop().call_soon_threadsafe(self.cancel)
+
+
+class _GuestExchange(_Exchange):
+    """The same with trio a guest of the loop, in its thread (``run``): the
+    outcome reschedules the task at once (trio's guest run notices a task
+    made runnable from a host callback), and a cut-off cancels the coroutine
+    at once. Everything here runs on the one thread."""
+
+    __slots__ = ()
+
+    def finish(self, task: asyncio.Task[Any]) -> None:
+        self.done = True
+        if not self.settled:  # settled: cut off or the peer gone, already woken
+            self.settled = True
+            trio.lowlevel.reschedule(self.waiter, _outcome(task))
+
+    def abort(self, _: Any) -> trio.lowlevel.Abort:
+        self.settled = True
+        self.cancel()
+        return trio.lowlevel.Abort.SUCCEEDED
+
+    def set(self) -> None:
+        if not self.settled:
+            self.settled = True
+            trio.lowlevel.reschedule(self.waiter, outcome.Error(PeerGone()))
+            self.cancel()
+
+
+def _outcome(task: asyncio.Task[Any]) -> outcome.Outcome[Any]:
+    if task.cancelled():
+        return outcome.Error(PeerGone())
+    error = task.exception()
+    return outcome.Value(task.result()) if error is None else outcome.Error(error)
