@@ -22,11 +22,10 @@ of these forms, in turn, ``--rounds`` times (medians are printed):
 - ``stream-trio-thread``: the same thread, one Play stream per worker: the
   form a Play stream would take in the referee;
 - ``stream-trio-arena``: the same, waited for as the referee waits
-  (arena.transport.aio.wait: the trio task parked, rescheduled by the loop);
-- ``stream-trio-guest``: trio run as a guest of the asyncio loop
-  (trio.lowlevel.start_guest_run), both in one thread: the loop's callbacks
-  reschedule trio tasks through the run's token, trio starts exchanges with
-  a plain ``call_soon`` (an experiment: the arena does not run so).
+  (arena.transport.aio.wait: the trio task parked, rescheduled by the loop)
+  under trio.run, as a library caller runs it;
+- ``stream-trio-guest``: the same under arena.transport.aio.run, trio a
+  guest of the asyncio loop in one thread, as the arena's commands run it.
 
 Every form sends the same request bytes, serialized once, and reads the
 answer as a DecisionResponse, so what differs is the transport and the
@@ -250,8 +249,9 @@ def trio_load(address: str, request: bytes, concurrency: int, calls: int, form: 
     return trio.run(main)
 
 
-def arena_load(address: str, request: bytes, concurrency: int, calls: int):
-    """trio tasks on Play streams through arena.transport.aio, as the referee."""
+def arena_load(address: str, request: bytes, concurrency: int, calls: int, guest: bool):
+    """trio tasks on Play streams through arena.transport.aio, as the referee:
+    under trio.run (the loop in its own thread) or, ``guest``, aio.run."""
     import grpc
     import trio
 
@@ -298,74 +298,7 @@ def arena_load(address: str, request: bytes, concurrency: int, calls: int):
                 nursery.start_soon(worker)
         return time.perf_counter() - started[0], own_cpu() - started[1]
 
-    return trio.run(main)
-
-
-def guest_load(address: str, request: bytes, concurrency: int, calls: int):
-    """trio as a guest of the asyncio loop, one thread: Play streams on that loop."""
-    import grpc
-    import outcome
-    import trio
-
-    from arena.wire.v1 import engine_pb2 as epb
-
-    async def trio_main() -> tuple[float, float]:
-        loop = asyncio.get_running_loop()  # the host's: trio ticks run in its callbacks
-        token = trio.lowlevel.current_trio_token()
-        channel = grpc.aio.insecure_channel(address)
-        play = channel.stream_stream(PLAY, response_deserializer=epb.DecisionResponse.FromString)
-        left = calls + WARM_CALLS * concurrency
-        started: list[float] = []
-
-        async def on_loop(make: Callable[[], Any]) -> Any:
-            task = trio.lowlevel.current_task()
-
-            def done(future: asyncio.Future[Any]) -> None:
-                token.run_sync_soon(trio.lowlevel.reschedule, task, outcome.capture(future.result))
-
-            loop.call_soon(lambda: asyncio.ensure_future(make()).add_done_callback(done))
-            return await trio.lowlevel.wait_task_rescheduled(lambda _: trio.lowlevel.Abort.FAILED)
-
-        async def worker() -> None:
-            nonlocal left
-            stream = play()
-
-            async def exchange() -> Any:
-                await stream.write(request)
-                return await stream.read()
-
-            while left > 0:
-                left -= 1
-                if left == calls:
-                    started.extend((time.perf_counter(), own_cpu()))
-                await on_loop(exchange)
-
-            async def finish() -> None:
-                await stream.done_writing()
-                await stream.read()
-
-            await on_loop(finish)
-
-        async with trio.open_nursery() as nursery:
-            for _ in range(concurrency):
-                nursery.start_soon(worker)
-        result = time.perf_counter() - started[0], own_cpu() - started[1]
-        await on_loop(channel.close)
-        return result
-
-    async def host() -> tuple[float, float]:
-        loop = asyncio.get_running_loop()
-        finished: asyncio.Future[Any] = loop.create_future()
-        trio.lowlevel.start_guest_run(
-            trio_main,
-            run_sync_soon_threadsafe=loop.call_soon_threadsafe,
-            run_sync_soon_not_threadsafe=loop.call_soon,
-            done_callback=finished.set_result,
-            host_uses_signal_set_wakeup_fd=True,
-        )
-        return (await finished).unwrap()  # type: ignore[no-any-return]
-
-    return asyncio.run(host())
+    return (aio.run if guest else trio.run)(main)
 
 
 def client_main(form: str, address: str, concurrency: int, calls: int) -> None:
@@ -376,10 +309,8 @@ def client_main(form: str, address: str, concurrency: int, calls: int) -> None:
     if form in ("unary-aio", "stream-aio"):
         load = aio_load(address, request, concurrency, calls, form == "stream-aio")
         wall, used = asyncio.run(load)
-    elif form == "stream-trio-arena":
-        wall, used = arena_load(address, request, concurrency, calls)
-    elif form == "stream-trio-guest":
-        wall, used = guest_load(address, request, concurrency, calls)
+    elif form in ("stream-trio-arena", "stream-trio-guest"):
+        wall, used = arena_load(address, request, concurrency, calls, form == "stream-trio-guest")
     else:
         wall, used = trio_load(address, request, concurrency, calls, form)
     print(wall, used, flush=True)
