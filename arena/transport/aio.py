@@ -14,8 +14,9 @@ calls through the future bridge, and the bot 76 us against 219 us.
 
 ``run`` is trio.run with trio a guest of that loop in the calling thread
 (trio.lowlevel.start_guest_run): the arena's commands run so, and an exchange
-then starts with a plain ``call_soon`` and ends by rescheduling its trio task
-directly, with no hand-off between threads. A trio run started otherwise
+then starts as an asyncio task created from trio's own tick (itself a
+callback of the loop) and ends by rescheduling its trio task directly, with
+no hand-off between threads. A trio run started otherwise
 (trio.run, a test, a program using the arena as a library) gets the loop
 in a thread of its own, as before.
 """
@@ -136,9 +137,9 @@ async def wait(coro: Coroutine[Any, Any, T], waiters: set[Any] | None = None) ->
     The trio task parks itself and the loop's done-callback reschedules it
     through the run's token: no concurrent future chained to an asyncio one,
     no trio.Event, which under load was a tenth of the arena's Python time."""
-    if _guest():
+    if _guest():  # trio's tick runs in a callback of the loop: start the task now
         exchange: _Exchange = _GuestExchange(None, trio.lowlevel.current_task())
-        loop().call_soon(exchange.start, coro)
+        exchange.start(coro)
     else:
         exchange = _Exchange(trio.lowlevel.current_trio_token(), trio.lowlevel.current_task())
         loop().call_soon_threadsafe(exchange.start, coro)
