@@ -768,15 +768,33 @@ def notification_to_pb(note: Notification) -> tuple[str, Any]:
             first_dealer=note.first_dealer,
         )
     if isinstance(note, DealEnded):
-        return "DealEnded", epb.DealEnd(
-            match_id=note.match_id,
-            seat=note.seat,
-            result=deal_result_to_pb(note.deal),
-            plays=[_cached(_PLAY_PB, p, play_to_pb) for p in note.deal.plays],
-        )
+        message = epb.DealEnd()
+        message.CopyFrom(_deal_end_base(note.deal))
+        message.match_id, message.seat = note.match_id, note.seat
+        return "DealEnded", message
     return "MatchEnded", epb.MatchEnd(
         match_id=note.match_id, seat=note.seat, result=match_result_to_pb(note.result)
     )
+
+
+# A deal's end is told to every seat: its message, but for the seat and the match
+# id, is built once and copied (by the deal object: one deal, every seat).
+_DEAL_ENDS: dict[int, tuple[FinishedDeal, epb.DealEnd]] = {}
+_DEAL_ENDS_LIMIT = 256
+
+
+def _deal_end_base(deal: FinishedDeal) -> epb.DealEnd:
+    kept = _DEAL_ENDS.get(id(deal))
+    if kept is not None and kept[0] is deal:
+        return kept[1]
+    if len(_DEAL_ENDS) >= _DEAL_ENDS_LIMIT:
+        _DEAL_ENDS.clear()
+    base = epb.DealEnd(
+        result=deal_result_to_pb(deal),
+        plays=[_cached(_PLAY_PB, p, play_to_pb) for p in deal.plays],
+    )
+    _DEAL_ENDS[id(deal)] = (deal, base)
+    return base
 
 
 # Match logs --------------------------------------------------------------------

@@ -182,3 +182,27 @@ def test_an_answer_read_from_its_bytes_is_the_answer_of_its_message():
     assert long.SerializeToString() not in cv._ANSWERS
     with pytest.raises(Exception, match=r"[Ee]rror parsing|[Dd]ecode"):
         cv.answer_from_bytes(b"\xff\xff\xff")
+
+
+def test_a_deal_end_is_the_same_message_for_every_seat_but_its_seat():
+    """DealEnd's body is built once per deal and copied for each seat: each
+    copy is the message built directly, and telling one seat changes nothing
+    another is told."""
+    from arena.engine import DealEnded
+
+    for seed in (1, 2):
+        match = Match(Variant(Game.SCOPONE), seed=seed)
+        deal = match.start_deal()
+        while deal.to_move is not None:
+            deal.play_offered(deal.offered_moves()[0])
+        done = match.end_deal()
+        told = [cv.notification_to_pb(DealEnded(f"m{seed}", seat, done)) for seat in range(4)]
+        for seat, (method, message) in enumerate(told):
+            direct = engine_pb2.DealEnd(
+                match_id=f"m{seed}",
+                seat=seat,
+                result=cv.deal_result_to_pb(done),
+                plays=[cv.play_to_pb(p) for p in done.plays],
+            )
+            assert method == "DealEnded" and message == direct
+            assert message.SerializeToString() == direct.SerializeToString()
