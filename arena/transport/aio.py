@@ -90,8 +90,9 @@ def _close(host: asyncio.AbstractEventLoop) -> None:
     host.run_until_complete(host.shutdown_asyncgens())
 
 
-def _guest() -> bool:
-    """Whether the caller is trio in a guest run hosted by this thread's loop."""
+def in_guest_run() -> bool:
+    """Whether the caller is trio in a guest run hosted by this thread's loop
+    (``run``), where a call on the loop costs no hand-off between threads."""
     return _host is not None and _host == threading.get_ident()
 
 
@@ -137,7 +138,7 @@ async def wait(coro: Coroutine[Any, Any, T], waiters: set[Any] | None = None) ->
     The trio task parks itself and the loop's done-callback reschedules it
     through the run's token: no concurrent future chained to an asyncio one,
     no trio.Event, which under load was a tenth of the arena's Python time."""
-    if _guest():  # trio's tick runs in a callback of the loop: start the task now
+    if in_guest_run():  # trio's tick runs in a callback of the loop: start the task now
         exchange: _Exchange = _GuestExchange(None, trio.lowlevel.current_task())
         exchange.start(coro)
     else:

@@ -138,6 +138,7 @@ def status_fault(code: grpc.StatusCode | None, details: str) -> BotError:
 
 
 PLAY_METHOD = "/scopa.v1.Engine/Play"
+DECIDE_METHOD = "/scopa.v1.Engine/Decide"
 
 
 def channel_options() -> list[tuple[str, Any]]:
@@ -168,7 +169,7 @@ class GrpcConnection(EngineConnection):
         # Decide takes the request's bytes as assembled (arena.wire.request_bytes):
         # the same bytes the message would serialize to, built for less.
         self._decide = self.channel.unary_unary(
-            "/scopa.v1.Engine/Decide",
+            DECIDE_METHOD,
             request_serializer=None,
             response_deserializer=convert.answer_from_bytes,
         )
@@ -176,6 +177,7 @@ class GrpcConnection(EngineConnection):
         # once the bot has said it does not serve it (then Decide serves).
         self.plays: bool | None = None
         self._aio_channel: Any = None
+        self._aio_calls: dict[str, Any] = {}  # unary methods on it, by path
         self._stream: Any = None
         # Bumped by trio whenever an exchange ends without an answer (a
         # cut-off, a fault): the next exchange then opens a new stream even
@@ -307,6 +309,44 @@ class GrpcConnection(EngineConnection):
         except grpc.RpcError as e:
             raise await self._failed(e, trio.current_time() - started, timeout) from None
 
+    @_ki_protected
+    async def _call_on_loop(self, method: str, request: Any, timeout: float) -> Any:
+        """``_call`` on the grpc.aio channel, for a run with trio the loop's
+        guest (aio.run), where it needs no hand-off between threads: the
+        same faults, the call cancelled for the bot when the wait is."""
+        if self.death is not None:
+            raise await self._failed(None, 0.0, timeout)
+        started = trio.current_time()
+        try:
+            answer = await aio.wait(self._unary(method, request, timeout), self.waiters)
+        except PeerGone:
+            raise await self._failed(None, 0.0, timeout) from None
+        except grpc.RpcError as e:
+            raise await self._failed(e, trio.current_time() - started, timeout) from None
+        if answer is None:  # grpc.aio's result for an answer that does not parse
+            raise BotError(FaultKind.MALFORMED, NOT_A_MESSAGE)
+        return answer
+
+    async def _unary(self, method: str, request: Any, timeout: float) -> Any:
+        """On the loop: one unary call of the Engine service on the grpc.aio
+        channel (Decide takes the request's bytes; a notification, its message)."""
+        calls = self._aio_calls
+        if method not in calls:
+            if method == DECIDE_METHOD:
+                serialize, deserialize = None, convert.answer_from_bytes
+            else:
+                serialize, deserialize = _serialize, None
+            calls[method] = self._aio().unary_unary(
+                method, request_serializer=serialize, response_deserializer=deserialize
+            )
+        return await calls[method](request, timeout=timeout)
+
+    def _aio(self) -> Any:
+        """On the loop: the connection's grpc.aio channel, opened on first use."""
+        if self._aio_channel is None:
+            self._aio_channel = grpc.aio.insecure_channel(self.address, options=channel_options())
+        return self._aio_channel
+
     async def handshake(self, timeout: float, variant: Variant | None = None) -> Hello:
         answer = await self._call(self.stub.Handshake, convert.handshake_request(variant), timeout)
         return convert.hello_from_pb(answer)
@@ -322,6 +362,8 @@ class GrpcConnection(EngineConnection):
             exchanged = await self._play(request, timeout)
             if exchanged is not None:
                 return exchanged  # type: ignore[no-any-return]
+        if aio.in_guest_run():
+            return await self._call_on_loop(DECIDE_METHOD, request, timeout), None
         return await self._call(self._decide, request, timeout), None
 
     async def _play(self, request: bytes, timeout: float) -> Any:
@@ -393,11 +435,7 @@ class GrpcConnection(EngineConnection):
             self._stream.cancel()
             self._stream = None
         if self._stream is None:
-            if self._aio_channel is None:
-                self._aio_channel = grpc.aio.insecure_channel(
-                    self.address, options=channel_options()
-                )
-            self._stream = self._aio_channel.stream_stream(
+            self._stream = self._aio().stream_stream(
                 PLAY_METHOD,
                 request_serializer=None,
                 response_deserializer=convert.answer_from_bytes,
@@ -442,8 +480,12 @@ class GrpcConnection(EngineConnection):
         if self.death is not None:
             return
         method, request = convert.notification_to_pb(note)
-        future = getattr(self.stub, method).future(request, timeout=timeout)
         with trio.move_on_after(timeout), contextlib.suppress(grpc.RpcError, PeerGone):
+            if aio.in_guest_run():
+                call = self._unary(f"/scopa.v1.Engine/{method}", request, timeout)
+                await aio.wait(call, self.waiters)
+                return
+            future = getattr(self.stub, method).future(request, timeout=timeout)
             await wait_future(future, self.waiters)
 
     @_ki_protected
@@ -454,6 +496,7 @@ class GrpcConnection(EngineConnection):
         if self._aio_channel is not None:
             aio.fire(self._aio_channel.close())
             self._aio_channel = self._stream = None
+            self._aio_calls = {}
 
 
 class PlayEnded(Exception):
@@ -466,6 +509,10 @@ class NotAMessage(Exception):
 
 class NotSent(Exception):
     """The Play stream had ended before a request could be written on it."""
+
+
+def _serialize(message: Any) -> bytes:
+    return message.SerializeToString()  # type: ignore[no-any-return]
 
 
 def is_core_error(error: BaseException) -> bool:

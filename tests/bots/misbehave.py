@@ -41,6 +41,9 @@ args_parser.add_argument("--mode", required=True)
 args_parser.add_argument("--at", type=int, default=0)
 args_parser.add_argument("--tag", default="")
 args_parser.add_argument("--listen", default=os.environ.get("SCOPA_BOT_LISTEN", "127.0.0.1:0"))
+args_parser.add_argument(
+    "--no-play", action="store_true", help="answer Play with UNIMPLEMENTED: every decision a Decide"
+)
 ARGS = args_parser.parse_args()
 counter = {"n": 0}
 # Statuses a live bot answers with, by mode.
@@ -113,6 +116,12 @@ def choose(d: Decision) -> Move:
 
 
 class Servicer(EngineServicer):
+    async def Play(self, requests: Any, context: Any) -> Any:
+        if ARGS.no_play:
+            await context.abort(grpc.StatusCode.UNIMPLEMENTED, "Play is not served")
+        async for answer in super().Play(requests, context):
+            yield answer
+
     async def Handshake(self, request: Any, context: Any) -> epb.HandshakeResponse:
         if ARGS.mode == "no-handshake":
             await asyncio.sleep(3600)

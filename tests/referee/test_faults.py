@@ -279,3 +279,34 @@ def test_one_bots_failure_does_not_touch_another_match(tag):
     # The healthy match (a fraction of a second) never waited for the hang (5 s).
     assert healthy_time < 5.0 <= hanging_time
     assert live_pids(tag) == []
+
+
+@pytest.mark.parametrize("how", ["trio.run", "aio.run"])
+@pytest.mark.parametrize(
+    ("mode", "kind", "words"),
+    [
+        *CLASSIFIED,
+        ("garbage", FaultKind.MALFORMED, "not a valid message"),
+        ("oversized", FaultKind.MALFORMED, "over the size limit"),
+        ("illegal", FaultKind.ILLEGAL, "cannot be laid"),
+    ],
+)
+def test_a_bot_on_decide_alone_is_classified_alike_however_trio_runs(mode, kind, words, how, tag):
+    """A bot that does not serve Play is asked on Decide: under trio.run
+    through grpcio's futures, under aio.run (the arena's commands) on the
+    grpc.aio channel. The same fault either way, and its processes gone."""
+    from arena.play import run_match
+    from arena.transport import aio
+
+    settings = MatchSettings(Variant(Game.SCOPA), seed=2, clock=FAST, match_id=mode)
+    specs = [
+        f"bad={bot('misbehave', '--mode', mode, '--at', '2', '--no-play', tag)}",
+        "good=builtin:random",
+    ]
+    run = trio.run if how == "trio.run" else aio.run
+    report = run(run_match, specs, settings)
+    (fault,) = report.result.faults
+    assert (fault.seat, fault.kind) == (0, kind), fault
+    assert words in fault.message, fault.message
+    assert report.result.termination is Termination.FORFEIT
+    assert live_pids(tag) == []

@@ -40,7 +40,7 @@ def test_the_run_is_on_the_loop_in_this_thread_and_the_loop_is_closed_after():
     async def main() -> None:
         seen["loop"] = aio.loop()
         seen["thread"] = threading.get_ident()
-        seen["guest"] = aio._guest()
+        seen["guest"] = aio.in_guest_run()
 
     aio.run(main)
     assert seen["thread"] == threading.get_ident() and seen["guest"]
@@ -48,7 +48,7 @@ def test_the_run_is_on_the_loop_in_this_thread_and_the_loop_is_closed_after():
 
     async def plain() -> None:  # trio.run afterwards: the loop in a thread of its own
         seen["after"] = aio.loop()
-        seen["guest_after"] = aio._guest()
+        seen["guest_after"] = aio.in_guest_run()
 
     trio.run(plain)
     assert not seen["guest_after"] and not seen["after"].is_closed()
