@@ -20,6 +20,7 @@ import asyncio
 import contextlib
 import math
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import grpc
@@ -137,8 +138,9 @@ def status_fault(code: grpc.StatusCode | None, details: str) -> BotError:
     )
 
 
-PLAY_METHOD = "/scopa.v1.Engine/Play"
-DECIDE_METHOD = "/scopa.v1.Engine/Decide"
+ENGINE_SERVICE = "/scopa.v1.Engine/"
+PLAY_METHOD = ENGINE_SERVICE + "Play"
+DECIDE_METHOD = ENGINE_SERVICE + "Decide"
 
 
 def channel_options() -> list[tuple[str, Any]]:
@@ -298,34 +300,35 @@ class GrpcConnection(EngineConnection):
 
     @_ki_protected
     async def _call(self, method: Any, request: Any, timeout: float) -> Any:
-        if self.death is not None:
-            raise await self._failed(None, 0.0, timeout)
-        started = trio.current_time()
-        future = method.future(request, timeout=timeout)
-        try:
-            return await wait_future(future, self.waiters)
-        except PeerGone:
-            raise await self._failed(None, 0.0, timeout) from None
-        except grpc.RpcError as e:
-            raise await self._failed(e, trio.current_time() - started, timeout) from None
+        return await self._answer(
+            lambda: wait_future(method.future(request, timeout=timeout), self.waiters), timeout
+        )
 
     @_ki_protected
     async def _call_on_loop(self, method: str, request: Any, timeout: float) -> Any:
         """``_call`` on the grpc.aio channel, for a run with trio the loop's
         guest (aio.run), where it needs no hand-off between threads: the
         same faults, the call cancelled for the bot when the wait is."""
+        answer = await self._answer(
+            lambda: aio.wait(self._unary(method, request, timeout), self.waiters), timeout
+        )
+        if answer is None:  # grpc.aio's result for an answer that does not parse
+            raise BotError(FaultKind.MALFORMED, NOT_A_MESSAGE)
+        return answer
+
+    @_ki_protected
+    async def _answer(self, call: Callable[[], Awaitable[Any]], timeout: float) -> Any:
+        """The answer of the unary call ``call`` starts and waits for, or the
+        fault of one that ended without it (``_failed``)."""
         if self.death is not None:
             raise await self._failed(None, 0.0, timeout)
         started = trio.current_time()
         try:
-            answer = await aio.wait(self._unary(method, request, timeout), self.waiters)
+            return await call()
         except PeerGone:
             raise await self._failed(None, 0.0, timeout) from None
         except grpc.RpcError as e:
             raise await self._failed(e, trio.current_time() - started, timeout) from None
-        if answer is None:  # grpc.aio's result for an answer that does not parse
-            raise BotError(FaultKind.MALFORMED, NOT_A_MESSAGE)
-        return answer
 
     async def _unary(self, method: str, request: Any, timeout: float) -> Any:
         """On the loop: one unary call of the Engine service on the grpc.aio
@@ -482,7 +485,7 @@ class GrpcConnection(EngineConnection):
         method, request = convert.notification_to_pb(note)
         with trio.move_on_after(timeout), contextlib.suppress(grpc.RpcError, PeerGone):
             if aio.in_guest_run():
-                call = self._unary(f"/scopa.v1.Engine/{method}", request, timeout)
+                call = self._unary(ENGINE_SERVICE + method, request, timeout)
                 await aio.wait(call, self.waiters)
                 return
             future = getattr(self.stub, method).future(request, timeout=timeout)

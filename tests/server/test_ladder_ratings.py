@@ -107,8 +107,9 @@ def test_ratings_do_not_depend_on_arrival(server, tmp_path):
         # matches at once, those need not be the ones it played well.
         told = set(lucky_record.read_text().split())  # the ids bots are told
         seed = _meta(store_path, "seed")
-        lucky_ids = {m.id for m in _finished(store_path) if bot_match_id(seed, m.id) in told}
-        lucky_done = [m.finish_order for m in _finished(store_path) if m.id in lucky_ids]
+        lucky_played = [m for m in _finished(store_path) if bot_match_id(seed, m.id) in told]
+        lucky_ids = {m.id for m in lucky_played}
+        lucky_done = [m.finish_order for m in lucky_played]
         assert len(lucky_done) >= 12, (len(lucky_done), "of its lucky matches were finished")
         last = max(lucky_done)
         early = _rating_over(
