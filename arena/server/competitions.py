@@ -32,6 +32,7 @@ from arena.server.ladder import (
     is_ladder,
     ladder_settings,
     live_ratings,
+    sets_played,
 )
 from arena.server.liveness import Liveness
 from arena.server.storage import Bot, Competition, CompetitionStatus, ServerStorage
@@ -431,7 +432,7 @@ def competition_info(
     )
 
 
-LadderView = tuple[dict[str, Gaussian], dict[str, int]]  # live estimates, sets per player
+LadderView = tuple[dict[str, Gaussian], dict[str, int]]  # live estimates, sets played per player
 
 
 def ladder_versions(
@@ -472,10 +473,7 @@ def _stored_view(data: Path, competition: Competition) -> LadderView:
         kept = _STORED_VIEWS.get(path)
         if kept is not None and kept[0] == done:
             return kept[1]
-        ratings = live_ratings(store, anchor.validation_baseline)
-        matchmaker = store.kept_json("matchmaking")
-    players = matchmaker.get("players", {}) if isinstance(matchmaker, dict) else {}
-    view = ratings, {n: int(p.get("sets", 0)) for n, p in players.items()}
+        view = live_ratings(store, anchor.validation_baseline), sets_played(store)
     _STORED_VIEWS[path] = (done, view)
     return view
 
@@ -535,7 +533,7 @@ class CompetitionManager:
         ladder = self._ladders.get(comp_id)
         if ladder is None:
             return None
-        return dict(ladder.ratings), {n: s.sets for n, s in ladder.standing.items()}
+        return dict(ladder.ratings), dict(ladder.sets)
 
     def running_matches(self) -> set[str]:
         """The matches being played now, as COMPETITION/MATCH."""

@@ -136,6 +136,25 @@ def live_ratings_at(path: Path, anchor: str) -> dict[str, Gaussian]:
         return {} if store is None else live_ratings(store, anchor)
 
 
+def sets_played(store: Store) -> dict[str, int]:
+    """Each player's sets played to their end (every match of the set
+    recorded), validation and final sets included: a retired version keeps
+    the sets it played."""
+    unfinished = {m.set_id for m in store.pending()}
+    sets: dict[str, set[str]] = {}
+    for m in store.finished():
+        if m.set_id not in unfinished:
+            for name in set(m.seats):
+                sets.setdefault(name, set()).add(m.set_id)
+    return {name: len(ids) for name, ids in sets.items()}
+
+
+def sets_played_at(path: Path) -> dict[str, int]:
+    """sets_played of the store at ``path``, read through a connection of its own."""
+    with reading_store(path) as store:
+        return {} if store is None else sets_played(store)
+
+
 def _fold(
     ratings: dict[str, Gaussian], side_a: Sequence[str], side_b: Sequence[str], score: float
 ) -> None:
@@ -185,6 +204,7 @@ class Ladder:
         self._final_lock = trio.Lock()  # one worker schedules the final
         self.wake = trio.Event()  # set when there may be new work (an entry, a close)
         self.ratings: dict[str, Gaussian] = {}  # replayed from the store by play()
+        self.sets: dict[str, int] = {}  # each player's sets played, counted by play()
         kept = store.kept_json("matchmaking")
         self.standing: dict[str, matchmaking.Standing] = {}
         self._since = 0
@@ -361,6 +381,7 @@ class Ladder:
         """Play until the ladder is paused (False) or its final is over (True)."""
         # Replaying every result takes seconds at 100,000: off the loop.
         self.ratings = await trio.to_thread.run_sync(live_ratings_at, self.store.path, self.anchor)
+        self.sets = await trio.to_thread.run_sync(sets_played_at, self.store.path)
         self.refresh_players()
         for v in self.versions():
             if v.state is VersionState.VALIDATING:
@@ -408,6 +429,10 @@ class Ladder:
                 self._rate(match.id)
         finally:
             self._in_flight.discard(set_id)
+        entries = [self.store.match(m.id) for m in matches]
+        if all(e is not None and e.status is MatchStatus.DONE for e in entries):
+            for name in set(matches[0].seats):  # the set is over: one more each
+                self.sets[name] = self.sets.get(name, 0) + 1
         if set_id.startswith(VALIDATION):
             self._judge(set_id[len(VALIDATION) :].rsplit("#", 1)[0])
 
