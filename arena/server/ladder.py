@@ -30,6 +30,7 @@ from arena.errors import ArenaError, ConfigError
 from arena.layout import competition_layout
 from arena.ratings import Gaussian, gaussian_update
 from arena.rules.seeding import commitment, new_seed
+from arena.server.names import checked_name, name_key
 from arena.server.storage import (
     Bot,
     Competition,
@@ -65,6 +66,10 @@ class LadderSettings:
     validation_baseline: str = ""  # a baseline's name; default: the file's first
     first_sets: int = 3  # ladder sets a version is owed as soon as it is active
     submissions_per_day: int = 5  # versions a participant may enter a day (UTC); 0: no limit
+    # Who may enter: "anyone" (any participant, and anyone may register one),
+    # "registered" (participants registered by the time the ladder was
+    # created), or the names of the participants the organiser invited.
+    entrants: str | tuple[str, ...] = "anyone"
     final_top: int = 8  # versions in the final
     final_sets: int = 2  # duplicate sets between each two finalists
 
@@ -100,6 +105,7 @@ def ladder_settings(text: str, baselines: Sequence[str]) -> LadderSettings:
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
                 raise ConfigError(f"[ladder]: {key} must be an integer of at least {least}")
             values[key] = value
+    values["entrants"] = _entrants(raw.get("entrants", "anyone"))
     baseline = raw.get("validation_baseline", baselines[0] if baselines else "")
     if not isinstance(baseline, str) or baseline.removeprefix("builtin:") not in baselines:
         raise ConfigError(
@@ -107,6 +113,18 @@ def ladder_settings(text: str, baselines: Sequence[str]) -> LadderSettings:
         )
     values["validation_baseline"] = baseline.removeprefix("builtin:")
     return LadderSettings(**values)
+
+
+def _entrants(value: object) -> str | tuple[str, ...]:
+    """The ``entrants`` setting: "anyone", "registered" or the names invited."""
+    if value in ("anyone", "registered"):
+        return str(value)
+    if isinstance(value, list) and value and all(isinstance(name, str) for name in value):
+        return tuple(checked_name(name, "participant name in [ladder] entrants") for name in value)
+    raise ConfigError(
+        '[ladder]: entrants must be "anyone", "registered" (participants registered by the '
+        'time the ladder is created) or the participants invited, e.g. ["alice", "bob"]'
+    )
 
 
 def next_day(now: datetime.datetime | None = None) -> str:
@@ -529,11 +547,13 @@ def close_ladder(storage: ServerStorage, data: Path, comp_id: str, ladder: Ladde
 
 class EntryRefused(ArenaError):
     """A version a ladder does not take now, and why; ``over_limit`` when it is
-    its owner's day's limit (the caller may try again from the time given)."""
+    its owner's day's limit (the caller may try again from the time given),
+    ``not_entrant`` when its owner may not enter this ladder at all."""
 
-    def __init__(self, message: str, over_limit: bool = False) -> None:
+    def __init__(self, message: str, over_limit: bool = False, not_entrant: bool = False) -> None:
         super().__init__(message)
         self.over_limit = over_limit
+        self.not_entrant = not_entrant
 
 
 def is_ladder(competition: Competition) -> bool:
@@ -582,6 +602,28 @@ def _over_limit(competition: Competition, owner: str, limit: int) -> str:
     )
 
 
+def _not_entrant(
+    storage: ServerStorage, competition: Competition, settings: LadderSettings, owner: str
+) -> str | None:
+    """Why ``owner`` may not enter versions in this ladder, or None. Anyone
+    may register a participant, so a day's limit per participant holds per
+    person only where the organiser takes the participants it knows: those
+    registered by the time the ladder was created, or those it invited."""
+    if settings.entrants == "anyone":
+        return None
+    if settings.entrants == "registered":
+        since = storage.participant_since(owner)
+        if since is not None and since <= competition.created_at:
+            return None
+        return (
+            f"ladder {competition.id} takes the participants registered by the time it was "
+            f"created ({competition.created_at}); {owner} registered at {since}"
+        )
+    if name_key(owner) in {name_key(name) for name in settings.entrants}:
+        return None
+    return f"ladder {competition.id} takes only the participants its organiser invited"
+
+
 def enter_version(
     storage: ServerStorage,
     competition: Competition,
@@ -599,6 +641,9 @@ def enter_version(
     if bot.withdrawn:
         raise EntryRefused(f"bot {bot.name!r} was withdrawn")
     settings = ladder_settings(competition.config, baselines_of(competition.engines))
+    why = _not_entrant(storage, competition, settings, bot.owner)
+    if why is not None:
+        raise EntryRefused(why, not_entrant=True)
     try:
         check({f"{bot.name}@0": bot.address})
     except ConfigError as e:
