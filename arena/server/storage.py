@@ -239,6 +239,11 @@ class ServerStorage:
         rows = self._query(f"SELECT name FROM {table} WHERE name_key = ?", (name_key(name),))
         return str(rows[0][0]) if rows else None
 
+    def participant_since(self, name: str) -> str | None:
+        """When participant ``name`` registered (UTC ISO 8601), or None if nobody has that name."""
+        rows = self._query("SELECT created_at FROM participants WHERE name = ?", (name,))
+        return str(rows[0][0]) if rows else None
+
     def participant_with(self, token_hash: str) -> str | None:
         """The name of the participant whose token has this hash."""
         rows = self._query("SELECT name FROM participants WHERE token_hash = ?", (token_hash,))
