@@ -11,6 +11,27 @@
     return el;
   }
 
+  // An event stream the site refused (too many open from this address, or in
+  // all): EventSource gives no status or reason, so ask once more with fetch and
+  // show the site's words. A stream that opens this time is closed at once.
+  function explainRefusal(url, node) {
+    if (!node || !window.fetch || !window.AbortController) { return; }
+    var asking = new AbortController();
+    fetch(url, { signal: asking.signal, headers: { "Accept": "application/json" } })
+      .then(function (r) {
+        if (r.ok) {
+          asking.abort();
+          node.textContent = "the live stream closed: reload the page to follow it again";
+          return;
+        }
+        return r.json().then(function (d) {
+          node.textContent = "not followed live: " + (d.error || "refused (" + r.status + ")");
+          node.setAttribute("data-refused", String(r.status));
+        });
+      })
+      .catch(function () { /* the page keeps what it said */ });
+  }
+
   function mountMatch() {
     var root = document.getElementById("viewer");
     var source = document.getElementById("viewer-data");
@@ -54,6 +75,7 @@
     events.onerror = function () {
       if (events.readyState === EventSource.CLOSED && status) {
         status.textContent = "the live stream closed";
+        explainRefusal(live, status);
       }
     };
   }
@@ -173,8 +195,19 @@
         })
         .catch(function () { /* the next match's end tries again */ });
     }
-    var results = new EventSource(page.getAttribute("data-results"));
+    var url = page.getAttribute("data-results");
+    var results = new EventSource(url);
     results.addEventListener("result", refresh);
+    results.onerror = function () {
+      if (results.readyState !== EventSource.CLOSED) { return; }
+      var note = document.getElementById("results-status");
+      if (!note) {
+        note = text("p", "");
+        note.id = "results-status";
+        page.insertBefore(note, page.firstChild);
+      }
+      explainRefusal(url, note);
+    };
   }
 
   mountMatch();
