@@ -9,7 +9,9 @@ play (the Observation of a DecisionRequest), each decision request as it is,
 each deal's end and the match's. A page that opens the stream, at any time
 and as often as it likes (a reload, a lost connection), is sent the whole
 stream from its start and then each new message, so it is always where the
-seat is.
+seat is. A seat holds a few streams at once (tabs, a reload before the old
+connection is found dead); one more closes the oldest, so the seat's newest
+page is never refused and the streams it holds stay bounded.
 
 A move comes back through ``answer``: checked against the legal moves first,
 so that a request the page made wrong is refused with the rules' reason and
@@ -32,7 +34,7 @@ import trio
 from google.protobuf import json_format
 
 from arena.engine import Answer, Decision, Hello, MatchEnded, Notification
-from arena.errors import ConfigError, IllegalMoveError, WireError
+from arena.errors import ArenaError, ConfigError, IllegalMoveError, WireError
 from arena.rules import Declaring, Game, Observation, OfferedMove, Variant
 from arena.rules.declarations import undeclarable_reason
 from arena.rules.moves import check_move
@@ -44,6 +46,7 @@ from arena.wire.v1 import scopa_pb2 as pb
 
 MAX_PERSON_CHARS = 40
 MAX_MOVE_BYTES = 4096  # a move as the page sends it: two dozen cards at most
+MAX_SEAT_STREAMS = 4  # a seat's streams open at once; one more closes the oldest
 
 
 def _json(message: Any) -> str:
@@ -78,7 +81,7 @@ class _Question:
     answer: trio.MemorySendChannel[OfferedMove]
 
 
-class Refused(Exception):
+class Refused(ArenaError):
     """A request from the page that cannot be taken, and why (``status``: the
     HTTP status it is answered with). Never a fault of the seat."""
 
@@ -107,36 +110,57 @@ class HumanSeat(EngineConnection):
         self._changed = trio.Event()
         self._question: _Question | None = None
         self._asks = 0
+        self.streams: list[object] = []  # the open streams, oldest first
+        self._superseded: set[object] = set()  # streams a newer one has closed
 
     # The stream ---------------------------------------------------------------
 
     def _push(self, kind: str, data: str, ident: int | None = None) -> None:
         head = f"event: {kind}\n" + (f"id: {ident}\n" if ident is not None else "")
         self.messages.append(f"{head}data: {data}\n\n")
+        self._wake()
+
+    def _wake(self) -> None:
+        """Every open stream looks again at what changed."""
         self._changed.set()
         self._changed = trio.Event()
 
     async def stream(self) -> AsyncIterator[str]:
         """The seat's stream from its start, then each new message, until the
-        match is over; and, while a decision waits, how long it has left."""
-        yield (
-            "event: seat\ndata: "
-            + json.dumps({"seat": self.seat, "name": self.spec.name, "person": self.person})
-            + "\n\n"
-        )
-        sent = 0
-        while True:
-            changed = self._changed
-            fresh = self.messages[sent:]
-            sent += len(fresh)
-            for message in fresh:
-                yield message
-            if fresh and self._question is not None:
-                yield self._clock_message(self._question)
-            if self.over and sent == len(self.messages):
-                yield "event: end\ndata: {}\n\n"
-                return
-            await changed.wait()
+        match is over; and, while a decision waits, how long it has left.
+        Opening it when ``MAX_SEAT_STREAMS`` are open ends the oldest, which
+        says so (``superseded``) rather than leave the newest page waiting."""
+        me = object()
+        self.streams.append(me)
+        if len(self.streams) > MAX_SEAT_STREAMS:
+            self._superseded.add(self.streams.pop(0))
+            self._wake()
+        try:
+            yield (
+                "event: seat\ndata: "
+                + json.dumps({"seat": self.seat, "name": self.spec.name, "person": self.person})
+                + "\n\n"
+            )
+            sent = 0
+            while True:
+                changed = self._changed
+                if me in self._superseded:
+                    yield "event: superseded\ndata: {}\n\n"
+                    return
+                fresh = self.messages[sent:]
+                sent += len(fresh)
+                for message in fresh:
+                    yield message
+                if fresh and self._question is not None:
+                    yield self._clock_message(self._question)
+                if self.over and sent == len(self.messages):
+                    yield "event: end\ndata: {}\n\n"
+                    return
+                await changed.wait()
+        finally:
+            if me in self.streams:
+                self.streams.remove(me)
+            self._superseded.discard(me)
 
     def _clock_message(self, q: _Question) -> str:
         """What is left of the deadline of the waiting decision, now."""
@@ -154,8 +178,7 @@ class HumanSeat(EngineConnection):
             except ValueError as e:
                 raise Refused(400, str(e)) from None
             self._sat.set()
-            self._changed.set()
-            self._changed = trio.Event()
+            self._wake()
         return self.person
 
     def answer(self, ask: object, move_json: object) -> OfferedMove:
@@ -171,8 +194,8 @@ class HumanSeat(EngineConnection):
                 raise WireError("the move is too long")
             message = json_format.ParseDict(move_json, pb.Move())
             move = convert.move_from_pb(message)
-        except (json_format.ParseError, WireError, TypeError, ValueError) as e:
-            raise Refused(400, f"not a move: {e}") from None
+        except (json_format.ParseError, WireError, TypeError, ValueError, AttributeError) as e:
+            raise Refused(400, f"not a move: {str(e).splitlines()[0]}") from None
         if move not in q.decision.legal_moves:
             raise Refused(422, illegal_reason(q.decision.observation, move))
         # Answered: a second answer (another tab, a double click) finds no question.
@@ -213,8 +236,7 @@ class HumanSeat(EngineConnection):
     def close(self) -> None:
         if not self.over:
             self.over = True
-            self._changed.set()
-            self._changed = trio.Event()
+            self._wake()
 
 
 def illegal_reason(observation: Observation, move: OfferedMove) -> str:

@@ -24,6 +24,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingR
 from starlette.routing import BaseRoute, Route
 from starlette.types import Send
 
+from arena.errors import ArenaError
 from arena.web import pages
 from arena.web.data import (
     VIEWER_ASSETS,
@@ -49,8 +50,12 @@ HEADERS = {
 Handler = Callable[[Request], Awaitable[Response]]
 # Open event streams allowed per client address and in all, as the gRPC
 # service limits its WatchMatch streams (arena.server.grpc_service.WatchLimits).
+# Spectators' streams only: a person's seat is never counted here (arena.web.table).
 STREAMS_PER_CLIENT = 32
 STREAMS_TOTAL = 2000
+RETRY_AFTER_SECONDS = 10  # what a refused stream is told to wait
+# A request's JSON body: nested no deeper than this (a move is four deep).
+MAX_JSON_DEPTH = 10
 
 
 def _static_files() -> dict[str, tuple[str, str]]:
@@ -104,6 +109,164 @@ class _ClosingStreamingResponse(StreamingResponse):
                 await _close(self.body_iterator)
 
 
+class StreamCaps:
+    """The event streams open per client address and in all, and the caps on
+    them. A stream is counted from the moment it is granted (``stream``, with
+    no await between the check and the count, so that requests arriving
+    together cannot all pass one check) until its body is closed, whether or
+    not it ever started."""
+
+    def __init__(self) -> None:
+        self._open: dict[str, int] = {}
+        self._total = 0
+
+    def refusal(self, request: Request) -> Response | None:
+        """The answer to a stream the caps refuse (503, saying which cap and
+        when to try again), or None if it may open."""
+        client = _client(request)
+        if self._open.get(client, 0) >= STREAMS_PER_CLIENT:
+            why = (
+                f"{STREAMS_PER_CLIENT} live streams are already open from your address, "
+                "as many as one address may hold: close a page or try again later"
+            )
+        elif self._total >= STREAMS_TOTAL:
+            why = (
+                f"this site is serving as many live streams as it can ({STREAMS_TOTAL}): "
+                "try again later"
+            )
+        else:
+            return None
+        response = _json({"error": why}, 503)
+        response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
+        return response
+
+    def stream(self, request: Request, body: AsyncIterator[str], *closing: object) -> Response:
+        """``body`` as an event stream, counted from now until it is closed
+        (``closing``: more to close with it). Call it right after ``refusal``."""
+        client = _client(request)
+        self._open[client] = self._open.get(client, 0) + 1
+        self._total += 1
+        counted = _Counted(body, closing, lambda: self._release(client))
+        return event_stream(counted)
+
+    def _release(self, client: str) -> None:
+        self._total -= 1
+        self._open[client] -= 1
+        if not self._open[client]:
+            del self._open[client]
+
+
+class _Counted:
+    """A stream's body that calls ``release`` once when it is closed, even if
+    it never started (an async generator's ``finally`` runs only if it did)."""
+
+    def __init__(
+        self, body: AsyncIterator[str], closing: Sequence[object], release: Callable[[], None]
+    ) -> None:
+        self._body = body
+        self._closing = closing
+        self._release: Callable[[], None] | None = release
+
+    def __aiter__(self) -> _Counted:
+        return self
+
+    async def __anext__(self) -> str:
+        return await self._body.__anext__()
+
+    async def aclose(self) -> None:
+        release, self._release = self._release, None
+        if release is None:
+            return
+        release()
+        await _close(self._body)
+        for other in self._closing:
+            await _close(other)
+
+
+def event_stream(body: AsyncIterator[str], headers: dict[str, str] | None = None) -> Response:
+    """``body`` as Server-Sent Events, never cached or buffered on the way,
+    closed however the response ends."""
+    headers = {**(headers or HEADERS), "Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+    return _ClosingStreamingResponse(body, media_type="text/event-stream", headers=headers)
+
+
+class BadRequest(ArenaError):
+    """A request body that is not what the route takes: answered 400 with
+    ``reason``, never with a traceback."""
+
+    status = 400
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+async def json_object(request: Request, max_bytes: int) -> dict[str, Any]:
+    """The request's body, a JSON object of at most ``max_bytes`` bytes and
+    ``MAX_JSON_DEPTH`` levels, sent as ``application/json``; BadRequest saying
+    what is wrong with it otherwise. Read no further than the limit."""
+    media = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+    if media != "application/json":
+        raise BadRequest("send the request as JSON (Content-Type: application/json)")
+    too_long = f"a request of at most {max_bytes} bytes"
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > max_bytes:
+        raise BadRequest(too_long)
+    raw = b""
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > max_bytes:
+            raise BadRequest(too_long)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise BadRequest("the request is not JSON: it is not UTF-8 text") from None
+    if _nesting(text) > MAX_JSON_DEPTH:
+        raise BadRequest(f"the request is nested more than {MAX_JSON_DEPTH} levels deep")
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError) as e:
+        raise BadRequest(f"the request is not JSON: {str(e).splitlines()[0]}") from None
+    if not isinstance(value, dict):
+        raise BadRequest("the request is a JSON object: {...}")
+    return value
+
+
+def body_field(body: dict[str, Any], name: str, kind: type, shape: str) -> Any:
+    """``body[name]``, which must be a ``kind`` (a whole number for int, never
+    true or false); BadRequest naming the request's ``shape`` otherwise."""
+    value = body.get(name)
+    wrong = not isinstance(value, kind) or (kind is int and isinstance(value, bool))
+    if wrong:
+        what = {int: "a whole number", str: "text", dict: "a JSON object"}.get(kind, kind.__name__)
+        missing = "is missing" if name not in body else f"is not {what}"
+        raise BadRequest(f"send {shape}: {name!r} {missing}")
+    return value
+
+
+def _nesting(text: str) -> int:
+    """How deep the arrays and objects of JSON ``text`` nest (strings skipped),
+    counted before parsing, which recurses."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
 def create_app(
     source: Source,
     on_loop: Callable[[], None] | None = None,
@@ -143,7 +306,7 @@ class Site:
         self.source = source
         self._on_loop = on_loop
         self._static = _static_files()
-        self._streams: dict[str, int] = {}  # open event streams per client address
+        self.streams = StreamCaps()  # the live streams open, per client address
         self.challenges = False  # the home page links to the server's challenges
 
     def _sync(self) -> None:
@@ -309,8 +472,9 @@ class Site:
         seats, delay = await run_in_threadpool(read)
         if seats is None:
             return _json({"error": f"no live match {key!r}"}, 404)
-        if self._full(request):
-            return _json({"error": "too many open event streams; try again later"}, 503)
+        refused = self.streams.refusal(request)
+        if refused is not None:
+            return refused
         live = self.source.live(key, seats, delay)
 
         async def body() -> AsyncIterator[str]:
@@ -321,7 +485,7 @@ class Site:
                     yield f"event: frame\ndata: {json.dumps(frame, ensure_ascii=False)}\n\n"
             yield "event: end\ndata: {}\n\n"
 
-        return self._stream(request, body(), live)
+        return self.streams.stream(request, body(), live)
 
     async def results(self, request: Request) -> Response:
         """One event each time a match of the competition ends: the page then
@@ -330,8 +494,9 @@ class Site:
         info = await run_in_threadpool(self.source.competition, cid)
         if info is None:
             return _json({"error": f"no competition {cid!r}"}, 404)
-        if self._full(request):
-            return _json({"error": "too many open event streams; try again later"}, 503)
+        refused = self.streams.refusal(request)
+        if refused is not None:
+            return refused
         ended = self.source.results(cid)
 
         async def body() -> AsyncIterator[str]:
@@ -339,32 +504,7 @@ class Site:
             async for count in ended:
                 yield f"event: result\ndata: {json.dumps({'ended': count})}\n\n"
 
-        return self._stream(request, body(), ended)
-
-    def _stream(self, request: Request, body: AsyncIterator[str], closing: object) -> Response:
-        """An event stream, counted against the caps while its body runs."""
-        client = _client(request)
-        streams = self._streams
-
-        async def counted() -> AsyncIterator[str]:
-            streams[client] = streams.get(client, 0) + 1  # here: a body never started holds none
-            try:
-                async for chunk in body:
-                    yield chunk
-            finally:
-                streams[client] -= 1
-                if not streams[client]:
-                    del streams[client]
-                await _close(body)
-                await _close(closing)
-
-        headers = {**HEADERS, "Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-        return _ClosingStreamingResponse(counted(), media_type="text/event-stream", headers=headers)
-
-    def _full(self, request: Request) -> bool:
-        """Whether the caller, or the site, has as many streams open as allowed."""
-        here = self._streams.get(_client(request), 0)
-        return here >= STREAMS_PER_CLIENT or sum(self._streams.values()) >= STREAMS_TOTAL
+        return self.streams.stream(request, body(), ended)
 
 
 def _client(request: Request) -> str:

@@ -10,7 +10,6 @@ the server. A participant's token reaches the server only in the
 
 from __future__ import annotations
 
-import json
 from typing import Any, Protocol
 
 from starlette.concurrency import run_in_threadpool
@@ -25,7 +24,7 @@ from arena.rules import Variant
 from arena.transport.human import People
 from arena.viewer import script_json, viewer_data
 from arena.web import pages
-from arena.web.app import HEADERS, _html, _json
+from arena.web.app import HEADERS, BadRequest, _html, _json, body_field, json_object
 from arena.web.table import Table, private_json
 
 MAX_BODY_BYTES = 4096
@@ -115,16 +114,13 @@ class ChallengePages:
         who = await run_in_threadpool(self.host.participant, token.strip())
         if who is None:
             return private_json({"error": "unknown participant token"}, 401)
-        raw = b""
-        async for chunk in request.stream():  # read no more than a request may hold
-            raw += chunk
-            if len(raw) > MAX_BODY_BYTES:
-                return private_json({"error": f"a request of at most {MAX_BODY_BYTES} bytes"}, 413)
+        shape = '{"opponent": NAME}'
         try:
-            body = json.loads(raw)
-            opponent, game = str(body["opponent"]), str(body.get("game", "scopa"))
-        except (ValueError, KeyError, TypeError):
-            return private_json({"error": 'send {"opponent": NAME}'}, 400)
+            body = await json_object(request, MAX_BODY_BYTES)
+            opponent = body_field(body, "opponent", str, shape)
+            game = body_field(body, "game", str, shape) if "game" in body else "scopa"
+        except BadRequest as e:
+            return private_json({"error": e.reason}, e.status)
         try:
             cid, secret = self.host.open(who, opponent, game)
         except ArenaError as e:

@@ -12,7 +12,11 @@ request gets nothing (401). A seat's stream is arena.transport.human's: only
 what a bot of that seat is sent.
 
 The spectator's page shows the public view (no hand), a number of plays
-behind the table when a spectator delay is set.
+behind the table when a spectator delay is set. Spectators' streams are
+capped per client address and in all (arena.web.app.StreamCaps); a seat's
+own stream and moves are never counted there, since many spectators may share
+the person's address (a NAT, a proxy): only the secret claims the seat, and
+its streams are bounded by the seat itself (arena.transport.human).
 """
 
 from __future__ import annotations
@@ -36,7 +40,16 @@ from arena.settings import EngineSpec, MatchSettings
 from arena.transport.human import HumanSeat, People, Refused
 from arena.viewer import script_json
 from arena.web import pages
-from arena.web.app import HEADERS, STREAMS_PER_CLIENT, _ClosingStreamingResponse, _html, _json
+from arena.web.app import (
+    HEADERS,
+    BadRequest,
+    StreamCaps,
+    _html,
+    _json,
+    body_field,
+    event_stream,
+    json_object,
+)
 from arena.web.data import VIEWER_ASSETS
 from arena.web.live import LiveFrames
 from arena.web.serve import serve_site
@@ -87,7 +100,7 @@ class Table:
         self.delay = spectator_delay
         self.result: str | None = None  # the result in words, once the match is over
         self._files = _files()
-        self._streams: dict[str, int] = {}
+        self.spectators = StreamCaps()  # the spectators' streams (never a seat's)
 
     def app(self) -> Starlette:
         routes = [
@@ -165,47 +178,27 @@ class Table:
 
     async def watch_events(self, request: Request) -> Response:
         """The public view, as the viewer's frames, ``delay`` plays behind."""
+        refused = self.spectators.refusal(request)
+        if refused is not None:
+            return refused
         frames = LiveFrames(self.variant, self.names)
         watched = self.broker.watch_trio(self.key, self.delay)
 
         async def body() -> AsyncIterator[str]:
-            try:
-                async for item in watched:
-                    for frame in frames.feed(item.event):
-                        yield f"event: frame\ndata: {json.dumps(frame, ensure_ascii=False)}\n\n"
-                yield "event: end\ndata: {}\n\n"
-            finally:  # closed with the stream, not left to the garbage collector
-                await watched.aclose()  # type: ignore[attr-defined]
+            async for item in watched:
+                for frame in frames.feed(item.event):
+                    yield f"event: frame\ndata: {json.dumps(frame, ensure_ascii=False)}\n\n"
+            yield "event: end\ndata: {}\n\n"
 
-        return self._stream(request, body(), HEADERS)
+        return self.spectators.stream(request, body(), watched)
 
     async def seat_events(self, request: Request) -> Response:
+        """The seat's stream, for its secret alone: never counted against the
+        spectators' caps, whoever shares the seat's address."""
         seat = self._seat(request)
         if seat is None:
             return self._unauthorised()
-        return self._stream(request, seat.stream(), PRIVATE)
-
-    def _stream(
-        self, request: Request, body: AsyncIterator[str], headers: dict[str, str]
-    ) -> Response:
-        client = request.client.host if request.client is not None else ""
-        if self._streams.get(client, 0) >= STREAMS_PER_CLIENT:
-            return _json({"error": "too many open streams; close a page"}, 503)
-        streams = self._streams
-
-        async def counted() -> AsyncIterator[str]:
-            streams[client] = streams.get(client, 0) + 1
-            try:
-                async for chunk in body:
-                    yield chunk
-            finally:
-                streams[client] -= 1
-                close = getattr(body, "aclose", None)
-                if close is not None:
-                    await close()
-
-        headers = {**headers, "Cache-Control": "no-store", "X-Accel-Buffering": "no"}
-        return _ClosingStreamingResponse(counted(), media_type="text/event-stream", headers=headers)
+        return event_stream(seat.stream(), PRIVATE)
 
     # A seat's requests -------------------------------------------------------------
 
@@ -221,27 +214,14 @@ class Table:
         response.headers["WWW-Authenticate"] = "Bearer"
         return response
 
-    async def _body(self, request: Request) -> dict[str, Any]:
-        raw = b""
-        async for chunk in request.stream():
-            raw += chunk
-            if len(raw) > MAX_BODY_BYTES:
-                raise Refused(413, f"a request of at most {MAX_BODY_BYTES} bytes")
-        try:
-            value = json.loads(raw)
-        except (ValueError, UnicodeDecodeError):
-            raise Refused(400, "the request is not JSON") from None
-        if not isinstance(value, dict):
-            raise Refused(400, "the request is a JSON object")
-        return value
-
     async def sit(self, request: Request) -> Response:
         seat = self._seat(request)
         if seat is None:
             return self._unauthorised()
         try:
-            person = seat.sit((await self._body(request)).get("name"))
-        except Refused as e:
+            body = await json_object(request, MAX_BODY_BYTES)
+            person = seat.sit(body_field(body, "name", str, '{"name": NAME}'))
+        except (BadRequest, Refused) as e:
             return private_json({"error": e.reason}, e.status)
         return private_json({"person": person})
 
@@ -249,10 +229,12 @@ class Table:
         seat = self._seat(request)
         if seat is None:
             return self._unauthorised()
+        shape = '{"ask": N, "move": MOVE}'
         try:
-            body = await self._body(request)
-            seat.answer(body.get("ask"), body.get("move"))
-        except Refused as e:
+            body = await json_object(request, MAX_BODY_BYTES)
+            ask = body_field(body, "ask", int, shape)
+            seat.answer(ask, body_field(body, "move", dict, shape))
+        except (BadRequest, Refused) as e:
             return private_json({"error": e.reason}, e.status)
         return private_json({"ok": True})
 

@@ -1,19 +1,23 @@
 """`arena match --http` over real HTTP on loopback: a person plays through
 the requests the page makes; nobody without the seat's secret gets anything
-hidden; the spectators see no hand; the log verifies."""
+hidden; the spectators see no hand, and however many of them share the
+person's address, the seat is never starved; the log verifies."""
 
 from __future__ import annotations
 
 import json
 import subprocess
+import threading
 
 import pytest
 import requests
 
 from arena.outcome import Termination
 from arena.replay import replay_log
+from arena.web.app import STREAMS_PER_CLIENT
 from tests.support.paths import ARENA
 from tests.support.tables import host_table
+from tests.support.waiting import until
 
 pytestmark = pytest.mark.process
 
@@ -108,3 +112,80 @@ def test_a_person_needs_a_table_and_one_seat(tmp_path):
         timeout=30,
     )
     assert two.returncode != 0 and "never all of a side's" in two.stderr
+
+
+class Spectators:
+    """Event streams of the table's spectators, each opened and read to its
+    end by a thread of its own, as a browser following the match would."""
+
+    def __init__(self, base: str) -> None:
+        self.url = base + "/api/watch/events"
+        self.opened: list[int] = []
+        self.ended = 0
+        self._threads: list[threading.Thread] = []
+        self._lock = threading.Lock()
+
+    def open(self, count: int) -> None:
+        before = len(self.opened)
+        for _ in range(count):
+            thread = threading.Thread(target=self._follow, daemon=True)
+            thread.start()
+            self._threads.append(thread)
+        until(lambda: len(self.opened) >= before + count, 60, "the spectators' streams")
+
+    def _follow(self) -> None:
+        try:
+            with requests.get(self.url, stream=True, timeout=120) as reply:
+                with self._lock:
+                    self.opened.append(reply.status_code)
+                for line in reply.iter_lines(decode_unicode=True):
+                    if line == "event: end":
+                        with self._lock:
+                            self.ended += 1
+        except requests.RequestException:
+            pass  # the table went away: counted as a stream that never ended
+
+    def join(self) -> None:
+        for thread in self._threads:
+            thread.join(60)
+
+
+def test_spectators_from_the_seats_own_address_never_starve_it(tmp_path):
+    """As many spectators' streams as one address may hold, all from the
+    loopback address the person plays from (as behind a NAT or a proxy): more
+    spectators are refused with the reason, and the seat still opens its stream,
+    plays every move on a short clock and loses none on time."""
+    log = tmp_path / "m.log"
+    table = host_table(
+        ["me=human --bank 60s --increment 5s", "g=builtin:greedy"],
+        *("--deals", "1", "--seed", "12"),
+        log=log,
+    )
+    spectators = Spectators(table.base)
+    try:
+        spectators.open(STREAMS_PER_CLIENT)
+        assert spectators.opened == [200] * STREAMS_PER_CLIENT
+        for _ in range(3):
+            refused = requests.get(spectators.url, timeout=10)
+            assert refused.status_code == 503 and refused.headers["Retry-After"] == "10"
+            reason = refused.json()["error"]
+            assert f"{STREAMS_PER_CLIENT} live streams are already open from your address" in reason
+        # The seat, a few times at once (two tabs, a reload): each opens.
+        extra = [
+            requests.get(
+                table.base + "/api/seat/events", headers=table.auth(0), stream=True, timeout=30
+            )
+            for _ in range(2)
+        ]
+        assert [r.status_code for r in extra] == [200, 200]
+        for reply in extra:
+            reply.close()
+        play_by_requests(table, 0, bad_first=False)
+        assert table.wait() == 0
+        spectators.join()
+    finally:
+        table.stop()
+    assert spectators.ended == STREAMS_PER_CLIENT  # every spectator saw the match to its end
+    replayed = replay_log(log)
+    assert replayed.result.termination is Termination.COMPLETED and not replayed.result.faults
+    assert sum(s.seat == 0 for d in replayed.deals for s in d.steps) == 18

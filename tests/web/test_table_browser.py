@@ -1,6 +1,7 @@
 """A person at the table in headless Chromium: whole matches played by
 clicking and by keyboard, against bots, with a reload in the middle; a
-crafted request refused with its reason; the logs verified afterwards."""
+crafted request refused with its reason; a seat played beside a full house
+of spectators from its own address; the logs verified afterwards."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ import pytest
 
 from arena.outcome import Termination
 from arena.replay import replay_log
+from arena.web.app import STREAMS_PER_CLIENT
 from tests.support.tables import host_table
 
 from .test_browser import Watched
+from .test_table import Spectators
 
 pytestmark = [pytest.mark.browser, pytest.mark.process]
 
@@ -223,3 +226,42 @@ def test_a_person_plays_scopa_a_tre_against_two_bots_and_sees_three_piles(browse
     replayed = replay_log(log)
     assert replayed.result.termination is Termination.COMPLETED and not replayed.result.faults
     assert len(replayed.result.final_scores) == 3
+
+
+def test_a_seat_plays_in_chromium_beside_as_many_spectators_as_its_address_may_hold(
+    browser, tmp_path
+):
+    """Every spectator's place of the loopback address taken, as a NAT or a
+    proxy would have it: a spectator's page in Chromium is told why it is not
+    followed live, and the person's page, from that same address, sits down
+    and plays the whole match on its clock."""
+    log = tmp_path / "crowded.log"
+    engines = ["me=human --bank 90s --increment 5s", "g=builtin:greedy"]
+    table = host_table(engines, "--deals", "1", "--seed", "9", log=log)
+    spectators = Spectators(table.base)
+    watching = Watched(browser, table.base)
+    watched = Watched(browser, table.base)
+    try:
+        spectators.open(STREAMS_PER_CLIENT)
+        watching.load("/watch")
+        refused = watching.page.wait_for_selector("#live-status[data-refused='503']")
+        assert refused is not None
+        assert "already open from your address" in refused.inner_text()
+        # The browser reports the refused stream itself as a console error: expected here.
+        watching.problems = [p for p in watching.problems if "status of 503" not in p]
+        watched.load(f"/seat#{table.secrets[0]}")
+        sit(watched.page, "Ada")
+        moves = 0
+        while one_move(watched.page, by_keyboard=False):
+            moves += 1
+        assert "Match over" in watched.page.locator("#result").inner_text()
+        assert table.wait() == 0
+        spectators.join()
+    finally:
+        table.stop()
+        watching.close()
+        watched.close()
+    assert spectators.ended == STREAMS_PER_CLIENT
+    replayed = replay_log(log)
+    assert replayed.result.termination is Termination.COMPLETED and not replayed.result.faults
+    assert sum(s.seat == 0 for d in replayed.deals for s in d.steps) == moves == 18

@@ -20,7 +20,7 @@
     seat: null, name: "", person: null, started: null, view: null, question: null,
     deadlineAt: null, dealEnd: null, result: null, over: false, selected: null,
     message: "", faces: localStorage.getItem("scopa-faces") === "french" ? "french" : "italian",
-    connected: false, declare: true,
+    connected: false, declare: true, superseded: false,
   };
 
   function el(tag, cls, text) {
@@ -109,6 +109,12 @@
       state.result = data.result;
     } else if (kind === "end") {
       state.over = true;
+    } else if (kind === "superseded") {
+      // The seat was opened in more pages than it keeps: this, the oldest, lets go.
+      state.superseded = true;
+      state.question = null;
+      state.message = "This seat is open in other pages, and this one stopped following it: " +
+        "reload it to play here.";
     }
   }
 
@@ -158,7 +164,7 @@
       .catch(() => { /* dropped: opened again below */ })
       .then(() => {
         state.connected = false;
-        if (!state.over) { draw(); setTimeout(connect, 1000); }
+        if (!state.over && !state.superseded) { draw(); setTimeout(connect, 1000); }
         else draw();
       });
   }
@@ -310,7 +316,7 @@
       root.appendChild(message);
       return;
     }
-    if (!state.connected && !state.over) root.appendChild(el("p", "status", "connecting to the table..."));
+    if (!state.connected && !state.over && !state.superseded) root.appendChild(el("p", "status", "connecting to the table..."));
     const v = state.view;
     if (!v) {
       root.appendChild(el("p", "status", "Waiting for the match to start (every seat must be taken)."));
