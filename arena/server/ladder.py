@@ -67,8 +67,8 @@ class LadderSettings:
     first_sets: int = 3  # ladder sets a version is owed as soon as it is active
     submissions_per_day: int = 5  # versions a participant may enter a day (UTC); 0: no limit
     # Who may enter: "anyone" (any participant, and anyone may register one),
-    # "registered" (participants registered by the time the ladder was
-    # created), or the names of the participants the organiser invited.
+    # "registered" (participants registered before the ladder was created),
+    # or the names of the participants the organiser invited.
     entrants: str | tuple[str, ...] = "anyone"
     final_top: int = 8  # versions in the final
     final_sets: int = 2  # duplicate sets between each two finalists
@@ -122,8 +122,8 @@ def _entrants(value: object) -> str | tuple[str, ...]:
     if isinstance(value, list) and value and all(isinstance(name, str) for name in value):
         return tuple(checked_name(name, "participant name in [ladder] entrants") for name in value)
     raise ConfigError(
-        '[ladder]: entrants must be "anyone", "registered" (participants registered by the '
-        'time the ladder is created) or the participants invited, e.g. ["alice", "bob"]'
+        '[ladder]: entrants must be "anyone", "registered" (participants registered before '
+        'the ladder is created) or the participants invited, e.g. ["alice", "bob"]'
     )
 
 
@@ -608,16 +608,16 @@ def _not_entrant(
     """Why ``owner`` may not enter versions in this ladder, or None. Anyone
     may register a participant, so a day's limit per participant holds per
     person only where the organiser takes the participants it knows: those
-    registered by the time the ladder was created, or those it invited."""
+    registered before the ladder was created, or those it invited."""
     if settings.entrants == "anyone":
         return None
     if settings.entrants == "registered":
-        since = storage.participant_since(owner)
-        if since is not None and since <= competition.created_at:
+        if storage.registered_before(competition.id, owner):
             return None
         return (
-            f"ladder {competition.id} takes the participants registered by the time it was "
-            f"created ({competition.created_at}); {owner} registered at {since}"
+            f"ladder {competition.id} takes the participants registered before it was "
+            f"created ({competition.created_at}); {owner} registered at "
+            f"{storage.participant_since(owner)}"
         )
     if name_key(owner) in {name_key(name) for name in settings.entrants}:
         return None

@@ -244,6 +244,18 @@ class ServerStorage:
         rows = self._query("SELECT created_at FROM participants WHERE name = ?", (name,))
         return str(rows[0][0]) if rows else None
 
+    def registered_before(self, comp_id: str, name: str) -> bool:
+        """Whether participant ``name`` registered before competition ``comp_id``
+        was created: by the order of registration, which a time to the second
+        cannot tell within one second (an older competition: by the times)."""
+        rows = self._query(
+            "SELECT CASE WHEN c.participants_seen IS NULL THEN p.created_at <= c.created_at "
+            "ELSE p.rowid <= c.participants_seen END "
+            "FROM participants p, competitions c WHERE p.name = ? AND c.id = ?",
+            (name, comp_id),
+        )
+        return bool(rows and rows[0][0])
+
     def participant_with(self, token_hash: str) -> str | None:
         """The name of the participant whose token has this hash."""
         rows = self._query("SELECT name FROM participants WHERE token_hash = ?", (token_hash,))
@@ -396,10 +408,12 @@ class ServerStorage:
     def add_competition(
         self, comp_id: str, name: str, config: str, engines: dict[str, str]
     ) -> None:
-        """``engines``: each bot's name and address, in the competition's order."""
+        """``engines``: each bot's name and address, in the competition's order.
+        It keeps how many participants had registered (the last one's rowid)."""
         self._execute(
-            "INSERT INTO competitions(id, name, config, bots, status, created_at, engines) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO competitions(id, name, config, bots, status, created_at, engines, "
+            "participants_seen) VALUES (?, ?, ?, ?, ?, ?, ?, "
+            "(SELECT COALESCE(MAX(rowid), 0) FROM participants))",
             (
                 comp_id,
                 name,
@@ -520,6 +534,7 @@ _ADDED_COLUMNS = (
     ("competitions", "reason TEXT"),
     ("competitions", "engines TEXT"),
     ("competitions", "phase TEXT"),
+    ("competitions", "participants_seen INTEGER"),
 )
 
 _SELECT_COMPETITION = (
