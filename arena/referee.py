@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import dataclasses
 import random
-import secrets
 from collections.abc import Callable, Sequence
 
 import trio
@@ -56,7 +55,7 @@ from arena.rules.determinize import determinize
 from arena.settings import MatchSettings, Substitute
 from arena.transport.connection import EngineConnection
 from arena.transport.seats import Greeting
-from arena.wire.protocol import MAX_COMMENT_CHARS
+from arena.wire.protocol import MAX_COMMENT_CHARS, fresh_match_id
 
 Spectator = Callable[[MatchEvent], None]
 
@@ -270,7 +269,7 @@ class Referee:
                 break
             probe = dataclasses.replace(
                 decision,
-                match_id=probe_match_id(),
+                match_id=fresh_match_id(),  # of the shape real ids have: it tells nothing
                 hands=tuple(world) if conn.sees_every_hand else None,
             )
             records.append(await self._ask_probe(conn, probe, world, allowed))
@@ -391,11 +390,6 @@ class Referee:
 
 # Tries at dealing the partner a hand unlike its real one before giving up.
 PROBE_DEAL_TRIES = 32
-
-
-def probe_match_id() -> str:
-    """A fresh, unguessable id in the form a tournament's match ids take."""
-    return "m" + secrets.token_hex(8)
 
 
 def _other_world(obs: Observation, real_partner_hand: int, partner: int) -> list[int] | None:

@@ -48,6 +48,7 @@ from arena.settings import (
 from arena.strategies import BUILT_IN
 from arena.timestamps import utc_now
 from arena.transport.human import People
+from arena.wire.protocol import fresh_match_id
 
 BASELINE = "builtin:"
 MAX_RUNNING = 8  # challenges played at once on the server, all participants together
@@ -185,7 +186,7 @@ class Challenges:
             Variant(Game(challenge.game)),
             seed=secrets.randbits(63),
             clock=ClockSettings(move_time=1.0),
-            match_id=f"challenge-{challenge.id}",
+            match_id=fresh_match_id(),  # the one shape of every id a bot is told
         )
         try:
             report = await run_match(

@@ -16,8 +16,6 @@ derivation is specified in docs/seeds.md so that anyone can check the decks.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import itertools
 from collections.abc import Sequence
 from dataclasses import replace
@@ -26,14 +24,15 @@ from arena.errors import ConfigError
 from arena.rules import seeded_first_dealer, set_seed
 from arena.store import ScheduledMatch
 from arena.tournament.config import TournamentConfig, TournamentFormat
+from arena.wire.protocol import keyed_match_id
 
 
 def bot_match_id(tournament_seed: str, match_id: str) -> str:
     """The id a bot is told for a match: opaque, so that it names neither the
-    duplicate set nor the twin (the log maps it to the schedule's id). Keyed by
-    the tournament seed, so a resumed run tells bots the same ids."""
-    key = f"scopa-arena/match-id/{tournament_seed}".encode()
-    return "m" + hmac.new(key, match_id.encode(), hashlib.sha256).hexdigest()[:16]
+    duplicate set nor the twin (the log maps it to the schedule's id), and of
+    the one shape of every id a bot is told, probes' included. Keyed by the
+    tournament seed, so a resumed run tells bots the same ids."""
+    return keyed_match_id(f"scopa-arena/match-id/{tournament_seed}", match_id)
 
 
 def rotations(base: Sequence[str], k: int) -> list[tuple[str, ...]]:

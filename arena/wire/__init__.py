@@ -2,4 +2,4 @@
 build or read them: convert.py (game values, the engine protocol, logs,
 spectator events), service.py (the competition server's answers), client.py
 (the competition server's requests). protocol.py names the limits both sides
-share and loads no protobuf."""
+share and the one shape of a match id a bot is told, and loads no protobuf."""

@@ -1,12 +1,17 @@
-"""Constants of the wire protocol that both sides share: the size limits and
-how a launched bot is told where to listen. Every limit is named once, here.
+"""Constants of the wire protocol that both sides share: the size limits,
+how a launched bot is told where to listen, and the one shape of the match
+ids bots are told. Every limit is named once, here.
 
 Pure: importing this module loads no protobuf, grpc or trio.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import os
+import re
+import secrets
 
 PROTOCOL_VERSION = 1
 
@@ -39,6 +44,35 @@ LISTEN_ENV = "SCOPA_BOT_LISTEN"
 # bot that cannot listen on a Unix socket may use instead (the arena bridges it).
 LISTEN_TCP_ENV = "SCOPA_BOT_LISTEN_TCP"
 LISTENING_PREFIX = "LISTENING "
+
+
+# The match id a bot is told --------------------------------------------------
+#
+# Every id the arena makes for a bot has one shape, "m" and 16 lowercase
+# hexadecimal digits, whether it names a real match (of any command: a single
+# match, a tournament's, a competition's or ladder's, a challenge) or a probe
+# (docs/audit.md): a probe that looked otherwise would tell a bot which of its
+# decisions are probes. Logs written before kept other shapes and still verify.
+
+MATCH_ID_DIGITS = 16
+_MATCH_ID = re.compile(rf"m[0-9a-f]{{{MATCH_ID_DIGITS}}}")
+
+
+def keyed_match_id(key: str, name: str) -> str:
+    """The id of match ``name`` under secret ``key``: the same for the same
+    two, and telling nothing of either without the key."""
+    digest = hmac.new(key.encode(), name.encode(), hashlib.sha256).hexdigest()
+    return "m" + digest[:MATCH_ID_DIGITS]
+
+
+def fresh_match_id() -> str:
+    """A new, unguessable id (64 random bits), never made before."""
+    return "m" + secrets.token_hex(MATCH_ID_DIGITS // 2)
+
+
+def is_match_id(text: str) -> bool:
+    """Whether ``text`` has the shape of the ids the arena makes."""
+    return _MATCH_ID.fullmatch(text) is not None
 
 
 # A bot's address: one spelling of what gRPC dials -----------------------------

@@ -1,6 +1,7 @@
 """Probe decisions (docs/audit.md): the same request asked again of the same
 bot under fresh match ids, never played, scored, shown or charged to a clock,
-recorded in the log, and a bot that sees hands it was not sent is caught."""
+recorded in the log, and a bot that sees hands it was not sent is caught;
+their ids have the shape of real ones, so a bot cannot tell them by it."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ from arena.wire.v1 import engine_pb2, log_pb2
 from tests.replay.test_tamper import rechain
 from tests.support.bots import UNCONFINED, bot, recorded
 from tests.support.matches import play
-from tests.support.paths import PY, ROOT
+from tests.support.paths import ARENA, PY, ROOT
 from tests.support.processes import ended
 
 ONE_DEAL = Variant(Game.SCOPONE, target=None, deal_limit=1)
@@ -274,3 +275,226 @@ def test_partners_who_pass_their_hands_in_a_file_are_caught_by_probes(tmp_path):
     # every probe as they answered the decision.
     apart = _colluding_match(tmp_path, tmp_path / "a", tmp_path / "b")
     assert apart.disagreements == 0 and apart.p_value == 1.0, apart
+
+
+# Probes and real decisions look alike (docs/audit.md) ----------------------------
+
+OLD_IDS_LOG = ROOT / "tests/replay/data/v2-scopone-probed-old-ids.log"
+READERS = (0, 2)  # the seats of the partners that try to tell probes apart
+
+
+@contextmanager
+def probe_readers(folder: Path, read: str, guesses: Path) -> Iterator[list[str]]:
+    """Two colluding partners that try to tell probes from real decisions
+    (tests/bots/probe_reader.py), at loopback addresses, writing their guesses
+    to ``guesses``."""
+    procs, addresses = [], []
+    script = ROOT / "tests/bots/probe_reader.py"
+    try:
+        for _ in range(2):
+            command = [PY, str(script), "--dir", str(folder), "--read", read]
+            proc = subprocess.Popen([*command, "--guesses", str(guesses)], stdout=subprocess.PIPE)
+            procs.append(proc)
+            assert proc.stdout is not None
+            addresses.append(proc.stdout.readline().decode().split()[1])
+        yield addresses
+    finally:
+        for proc in procs:
+            proc.terminate()
+            ended(proc)
+
+
+def guessed(guesses: Path) -> dict[str, set[str]]:
+    """The match ids the readers called probes and those they called real."""
+    found: dict[str, set[str]] = {"probe": set(), "real": set()}
+    for line in guesses.read_text().splitlines():
+        match_id, guess = line.split()
+        found[guess].add(match_id)
+    return found
+
+
+def probe_ids(log: Path, seats: tuple[int, ...] = (0, 1, 2, 3)) -> set[str]:
+    """The ids of the probes the log records, of ``seats``' decisions."""
+    replay = replay_log(log)
+    return {p.match_id for d in replay.deals for s in d.steps if s.seat in seats for p in s.probes}
+
+
+def readers_summary(log: Path) -> ProbeSummary:
+    return next(s for s in summarise_probes([replay_log(log)]) if s.names == ("c", "c2"))
+
+
+def shape(match_id: str) -> str:
+    return re.sub("[0-9a-f]", "h", match_id)
+
+
+@pytest.mark.process
+def test_a_colluder_reading_the_ids_shape_cannot_tell_probes_in_arena_match(tmp_path):
+    """`arena match --probes`: partners that pass their hands through a file
+    and answer whatever they take for a probe as they answered the real
+    decision. By the ids' shape they take nothing for a probe, and are caught."""
+    log, guesses = tmp_path / "m.log", tmp_path / "guesses.txt"
+    with probe_readers(tmp_path / "shared", "shape", guesses) as (first, second):
+        played = subprocess.run(
+            [
+                *(ARENA, "match", "--variant", "scopone", "--deals", "1", "--seed", "21"),
+                *("--probes", "1", "--probe-seats", "all", "--log", str(log)),
+                *("--engine", f"c={first}", "--engine", "g=builtin:greedy"),
+                *("--engine", f"c2={second}", "--engine", "g2=builtin:greedy"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=110,
+        )
+    assert played.returncode == 0, played.stderr
+    probes, real_id = probe_ids(log, READERS), replay_log(log).header.match_id
+    said = guessed(guesses)
+    assert probes and said["probe"] == set()  # not one probe told apart
+    assert said["real"] == probes | {real_id}
+    assert {shape(i) for i in said["real"]} == {"m" + "h" * 16}
+    caught = readers_summary(log)
+    assert caught.p_value < 0.01, caught
+
+
+@pytest.mark.process
+def test_the_same_colluder_escapes_probes_when_their_ids_look_different(tmp_path):
+    """The control that shows the bot above can read a shape: given a real id
+    of another shape than the probes' (as `arena match` once made them), it
+    tells every probe, answers it as the real decision, and probes see
+    nothing. Such an id is refused with --probes (next test)."""
+    log, guesses = tmp_path / "m.log", tmp_path / "guesses.txt"
+    old_shape = MatchSettings(
+        ONE_DEAL, seed=21, match_id="match-0123456789abcdef", probes=EVERY_DECISION
+    )
+    with probe_readers(tmp_path / "shared", "shape", guesses) as (first, second):
+        engines = [f"c={first}", "g=builtin:greedy", f"c2={second}", "g2=builtin:greedy"]
+        run_match_sync(engines, old_shape, log=log)
+    real = {"match-0123456789abcdef"}
+    assert guessed(guesses) == {"probe": probe_ids(log, READERS), "real": real}
+    escaped = readers_summary(log)
+    assert escaped.disagreements == 0 and escaped.p_value == 1.0, escaped
+
+
+@pytest.mark.process
+def test_arena_match_refuses_a_match_id_of_another_shape_with_probes(tmp_path):
+    command = [ARENA, "match", "--variant", "scopone", "--probes", "0.5"]
+    for engine in ("a=builtin:greedy", "b=builtin:random", "c=builtin:greedy", "d=builtin:random"):
+        command += ["--engine", engine]
+    refused = subprocess.run(
+        [*command, "--match-id", "match-1"], capture_output=True, text=True, timeout=60
+    )
+    assert refused.returncode != 0 and "Traceback" not in refused.stderr
+    (line,) = refused.stderr.strip().splitlines()
+    assert "--match-id takes the shape of the probes' ids" in line
+    allowed = subprocess.run(
+        [*command, "--match-id", "m0123456789abcdef", "--deals", "1"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert allowed.returncode == 0, allowed.stderr
+
+
+@pytest.mark.process
+def test_a_colluder_that_caches_its_answers_is_beyond_probes(tmp_path):
+    """What probes cannot see, as docs/audit.md says: a probe is a request the
+    bot has just answered, byte for byte but for its id. A bot that looks its
+    answer up tells every probe and answers it alike; only the log audit,
+    which reads what was played, can find it."""
+    log, guesses = tmp_path / "m.log", tmp_path / "guesses.txt"
+    with probe_readers(tmp_path / "shared", "repeat", guesses) as (first, second):
+        engines = [f"c={first}", "g=builtin:greedy", f"c2={second}", "g2=builtin:greedy"]
+        run_match_sync(engines, settings(seed=21), log=log)
+    assert guessed(guesses)["probe"] == probe_ids(log, READERS)
+    beyond = readers_summary(log)
+    assert beyond.disagreements == 0 and beyond.p_value == 1.0, beyond
+
+
+def test_every_id_a_bot_is_told_has_one_shape():
+    """Every maker of a match id a bot is told: a single match's (`arena
+    match` and its table), a tournament's (gauntlets, SPRTs, the server's
+    competitions and ladders are scheduled the same way), and the fresh ones
+    of probes and challenges."""
+    from arena.cli.match import match_settings
+    from arena.tournament.schedule import bot_match_id
+    from arena.wire.protocol import fresh_match_id, is_match_id
+
+    made = [match_settings(Variant(Game.SCOPONE), seed).match_id for seed in (0, 1, 2**63 - 1)] + [
+        bot_match_id("a" * 32, f"a~b#{i}/0") for i in range(3)
+    ]
+    made += [fresh_match_id() for _ in range(3)]
+    assert all(is_match_id(i) for i in made) and len(set(made)) == len(made)
+    assert {shape(i) for i in made} == {"m" + "h" * 16}
+    assert not is_match_id("match-0123456789abcdef") and not is_match_id("M0123456789ABCDEF")
+
+
+@pytest.mark.process
+def test_a_log_of_the_old_id_shapes_still_verifies_and_is_audited():
+    """Written by the arena at commit ad402bf, before ids had one shape (the
+    match's `match-...`, its probes' `m...`): `arena match --variant scopone
+    --engine g=builtin:greedy --engine r=builtin:random --engine
+    g2=builtin:greedy --engine r2=builtin:random --probes 0.5 --probe-seats all
+    --seed 5`. A log keeps the ids it was played under; it verifies and is
+    audited as it always was."""
+    replay = replay_log(OLD_IDS_LOG)
+    assert replay.header.match_id.startswith("match-") and len(probe_ids(OLD_IDS_LOG)) == 70
+    assert replay.complete and {s.names for s in summarise_probes([replay])}
+    verified = subprocess.run(
+        [ARENA, "replay", str(OLD_IDS_LOG)], capture_output=True, text=True, timeout=60
+    )
+    assert verified.returncode == 0 and "verified" in verified.stdout, verified.stderr
+    audited = subprocess.run(
+        [ARENA, "audit", str(OLD_IDS_LOG), "--probes-only"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert audited.returncode == 0 and "probes" in audited.stdout, audited.stderr
+
+
+@pytest.mark.process
+def test_a_colluder_reading_the_ids_shape_cannot_tell_probes_in_a_tournament(tmp_path):
+    """The same partners as one bot playing both seats of its side in `arena
+    tournament` (the schedule's ids, as gauntlets, SPRTs and the server's
+    competitions and ladders tell them): not one probe told apart."""
+    guesses = tmp_path / "guesses.txt"
+    with probe_readers(tmp_path / "shared", "shape", guesses) as (address, _):
+        config = tmp_path / "t.toml"
+        config.write_text(
+            f"""
+name = "read"
+variant = "scopone"
+target = 0
+deal_limit = 1
+rounds = 1
+duplicate = false
+allow_shared_partners = true
+output = "{tmp_path / "out"}"
+[probes]
+rate = 1.0
+seats = "all"
+[[engine]]
+name = "c"
+spec = "{address}"
+[[engine]]
+name = "g"
+spec = "builtin:greedy"
+"""
+        )
+        played = subprocess.run(
+            [ARENA, "tournament", str(config)], capture_output=True, text=True, timeout=110
+        )
+    assert played.returncode == 0, played.stderr
+    logs = sorted((tmp_path / "out").rglob("*.log"))
+    replays = [replay_log(log) for log in logs if log.parent.name == "logs"]
+    assert replays
+    said = guessed(guesses)
+    probes = {
+        p.match_id
+        for r in replays
+        for d in r.deals
+        for s in d.steps
+        if r.header.engines[s.seat].name == "c"
+        for p in s.probes
+    }
+    assert probes and said["probe"] == set()
+    assert said["real"] == probes | {r.header.match_id for r in replays}
