@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import hashlib
 import math
 import random
 import secrets
@@ -98,9 +97,11 @@ def match_settings(
     """Settings of a match started from the command line: a bot gets its
     start-up time again for the handshake."""
     if not match_id:
+        from arena.wire.protocol import keyed_match_id
+
         # Not the seed itself: from the seed a bot could compute every deck (docs/seeds.md).
-        digest = hashlib.sha256(f"scopa-arena/single-match-id/{seed}".encode()).hexdigest()
-        match_id = f"match-{digest[:16]}"
+        # The shape of every id a bot is told, probes' included (docs/audit.md).
+        match_id = keyed_match_id("scopa-arena/single-match-id", str(seed))
     return MatchSettings(
         variant,
         seed=seed,
@@ -194,6 +195,14 @@ def cmd_match(args: argparse.Namespace) -> int:
     if args.probes is not None:
         if variant.seats != 4:
             raise ConfigError("--probes needs a four-seat game (scopa4, scopone, scientifico)")
+        from arena.wire.protocol import is_match_id
+
+        if args.match_id and not is_match_id(args.match_id):
+            raise ConfigError(
+                "with --probes, --match-id takes the shape of the probes' ids, m and 16 "
+                "lowercase hexadecimal digits (e.g. m0123456789abcdef): any other tells "
+                "the bot which decisions are probes"
+            )
         probes = ProbeSettings(rate=args.probes, seats=ProbeSeats(args.probe_seats))
         settings = dataclasses.replace(settings, probes=probes)
     if args.http is not None:
