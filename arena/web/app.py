@@ -221,7 +221,7 @@ async def json_object(request: Request, max_bytes: int) -> dict[str, Any]:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise BadRequest("the request is not JSON: it is not UTF-8 text") from None
-    if _nesting(text) > MAX_JSON_DEPTH:
+    if _deeper_than(text, MAX_JSON_DEPTH):
         raise BadRequest(f"the request is nested more than {MAX_JSON_DEPTH} levels deep")
     try:
         value = json.loads(text)
@@ -244,10 +244,11 @@ def body_field(body: dict[str, Any], name: str, kind: type, shape: str) -> Any:
     return value
 
 
-def _nesting(text: str) -> int:
-    """How deep the arrays and objects of JSON ``text`` nest (strings skipped),
-    counted before parsing, which recurses."""
-    depth = deepest = 0
+def _deeper_than(text: str, limit: int) -> bool:
+    """Whether the arrays and objects of JSON ``text`` nest deeper than
+    ``limit`` (strings skipped), found before parsing, which recurses; it
+    stops at the first level too deep."""
+    depth = 0
     in_string = escaped = False
     for ch in text:
         if in_string:
@@ -261,10 +262,11 @@ def _nesting(text: str) -> int:
             in_string = True
         elif ch in "[{":
             depth += 1
-            deepest = max(deepest, depth)
+            if depth > limit:
+                return True
         elif ch in "]}":
             depth -= 1
-    return deepest
+    return False
 
 
 def create_app(
