@@ -9,9 +9,11 @@ import os
 from pathlib import Path
 
 import pytest
+import requests
 
 from arena.outcome import Termination
 from arena.replay import replay_log
+from arena.transport.human import MAX_SEAT_STREAMS
 from arena.web.app import STREAMS_PER_CLIENT
 from tests.support.tables import host_table
 
@@ -265,3 +267,35 @@ def test_a_seat_plays_in_chromium_beside_as_many_spectators_as_its_address_may_h
     replayed = replay_log(log)
     assert replayed.result.termination is Termination.COMPLETED and not replayed.result.faults
     assert sum(s.seat == 0 for d in replayed.deals for s in d.steps) == moves == 18
+
+
+def test_a_seat_opened_in_more_pages_than_it_keeps_lets_its_oldest_page_go(browser, tmp_path):
+    table = host_table(["me=human", "g=builtin:greedy"], "--deals", "1", "--seed", "2")
+    watched = Watched(browser, table.base)
+    others = []
+    try:
+        watched.load(f"/seat#{table.secrets[0]}")
+        sit(watched.page, "Ada")
+        page = watched.page
+        page.wait_for_selector("#table[data-ask]:not([data-ask='']), #hand .card-button")
+        # As many more streams of the seat as it keeps: the page's, the oldest, ends.
+        for _ in range(MAX_SEAT_STREAMS):
+            url = table.base + "/api/seat/events"
+            others.append(requests.get(url, headers=table.auth(0), stream=True, timeout=30))
+        assert [r.status_code for r in others] == [200] * MAX_SEAT_STREAMS
+        page.wait_for_function(
+            "() => document.body.innerText.includes('this one stopped following it')"
+        )
+        for reply in others:
+            reply.close()
+        page.reload()  # taken back: the page follows the seat again
+        page.wait_for_selector("#hand .card-button")
+        assert "stopped following" not in page.locator("#table").inner_text()
+        while one_move(page, by_keyboard=True):
+            pass
+        assert table.wait() == 0
+    finally:
+        table.stop()
+        for reply in others:
+            reply.close()
+        watched.close()
