@@ -137,8 +137,7 @@ def _submit(arena: ArenaClient, path: Path) -> int:
     except grpc.RpcError as e:
         if e.code() is not grpc.StatusCode.FAILED_PRECONDITION:
             raise
-        print(f"arena: server: the check failed:\n{e.details()}", file=sys.stderr)
-        print("see what the bot printed: arena remote submissions NAME", file=sys.stderr)
+        print(f"arena: server: {e.details()}", file=sys.stderr)
         return exits.FAILED
     print(
         f"bot {s.bot} version {s.version} (sha256 {s.sha256}): check passed; "
@@ -409,7 +408,7 @@ def add_parsers(sub: Subparsers) -> None:
     p.add_argument("--token", default=os.environ.get("ARENA_TOKEN"), help="or $ARENA_TOKEN")
     cmds = p.add_subparsers(dest="remote_command", metavar="COMMAND", required=True)
     c = cmds.add_parser("participant", help="register a participant name; prints its token once")
-    c.add_argument("name", help="letters, digits and . _ + - (organiser's token needed)")
+    c.add_argument("name", help="letters, digits and . _ + - (anyone may register: no token)")
     cmds.add_parser(
         "rotate-token",
         help="replace your token (participant or organiser); prints the new one once",

@@ -47,15 +47,19 @@ from arena.server.ladder import (
     EntryRefused,
     enter_version,
     is_ladder,
+    ladder_settings,
     limit_refusal,
     open_ladders_of,
 )
 from arena.server.names import baseline_reason, checked_name, taken_reason
+from arena.server.public import PublicText
 from arena.server.status import abort
 from arena.server.storage import Competition, CompetitionStatus, ServerStorage
 from arena.server.submissions import SubmissionFiles, submission_digest
 from arena.server.uploads import Refusal, UploadRefused, Uploads
+from arena.server.versions import baselines_of
 from arena.store import MatchStatus
+from arena.tournament.config import TournamentFormat
 from arena.tournament.standings_cache import StandingsCache
 from arena.wire import service as wire
 from arena.wire.v1 import server_pb2 as spb
@@ -119,6 +123,7 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
         self._spectator_delay = spectator_delay
         self._watchers: dict[str, int] = {}  # open streams per client, on the asyncio loop
         self._files = SubmissionFiles(data)
+        self._public = PublicText(data)
         self._uploads = Uploads(storage, self._files, trio_token, self._limit_refusal)
 
     # Participants and bots -------------------------------------------------------
@@ -330,40 +335,73 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
     def ListSubmissions(
         self, request: spb.BotRef, context: grpc.ServicerContext
     ) -> spb.SubmissionHistory:
+        """A bot's uploads with their checks and its faults, for its owner or
+        the organiser; a participant whose first upload of a name failed its
+        check (so no bot has that name) sees that upload and why."""
         role, caller = self._access.holder(
             context, "see a bot's submissions", "its owner's or the organiser's token"
         )
+        reader = caller if role is Role.PARTICIPANT else None
         bot = self._storage.bot(request.name)
-        if bot is None:
-            abort(context, grpc.StatusCode.NOT_FOUND, f"no bot named {request.name!r}")
-        if role is Role.PARTICIPANT and bot.owner != caller:
+        if bot is not None and reader is not None and bot.owner != reader:
             abort(
                 context,
                 grpc.StatusCode.PERMISSION_DENIED,
                 f"only the owner of {bot.name!r} (or the organiser) may see its submissions",
             )
-        current = submission_digest(bot.address)
-        submissions = [
-            wire.submission_info(record, current=record.sha256 == current)
-            for record in self._storage.submissions(bot.name)
+        owner = bot.owner if bot is not None else reader
+        records = [
+            record
+            for record in self._storage.submissions(request.name)
+            if owner is None or record.owner == owner
         ]
-        return wire.submission_history(submissions, self._faults_of(bot.name))
+        if bot is None and not records:
+            abort(
+                context,
+                grpc.StatusCode.NOT_FOUND,
+                f"no bot named {request.name!r}, and no upload of yours by that name",
+            )
+        current = None if bot is None else submission_digest(bot.address)
+        submissions = [
+            self._public_submission(wire.submission_info(record, current=record.sha256 == current))
+            for record in records
+        ]
+        faults = [] if bot is None else self._faults_of(bot.name)
+        return wire.submission_history(submissions, faults)
+
+    def _public_submission(self, info: spb.SubmissionInfo) -> spb.SubmissionInfo:
+        """An upload's check as its owner reads it (an older server kept paths in it)."""
+        for item in info.check.items:
+            item.detail = self._public(item.detail)
+        return info
 
     def _faults_of(self, name: str) -> list[tuple[str, str, str, str]]:
         """(COMPETITION/MATCH, kind, message, what played) for each fault of
-        bot ``name`` in any competition, oldest competition first."""
+        bot ``name`` in any competition, oldest competition first; in a
+        ladder, each of its versions' (players BOT@N), from where it entered."""
+        ladders = set(self._storage.ladders_of(name))
         faults = []
         for competition in self._storage.competitions():
-            if name not in competition.bots:
+            if competition.id in ladders:
+                played = {
+                    v.player: v.address
+                    for v in self._storage.versions(competition.id)
+                    if v.bot == name
+                }
+            elif name in competition.bots:
+                played = {name: competition.engines.get(name, "")}
+            else:
                 continue
-            played = competition.engines.get(name, "")
             try:
                 with competition_results(self._data, competition.id) as store:
-                    rows = [] if store is None else store.faults_of(name)
+                    if store is None:
+                        continue
+                    rows = [(p, fault) for p in played for fault in store.faults_of(p)]
             except ArenaError:
                 continue  # a damaged store: its competition has failed and says why
-            for match_id, kind, message in rows:
-                faults.append((f"{competition.id}/{match_id}", kind, message, played))
+            for player, (match_id, kind, message) in rows:
+                key = f"{competition.id}/{match_id}"
+                faults.append((key, kind, self._public(message), played[player]))
         return faults
 
     # Ladders ----------------------------------------------------------------------
@@ -379,12 +417,12 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
         try:
             version = enter_version(self._storage, competition, bot, check)
         except EntryRefused as e:
-            code = (
-                grpc.StatusCode.RESOURCE_EXHAUSTED
-                if e.over_limit
-                else grpc.StatusCode.FAILED_PRECONDITION
-            )
-            abort(context, code, str(e))
+            code = grpc.StatusCode.FAILED_PRECONDITION
+            if e.over_limit:
+                code = grpc.StatusCode.RESOURCE_EXHAUSTED
+            elif e.not_entrant:
+                code = grpc.StatusCode.PERMISSION_DENIED
+            abort(context, code, self._public(str(e)))
         self._wake(competition.id)
         return wire.ladder_version(version)
 
@@ -401,9 +439,10 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
         view = trio.from_thread.run_sync(
             self._manager.ladder_view, request.id, trio_token=self._trio_token
         )
-        return wire.ladder_version_list(
-            ladder_versions(self._data, self._storage, competition, view)
-        )
+        versions = ladder_versions(self._data, self._storage, competition, view)
+        for version in versions:
+            version.reason = self._public(version.reason)
+        return wire.ladder_version_list(versions)
 
     def CloseCompetition(
         self, request: spb.CompetitionRef, context: grpc.ServicerContext
@@ -444,6 +483,9 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
                 self._files,
             )
             checked_name(cfg.name, "competition name")
+            # A ladder's [ladder] table is read now, not at its first entry.
+            if cfg.format is TournamentFormat.LADDER:
+                ladder_settings(request.config, baselines_of(engines))
             refuse_unplayable(cfg, self._storage)
             refuse_unworkable(cfg)
         except ArenaError as e:
@@ -530,9 +572,10 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
                 self._manager.running_matches, trio_token=self._trio_token
             )
             entries = store.matches()
-        return wire.match_list(
-            wire.listed_match(f"{request.id}/{entry.id}", entry, running) for entry in entries
-        )
+        matches = [wire.listed_match(f"{request.id}/{e.id}", e, running) for e in entries]
+        for match in matches:
+            match.reason = self._public(match.reason)
+        return wire.match_list(matches)
 
     def GetMatchLog(self, request: spb.MatchRef, context: grpc.ServicerContext) -> spb.MatchLog:
         comp_id, match_id = self._match_ref(request.id, context)
@@ -586,13 +629,18 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
         )
         version = request.version or None
         try:
-            return authors.bot_matches(
+            reply = authors.bot_matches(
                 self._data, self._storage, request.competition, request.bot, version, running
             )
         except authors.ViewRefused as refused:
             abort(context, VIEW_STATUS[refused.refusal], str(refused))
         except ArenaError as e:  # a damaged store: its competition has failed and says why
-            abort(context, grpc.StatusCode.FAILED_PRECONDITION, str(e))
+            abort(context, grpc.StatusCode.FAILED_PRECONDITION, self._public(str(e)))
+        for match in reply.matches:
+            match.reason = self._public(match.reason)
+            for fault in match.faults:
+                fault.message = self._public(fault.message)
+        return reply
 
     def GetBotOutput(
         self, request: spb.BotOutputRequest, context: grpc.ServicerContext
@@ -606,7 +654,7 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
         except authors.ViewRefused as refused:
             abort(context, VIEW_STATUS[refused.refusal], str(refused))
         except ArenaError as e:
-            abort(context, grpc.StatusCode.FAILED_PRECONDITION, str(e))
+            abort(context, grpc.StatusCode.FAILED_PRECONDITION, self._public(str(e)))
 
     async def WatchMatch(
         self, request: spb.WatchRequest, context: grpc.aio.ServicerContext
@@ -633,7 +681,7 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
             if self._access.is_organiser(cast(grpc.ServicerContext, context)):
                 least = 0
             async for event in self._broker.watch(request.id, max(request.delay, least)):
-                yield event
+                yield wire.public_event(event, self._public)
         finally:
             self._watchers[client] -= 1
             if not self._watchers[client]:
@@ -672,7 +720,9 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
 
     def _competition_info(self, comp_id: str, context: grpc.ServicerContext) -> spb.CompetitionInfo:
         competition = self._competition(comp_id, context)
-        return competition_info(self._data, competition, self._spectator_delay)
+        info = competition_info(self._data, competition, self._spectator_delay)
+        info.reason = self._public(info.reason)
+        return info
 
     def _match_ref(self, key: str, context: grpc.ServicerContext) -> tuple[str, str]:
         """COMPETITION/MATCH split in two; the competition must exist."""

@@ -5,6 +5,7 @@ of the server."""
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,7 +23,9 @@ from arena.server.competitions import (
     ladder_versions,
 )
 from arena.server.ladder import is_ladder
-from arena.server.storage import ServerStorage
+from arena.server.public import PublicText
+from arena.server.storage import ServerStorage, SubmissionRecord
+from arena.server.submissions import submission_digest
 from arena.server.versions import bot_of
 from arena.tournament.standings_cache import StandingsCache
 from arena.wire import service as wire
@@ -46,6 +49,7 @@ class SiteCatalog:
         self._storage = storage
         self._delay = delay
         self._ladder_view = ladder_view  # a running ladder's live view, asked from any thread
+        self.public = PublicText(data)
 
     def competition_ids(self) -> list[str]:
         return [c.id for c in self._storage.competitions()]
@@ -54,34 +58,66 @@ class SiteCatalog:
         competition = self._storage.competition(cid)
         if competition is None:
             return None
-        return competition_info(self._data, competition, self._delay)
+        info = competition_info(self._data, competition, self._delay)
+        info.reason = self.public(info.reason)
+        return info
 
     def ladder_versions(self, cid: str) -> list[spb.LadderVersion]:
         competition = self._storage.competition(cid)
         if competition is None or not is_ladder(competition):
             return []
-        return ladder_versions(self._data, self._storage, competition, self._ladder_view(cid))
+        view = self._ladder_view(cid)
+        versions = ladder_versions(self._data, self._storage, competition, view)
+        for version in versions:
+            version.reason = self.public(version.reason)
+        return versions
 
     def bot(self, name: str) -> spb.BotInfo | None:
         """The registered bot a player is: itself, or in a ladder the bot of version BOT@N."""
         bot = self._storage.bot(bot_of(name)[0])
-        return None if bot is None else wire.bot_info(bot)
+        if bot is None:
+            return None
+        info = wire.bot_info(bot)
+        info.status_detail = self.public(info.status_detail)
+        return info
 
     def bot_of(self, player: str) -> tuple[str, int | None]:
         return bot_of(player)
 
     def versions(self, name: str) -> list[dict[str, str]]:
-        name = bot_of(name)[0]
+        """The bot's uploads by its owner, newest first, each with its check."""
+        bot = self._storage.bot(bot_of(name)[0])
+        if bot is None:
+            return []
         return [
             {
                 "competition": "",
-                "spec": "submission " + record.sha256[:12],
+                "spec": f"submission:{record.sha256[:16]} ({shlex.join(record.command)})",
                 "engine_name": record.bot,
                 "version": record.version,
                 "submitted_at": record.submitted_at,
+                "check": "passed" if record.check_passed else f"failed: {self._failure(record)}",
             }
-            for record in self._storage.submissions(name)
+            for record in self._storage.submissions(bot.name)
+            if record.owner == bot.owner
         ]
+
+    def _failure(self, record: SubmissionRecord) -> str:
+        """The first point an upload's check failed on, as its owner was told."""
+        item = next((i for i in record.check_items if not i[1]), None)
+        return "" if item is None else self.public(f"{item[0]}: {item[2]}")
+
+    def played_from(self, cid: str, player: str) -> str | None:
+        """A ladder's version as it entered, else the competition's snapshot."""
+        competition = self._storage.competition(cid)
+        if competition is None:
+            return None
+        version = self._storage.version(cid, player)
+        address = version.address if version is not None else competition.engines.get(player)
+        if address is None:
+            return None
+        digest = submission_digest(address)
+        return address if digest is None else f"submission:{digest[:16]}"
 
 
 class SiteAudits:

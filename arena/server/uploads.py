@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import enum
 import shlex
 import threading
 from collections.abc import AsyncIterable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import NoReturn
 
 import trio
@@ -23,6 +25,7 @@ from arena.check import CheckItem, CheckReport, check_launched
 from arena.errors import ArenaError, ConfigError
 from arena.rules import Game
 from arena.server.names import baseline_reason, taken_reason
+from arena.server.public import PublicText
 from arena.server.storage import ServerStorage, SubmissionRecord
 from arena.server.submissions import Stored, SubmissionFiles
 from arena.settings import SandboxMode, SandboxSettings
@@ -72,6 +75,7 @@ class Uploads:
         """``over_limit(owner, bot)``: why a new version of the bot may not
         be taken today (the ladders it is in count them), or None."""
         self._over_limit = over_limit
+        self._public = PublicText(files.root.parent)  # the server's data directory
         self._storage = storage
         self._files = files
         self._trio_token = trio_token
@@ -158,7 +162,7 @@ class Uploads:
             self._may_submit(owner, stored)  # again: another upload may have won
             self._storage.add_submission(record)
             if not report.passed:
-                raise UploadRefused(Refusal.UNFIT, report.text())
+                raise UploadRefused(Refusal.UNFIT, failed_check(manifest.name, report))
             made = self._storage.submitted_bot(
                 manifest.name,
                 owner,
@@ -208,8 +212,10 @@ class Uploads:
     def _check(self, stored: Stored) -> tuple[CheckReport, str]:
         """The conformance check of an upload, launched in its sandbox as its
         matches will be, in each game its manifest claims (none: each its
-        handshake offers), and the end of what it printed meanwhile."""
-        output = self._files.root / "checks" / f"{stored.manifest.name}.{stored.sha256[:16]}.log"
+        handshake offers), and the end of what it printed meanwhile; the
+        report as its owner reads it (see ``_as_owner_reads``)."""
+        name = stored.manifest.name
+        output = self._files.root / "checks" / f"{name}.{stored.sha256[:16]}.log"
         settings = SandboxSettings(mode=SandboxMode.ON)
         spec = shlex.join(stored.manifest.command)
         command = stored.manifest.engine.command
@@ -230,4 +236,30 @@ class Uploads:
                 tail = f.read().decode(errors="replace")
         except OSError:
             tail = ""
-        return report, tail
+        return self._as_owner_reads(report, stored, output), tail
+
+    def _as_owner_reads(self, report: CheckReport, stored: Stored, output: Path) -> CheckReport:
+        """The report as a participant reads it, who has none of the server's
+        files: the command as the manifest writes it, the bot's directory as
+        its sandbox shows it (/bot), the output file as the call that gives
+        its end, and no other path of the organiser's."""
+        where = f"`arena remote submissions {stored.manifest.name}`"
+
+        def shown(detail: str) -> str:
+            detail = detail.replace(str(output), where).replace(str(stored.workdir), "/bot")
+            return self._public(detail)
+
+        return dataclasses.replace(
+            report,
+            address=shlex.join(stored.manifest.command),
+            output="",
+            items=[CheckItem(i.name, i.passed, shown(i.detail)) for i in report.items],
+        )
+
+
+def failed_check(bot: str, report: CheckReport) -> str:
+    """Why an upload was refused, and where its owner reads the rest."""
+    return (
+        f"bot {bot!r} failed its check; this upload is kept in its history with the end of "
+        f"what it printed: arena remote submissions {bot}\n{report.text()}"
+    )

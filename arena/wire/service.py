@@ -7,7 +7,7 @@ converted in the sibling module arena.wire.convert.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from enum import Enum
 from typing import Any, Protocol
 
@@ -407,3 +407,21 @@ def bot_output(
             for seat, player, data, cut, kept in seats
         ],
     )
+
+
+def public_event(event: spb.SpectatorEvent, shown: Callable[[str], str]) -> spb.SpectatorEvent:
+    """A spectator event with the free text of its match's end (the reason,
+    each fault's message) through ``shown``: a copy when that changes it,
+    since one event goes to every watcher."""
+    if not event.HasField("match_end"):
+        return event
+    end = event.match_end
+    texts = [end.reason, *(f.message for f in end.faults)]
+    if all(shown(text) == text for text in texts):
+        return event
+    copy = spb.SpectatorEvent()
+    copy.CopyFrom(event)
+    copy.match_end.reason = shown(end.reason)
+    for fault in copy.match_end.faults:
+        fault.message = shown(fault.message)
+    return copy
