@@ -15,6 +15,7 @@ from arena.tournament.standings import match_score, players_of, side_players
 # Points per engine on the rating-over-time plot, at most.
 PLOT_LINES = 12  # lines on the rating plot at most
 PLOT_POINTS = 200
+ELO_START = 1500.0  # every player's live Elo before its first match
 
 
 @dataclass
@@ -115,19 +116,27 @@ def crosstable(finished: list[StoredMatch]) -> dict[str, dict[str, list[int]]]:
     return table
 
 
-def rating_series(finished: list[StoredMatch], k: float) -> dict[str, list[tuple[int, float]]]:
+def rating_series(
+    finished: list[StoredMatch], k: float, anchor: str = ""
+) -> dict[str, list[tuple[int, float]]]:
     """Each engine's live Elo (K ``k``, the run's) after every match it played,
-    thinned to PLOT_POINTS; of a field of more than PLOT_LINES (a ladder of
-    hundreds), the PLOT_LINES best at the end: more lines are no longer read."""
+    on the scale of the competition's standings: relative to ``anchor`` (a
+    ladder's baseline, rated 0), else centred on the pool (every player starts
+    at the same value and each match moves its sides by opposite amounts, so
+    the start is the pool's mean). Thinned to PLOT_POINTS; of a field of more
+    than PLOT_LINES (a ladder of hundreds), the PLOT_LINES best at the end:
+    more lines are no longer read."""
     series: dict[str, list[tuple[int, float]]] = {}
     played = [m for m in finished if m.termination.has_result]
     step = max(1, len(played) // PLOT_POINTS)
     live: dict[str, float] = {}
     for i, m in enumerate(played):
-        update_elo(live, side_players(m, 0), side_players(m, 1), match_score(m, 0), k=k)
+        score = match_score(m, 0)
+        update_elo(live, side_players(m, 0), side_players(m, 1), score, k=k, start=ELO_START)
         if i % step == 0 or i == len(played) - 1:
+            zero = live.get(anchor, ELO_START) if anchor else ELO_START
             for name, value in live.items():
-                series.setdefault(name, []).append((i + 1, value))
+                series.setdefault(name, []).append((i + 1, value - zero))
     if len(series) > PLOT_LINES:
         best = sorted(series, key=lambda name: -series[name][-1][1])[:PLOT_LINES]
         series = {name: series[name] for name in best}

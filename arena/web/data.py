@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -27,7 +27,7 @@ from arena.layout import Layout
 from arena.outcome import Termination, result_text
 from arena.replay import replay_log
 from arena.rules import Game, Variant
-from arena.store import MatchStatus, Store, StoredMatch, reading_store
+from arena.store import MatchEntry, MatchStatus, Store, StoredMatch, reading_store
 from arena.tournament import sides as bot_sides
 from arena.tournament import sprt as sprt_test
 from arena.tournament.standings import elo_k_of
@@ -60,6 +60,8 @@ __all__ = [
     "StoreSource",
     "match_dict",
     "message_dict",
+    "public_texts",
+    "rating_scale",
     "result_of",
     "viewer_data",
 ]
@@ -100,6 +102,18 @@ def match_dict(m: spb.MatchSummary) -> dict[str, Any]:
     return {**message_dict(m), "result": result_of(m), "winner": winner}
 
 
+def public_texts(value: Any, public: Callable[[str], str]) -> Any:
+    """``value`` (JSON-like: dicts, lists, strings, numbers) with every string
+    through ``public``: a viewer's frames, a live event."""
+    if isinstance(value, str):
+        return public(value)
+    if isinstance(value, dict):
+        return {k: public_texts(v, public) for k, v in value.items()}
+    if isinstance(value, list):
+        return [public_texts(v, public) for v in value]
+    return value
+
+
 @dataclass
 class MatchPage:
     matches: list[spb.MatchSummary]
@@ -128,6 +142,11 @@ class SprtView:
     elo1: float
     # Settings an older store did not keep, shown at their defaults ("" if none).
     missing: str = ""
+
+
+def rating_scale(anchor: str) -> str:
+    """What a competition's ratings are relative to, as its pages label them."""
+    return f"relative to the baseline {anchor} (0)" if anchor else "centred on the pool (0)"
 
 
 @dataclass
@@ -173,6 +192,7 @@ class EnginePage:
     version: int | None = None
     total: int = 0
     of: str = ""
+    anchor: str = ""  # a ladder's baseline rated 0 ("": the pool's mean is 0)
 
 
 class Source(Protocol):
@@ -252,6 +272,29 @@ class StoreSource:
         """A ladder's versions, if this source keeps them (only the server does)."""
         return None
 
+    def _public(self, text: str) -> str:
+        """A free text from a store or a log as this site shows it (the
+        server's site leaves out the organiser's paths)."""
+        return text
+
+    def _public_data(self, data: dict[str, Any]) -> dict[str, Any]:
+        """A match's viewer data as this site shows it (see ``_public``)."""
+        return data
+
+    def _spec(self, cid: str, player: str, spec: str) -> str:
+        """How the page names what a player played from (its engine's spec here)."""
+        return spec
+
+    def _unplayed(self, cid: str, name: str) -> EnginePage | None:
+        """The page of a player the store does not have yet (a ladder's
+        version entered before its first set), if this source knows one."""
+        return None
+
+    def _listed(self, key: str, entry: MatchEntry, running: set[str]) -> spb.MatchSummary:
+        summary = wire.listed_match(key, entry, running)
+        summary.reason = self._public(summary.reason)
+        return summary
+
     def _standings(self, cid: str) -> spb.StandingsReply:
         """The standings as GetStandings answers them, from the cache (which the
         server fills at its start, and `arena web` before it listens)."""
@@ -279,16 +322,18 @@ class StoreSource:
                     None,
                     ladder=ladder,
                 )
+            anchor = _anchor(store)
             if ladder is not None:
-                kept = store.kept_json("ladder")
-                ladder.anchor = str(kept.get("anchor") or "") if isinstance(kept, dict) else ""
+                ladder.anchor = anchor
             done, total = store.counts()
             progress = pace(store, done, total)
             derived = self._derived.get(cid)
             if derived is None or derived[0] != done:
                 finished = store.finished()
-                series = rating_series(finished, elo_k_of(store))
+                series = rating_series(finished, elo_k_of(store), anchor)
                 latest = [_ended(f"{cid}/{m.id}", m) for m in finished[-LATEST:][::-1]]
+                for summary in latest:
+                    summary.reason = self._public(summary.reason)
                 derived = (done, crosstable(finished), series, latest)
                 self._derived[cid] = derived
             order = [n for n, *_ in store.engines()]
@@ -348,7 +393,7 @@ class StoreSource:
         page = min(max(1, flt.page), pages)
         shown = chosen[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
         return MatchPage(
-            [wire.listed_match(f"{cid}/{e.id}", e, running) for e in shown],
+            [self._listed(f"{cid}/{e.id}", e, running) for e in shown],
             faulty,
             page,
             pages,
@@ -363,14 +408,14 @@ class StoreSource:
         if entry is None:
             return None
         key = f"{cid}/{mid}"
-        info = wire.listed_match(key, entry, self._running(cid))
+        info = self._listed(key, entry, self._running(cid))
         if entry.status is not MatchStatus.DONE or not entry.log_path:
             return info, None
         path = self._layout(cid).stored_log(entry.log_path)
         try:
             replay = replay_log(path)
         except (ArenaError, OSError) as e:
-            return info, {"error": f"the log cannot be shown: {e}"}
+            return info, {"error": self._public(f"the log cannot be shown: {e}")}
         found = analysis_path(path)
         try:
             analysis = load_analysis(found, replay) if found.exists() else None
@@ -378,7 +423,7 @@ class StoreSource:
         except (ArenaError, OSError) as e:  # the match is still shown, without it
             data = viewer_data(replay)
             data["status"] += f"; the analysis beside its log is not shown: {e}"
-        return info, data
+        return info, self._public_data(data)
 
     def seats(self, cid: str, mid: str) -> tuple[Variant, list[str]] | None:
         with self._open(cid) as store:
@@ -408,13 +453,13 @@ class StoreSource:
             return None
         with self._open(cid) as store:
             if store is None:
-                return None
+                return self._unplayed(cid, name)
             engines = {n: (spec, en, ver) for n, spec, en, ver in store.engines()}
             names = list(engines)  # every seat is an engine (a ladder's versions too)
             bot, number = self.bot_of(name) if name in engines else (name, None)
             players = bot_sides.players_of(names, bot, self.bot_of)
             if name not in engines and not players:
-                return None
+                return self._unplayed(cid, name)
             chosen = [name] if name in engines else players
             if version is not None:
                 chosen = [p for p in chosen if self.bot_of(p)[1] == version]
@@ -422,6 +467,7 @@ class StoreSource:
                 return None
             faults = store.seat_faults(chosen)
             entries = store.matches_of(chosen)
+            anchor = _anchor(store)
         running = self._running(cid)
         ids = {key.partition("/")[2] for key in running if key.startswith(f"{cid}/")}
         views = [
@@ -431,29 +477,53 @@ class StoreSource:
         ]
         rows = {r.bot: r for r in self._standings(cid).rows}
         recent = [
-            wire.listed_match(f"{cid}/{e.id}", e, running)
+            self._listed(f"{cid}/{e.id}", e, running)
             for e in entries
             if e.status is MatchStatus.DONE or f"{cid}/{e.id}" in running
         ]
         played = {p: engines.get(p, ("", "", "")) for p in chosen}
         seated = {e.id: e.seats for e in entries}
+        matches = [
+            wire.bot_match(f"{cid}/{v.entry.id}", v, running) for v in views[-PAGE_SIZE:][::-1]
+        ]
+        for match in matches:
+            match.reason = self._public(match.reason)
+            for fault in match.faults:
+                fault.message = self._public(fault.message)
         return EnginePage(
             name,
             [
-                {"competition": cid, "spec": spec, "engine_name": engine_name, "version": ver}
-                for spec, engine_name, ver in played.values()
+                {
+                    "competition": cid,
+                    "spec": self._spec(cid, player, spec),
+                    "engine_name": engine_name,
+                    "version": ver,
+                }
+                for player, (spec, engine_name, ver) in played.items()
             ],
             rows.get(chosen[0]) if len(chosen) == 1 else None,
             [
-                spb.BotFault(match=f"{cid}/{m}", kind=k, message=msg, version=played[player][2])
+                spb.BotFault(
+                    match=f"{cid}/{m}",
+                    kind=k,
+                    message=self._public(msg),
+                    version=played[player][2],
+                )
                 for m, seat, k, msg in faults
                 if (player := seated[m][seat]) in played
             ],
             None,
             recent[-PAGE_SIZE:][::-1],
-            [wire.bot_match(f"{cid}/{v.entry.id}", v, running) for v in views[-PAGE_SIZE:][::-1]],
+            matches,
             [(p, self.bot_of(p)[1]) for p in players],
             version if version is not None else number,
             len(views),
             bot,
+            anchor,
         )
+
+
+def _anchor(store: Store) -> str:
+    """A ladder's baseline rated 0, as its store keeps it; "" for any other competition."""
+    kept = store.kept_json("ladder")
+    return str(kept.get("anchor") or "") if isinstance(kept, dict) else ""

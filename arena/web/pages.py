@@ -11,7 +11,14 @@ from urllib.parse import quote, urlencode
 
 from arena.rules import side_of
 from arena.viewer import script_json
-from arena.web.data import EnginePage, MatchFilter, MatchPage, Overview, result_of
+from arena.web.data import (
+    EnginePage,
+    MatchFilter,
+    MatchPage,
+    Overview,
+    rating_scale,
+    result_of,
+)
 from arena.web.plot import rating_svg
 from arena.wire.v1 import server_pb2 as spb
 
@@ -293,6 +300,13 @@ def competition_page(info: spb.CompetitionInfo, overview: Overview) -> str:
         else ""
     )
     phase, held, versions, final = _ladder_parts(info, overview)
+    anchor = overview.ladder.anchor if overview.ladder is not None else ""
+    scale = rating_scale(anchor)
+    if not held:
+        held = f'<p class="hint" id="standings-hint">Elo {e(scale)}</p>'
+    plotted = (
+        f'<p class="hint" id="rating-hint">live Elo after each match with a result, {e(scale)}</p>'
+    )
     audited = (
         '<p id="audited">Collusion audit: partner seats\' decisions are probed '
         f'(what the probes found is the organiser\'s: <a href="{competition_url(cid)}/audit">'
@@ -316,7 +330,7 @@ def competition_page(info: spb.CompetitionInfo, overview: Overview) -> str:
         f"{running}{latest}<h2>Standings</h2>{held}{standings_table(cid, overview.standings)}"
         f"{versions}<pre>{e(overview.standings.text)}</pre>"
         f"{sprt}<h2>Crosstable</h2>{crosstable(cid, overview)}"
-        f"<h2>Rating over time</h2>{rating_svg(overview.rating_series)}</div>"
+        f"<h2>Rating over time</h2>{plotted}{rating_svg(overview.rating_series)}</div>"
     )
     return page(info.name, body, scripts=("/static/site.js",))
 
@@ -450,10 +464,9 @@ def side_matches(cid: str, ep: EnginePage) -> str:
 
 def engine_page(info: spb.CompetitionInfo, ep: EnginePage) -> str:
     cid = info.id
+    columns = ("spec", "engine_name", "version", "submitted_at", "check")
     versions = "".join(
-        "<tr>"
-        + "".join(f"<td>{e(v.get(k, ''))}</td>" for k in ("spec", "engine_name", "version"))
-        + "</tr>"
+        "<tr>" + "".join(f"<td>{e(v.get(k, ''))}</td>" for k in columns) + "</tr>"
         for v in ep.versions
     )
     row = ep.row
@@ -465,8 +478,9 @@ def engine_page(info: spb.CompetitionInfo, ep: EnginePage) -> str:
         if row is None
         else (
             f'<p id="results">rank {row.rank}, Elo {row.elo:.1f} [{row.elo_low:.1f}, '
-            f"{row.elo_high:.1f}], {row.played} match(es), W/D/L {row.wins}/{row.draws}/"
-            f"{row.losses}, {row.faults} fault(s){' (a baseline)' if row.baseline else ''}</p>"
+            f"{row.elo_high:.1f}] ({e(rating_scale(ep.anchor))}), {row.played} match(es), "
+            f"W/D/L {row.wins}/{row.draws}/{row.losses}, {row.faults} fault(s)"
+            f"{' (a baseline)' if row.baseline else ''}</p>"
         )
     )
     faults = "".join(
@@ -474,23 +488,11 @@ def engine_page(info: spb.CompetitionInfo, ep: EnginePage) -> str:
         f"<td>{e(f.kind)}</td><td>{e(f.message)}</td></tr>"
         for f in ep.faults
     )
-    liveness = '<p class="hint">not a registered bot of the server</p>'
-    if row is not None and row.baseline:
-        liveness = (
-            '<p id="liveness">a baseline: a built-in strategy the arena plays itself, '
-            "entered by the organiser as a yardstick</p>"
-        )
-    elif ep.bot is not None:
-        b = ep.bot
-        liveness = (
-            f'<p id="liveness">owner {e(b.owner)}; status {e(b.status or "not probed yet")} '
-            f"{e(b.status_detail)}; last seen {e(b.last_seen or 'never')} "
-            f"{e(b.seen_version)}{'; withdrawn' if b.withdrawn else ''}</p>"
-        )
     body = (
         f'<h1>{e(ep.name)}</h1><p>in <a href="{competition_url(cid)}">{e(info.name)}</a></p>'
-        f"<h2>Liveness</h2>{liveness}"
-        "<h2>Versions</h2><table><thead><tr><th>spec</th><th>engine</th><th>version</th>"
+        f"<h2>Liveness</h2>{_liveness(ep)}"
+        '<h2>Versions</h2><table id="bot-versions"><thead><tr><th>spec</th><th>engine</th>'
+        "<th>version</th><th>uploaded</th><th>check</th>"
         f"</tr></thead><tbody>{versions}</tbody></table>"
         f"<h2>Results</h2>{results}"
         f"<h2>Its matches</h2>{side_matches(cid, ep)}"
@@ -498,3 +500,37 @@ def engine_page(info: spb.CompetitionInfo, ep: EnginePage) -> str:
         f"<th>message</th></tr></thead><tbody>{faults}</tbody></table>"
     )
     return page(ep.name, body)
+
+
+def _liveness(ep: EnginePage) -> str:
+    """Whether the bot answers: a registered bot's last probe; an uploaded
+    bot is not probed (the arena starts it for each match), so its page says
+    that, and why its latest upload was refused when it was."""
+    if ep.row is not None and ep.row.baseline:
+        return (
+            '<p id="liveness">a baseline: a built-in strategy the arena plays itself, '
+            "entered by the organiser as a yardstick</p>"
+        )
+    b = ep.bot
+    if b is None:
+        return '<p class="hint">not a registered bot of the server</p>'
+    withdrawn = "; withdrawn" if b.withdrawn else ""
+    if not b.address.startswith("submission:"):
+        return (
+            f'<p id="liveness">owner {e(b.owner)}; status {e(b.status or "not probed yet")} '
+            f"{e(b.status_detail)}; last seen {e(b.last_seen or 'never')} "
+            f"{e(b.seen_version)}{withdrawn}</p>"
+        )
+    uploads = [v for v in ep.versions if v.get("submitted_at")]  # newest first
+    refused = ""
+    if uploads and uploads[0].get("check", "").startswith("failed"):
+        latest = uploads[0]
+        refused = (
+            f'<p id="latest-upload">its latest upload, version {e(latest["version"])} '
+            f"({e(latest['submitted_at'])}), was refused: its check {e(latest['check'])}</p>"
+        )
+    return (
+        f'<p id="liveness">owner {e(b.owner)}; uploaded: the arena starts it in a fresh '
+        f"sandbox for each match (no liveness probe); competitions created from now on play "
+        f"{e(b.address[: len('submission:') + 16])}{withdrawn}</p>{refused}"
+    )
