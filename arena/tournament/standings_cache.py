@@ -132,7 +132,10 @@ class StandingsCache:
             self._cond.notify_all()
         self._thread.join(timeout=5)
         if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+            # Waited for: a pool left to shut down on its own races the
+            # interpreter's exit ("Exception ignored ... Bad file descriptor"
+            # on stderr, Python 3.11) and its worker outlives the process.
+            self._pool.shutdown(wait=True, cancel_futures=True)
 
     def _work(self) -> None:
         while True:
