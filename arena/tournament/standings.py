@@ -126,8 +126,14 @@ class Standings:
                 else "  95% interval  bootstrap over duplicate sets "
                 "(the unit of a duplicate tournament)\n"
             )
-            + "  live          incremental Elo from 1500 in finishing order (changes as it goes)\n"
-            "  played        matches with a result (no contests and aborted matches left out)\n"
+            + (
+                f"  live          incremental Elo in finishing order, {centre} "
+                "(changes as it goes)\n"
+                if self.anchor
+                else "  live          incremental Elo from 1500 in finishing order "
+                "(changes as it goes)\n"
+            )
+            + "  played        matches with a result (no contests and aborted matches left out)\n"
             "  W-L-D         wins, losses, draws; score = (wins + draws / 2) / played\n"
             "  faults        the engine's own faults: timeouts, crashes, illegal or malformed "
             "moves, stalls"
@@ -167,6 +173,9 @@ def elo_k_of(store: Store) -> float:
     if isinstance(k, bool) or not isinstance(k, int | float) or k <= 0:
         return DEFAULT_K
     return float(k)
+
+
+LIVE_START = 1500.0  # every player's live Elo before its first match
 
 
 def live_elo(matches: Sequence[StoredMatch], k: float = 16.0) -> dict[str, float]:
@@ -216,6 +225,8 @@ def compute_standings(
         for m in matches
     ]
     live = live_elo(matches, k)
+    # A ladder's every rating is relative to its anchor, the live one too.
+    zero = live.get(anchor, LIVE_START) if anchor else 0.0
     tally: dict[str, list[float]] = {}
     for m in matches:
         for side in (0, 1):
@@ -243,7 +254,7 @@ def compute_standings(
                 elo=ratings.get(name, 0.0),
                 elo_low=intervals.get(name, (0.0, 0.0))[0],
                 elo_high=intervals.get(name, (0.0, 0.0))[1],
-                live_elo=live.get(name, 1500.0),
+                live_elo=live.get(name, LIVE_START) - zero,
                 played=len(scores),
                 wins=sum(s == 1 for s in scores),
                 losses=sum(s == 0 for s in scores),
