@@ -302,7 +302,9 @@ class ArenaServicer:
 
     def ListSubmissions(self, request, context):
         """Owner (or organiser): a bot's submissions, newest first, with each one's
-        check, and the faults the bot made in competitions.
+        check, and the faults the bot made in competitions (in a ladder, each of
+        its versions'). A first upload that failed its check registered no bot:
+        its uploader still gets it by the name its manifest gave.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -318,8 +320,9 @@ class ArenaServicer:
         in ListVersions). Once a bot is in a ladder, each UpdateBot and
         SubmitBot of it enters the new version the same way. Refused with
         RESOURCE_EXHAUSTED, saying when the next is allowed, past the ladder's
-        submissions per participant per day (UTC); FAILED_PRECONDITION once the
-        ladder is closed.
+        submissions per participant per day (UTC); PERMISSION_DENIED when the
+        ladder takes only other participants (its `entrants`);
+        FAILED_PRECONDITION once the ladder is closed.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
