@@ -244,7 +244,10 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
     def ListBots(
         self, request: spb.ListBotsRequest, context: grpc.ServicerContext
     ) -> spb.ListBotsResponse:
-        return wire.bot_list(wire.bot_info(bot) for bot in self._storage.bots())
+        bots = [wire.bot_info(bot) for bot in self._storage.bots()]
+        for bot in bots:  # what a probe saw: an error may name a file
+            bot.status_detail = self._public(bot.status_detail)
+        return wire.bot_list(bots)
 
     def CheckBot(
         self, request: spb.CheckBotRequest, context: grpc.ServicerContext
