@@ -28,7 +28,7 @@ import concurrent.futures
 import contextlib
 import threading
 from collections.abc import Awaitable, Callable, Coroutine
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 import outcome
 import trio
@@ -46,21 +46,30 @@ def run(async_fn: Callable[..., Awaitable[T]], *args: Any) -> T:
     """``trio.run(async_fn, *args)``, trio a guest of an asyncio loop in this
     thread, which serves grpc.aio for the run (and is closed after it).
 
-    Ctrl-C is trio's, as under trio.run: the loop is driven without
-    asyncio.run, whose own SIGINT handler would cancel the host instead.
+    The loop and the guest start and stop as one, as trio asks of a host:
+    the loop runs until trio's done callback, whatever is raised out of it
+    meanwhile. Ctrl-C is trio's, as under trio.run (the loop is driven
+    without asyncio.run, whose own SIGINT handler would cancel the host
+    instead). An exception raised in the loop's own code rather than in
+    trio (a KeyboardInterrupt from a signal handler that raises wherever it
+    lands) cancels the guest's root cancel scope; the loop goes on until the
+    guest has finished its cleanup, and the exception is raised then. An
+    abandoned guest would leave matches unended and bots running.
     Runs do not nest, and one at a time per process."""
     global _loop, _host
-    import trio
 
     host = asyncio.new_event_loop()
     with _lock:
         if _host is not None:
             raise RuntimeError("arena.transport.aio.run is already running")
         previous, _loop, _host = _loop, host, threading.get_ident()
-    finished: asyncio.Future[Any] = host.create_future()
+    finished: asyncio.Future[outcome.Outcome[T | None]] = host.create_future()
+    guest = _Guest()
+    interrupted: BaseException | None = None
     try:
         asyncio.set_event_loop(host)
         trio.lowlevel.start_guest_run(
+            guest.main,
             async_fn,
             *args,
             run_sync_soon_threadsafe=host.call_soon_threadsafe,
@@ -68,7 +77,12 @@ def run(async_fn: Callable[..., Awaitable[T]], *args: Any) -> T:
             done_callback=finished.set_result,
             host_uses_signal_set_wakeup_fd=False,
         )
-        result = host.run_until_complete(finished)
+        while not finished.done():
+            try:
+                host.run_until_complete(finished)
+            except BaseException as e:  # out of a callback of the loop's, not of trio's
+                interrupted = interrupted or e
+                guest.cancel()
         _close(host)
     finally:
         asyncio.set_event_loop(None)
@@ -76,7 +90,34 @@ def run(async_fn: Callable[..., Awaitable[T]], *args: Any) -> T:
             _loop, _host = previous, None
         if not host.is_closed():
             host.close()
-    return result.unwrap()  # type: ignore[no-any-return]
+    if interrupted is not None:
+        raise interrupted
+    return cast(T, finished.result().unwrap())  # None only when interrupted
+
+
+class _Guest:
+    """The guest run's root task: ``async_fn`` under a cancel scope the host
+    cancels when something interrupts the loop. ``cancel`` runs on the loop,
+    between trio's ticks: it reaches trio through the run's token."""
+
+    def __init__(self) -> None:
+        self.token: trio.lowlevel.TrioToken | None = None
+        self.scope: trio.CancelScope | None = None
+        self.cancelled = False
+
+    async def main(self, async_fn: Callable[..., Awaitable[T]], *args: Any) -> T | None:
+        with trio.CancelScope() as self.scope:
+            self.token = trio.lowlevel.current_trio_token()
+            if self.cancelled:
+                self.scope.cancel()
+            return await async_fn(*args)
+        return None  # cancelled from the host: ``run`` raises what interrupted the loop
+
+    def cancel(self) -> None:
+        self.cancelled = True
+        if self.token is not None and self.scope is not None:
+            with contextlib.suppress(trio.RunFinishedError):
+                self.token.run_sync_soon(self.scope.cancel, idempotent=True)
 
 
 def _close(host: asyncio.AbstractEventLoop) -> None:

@@ -4,12 +4,14 @@ Ctrl-C) and leave nothing behind: the next run, guest or not, starts clean."""
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import subprocess
 import sys
 import textwrap
 import threading
+import warnings
 
 import pytest
 import trio
@@ -124,3 +126,37 @@ def test_ctrl_c_interrupts_a_guest_run_as_it_does_trio_run(tmp_path):
     out, _ = proc.communicate(timeout=10)
     assert proc.returncode == 130
     assert out.split() == ["cleaned", "up", "interrupted"]
+
+
+def test_an_interrupt_raised_in_the_loop_ends_the_guest_run_before_the_loop_stops():
+    """A KeyboardInterrupt raised in a callback of the loop's own, outside
+    trio (a signal handler that raises wherever it lands): trio is cancelled
+    and finishes its cleanup, awaits included, before the loop stops; the
+    interrupt comes out of aio.run after, and no guest run is abandoned."""
+    cleaned: list[str] = []
+
+    def interrupt() -> None:
+        raise KeyboardInterrupt
+
+    async def main() -> None:
+        aio.loop().call_soon(interrupt)  # runs on the loop, between trio's ticks
+        try:
+            await trio.sleep(60)
+        finally:
+            with trio.CancelScope(shield=True):
+                await trio.sleep(0.01)  # trio still runs: the loop was not stopped
+                cleaned.append("cleaned up")
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(KeyboardInterrupt):
+            aio.run(main)
+        gc.collect()  # an abandoned run warns when its generator is collected
+    assert cleaned == ["cleaned up"]
+    assert not [w for w in caught if "abandoned" in str(w.message)], caught
+
+    async def after() -> int:  # the next run starts clean
+        await trio.sleep(0)
+        return 1
+
+    assert aio.run(after) == 1
