@@ -11,7 +11,7 @@
     remote.py      arena remote ... (the client of arena serve)
     common.py      argument types and options several commands share
     exits.py       exit statuses and how a failure is reported
-    signals.py     SIGTERM stops a command as Ctrl-C does
+    signals.py     Ctrl-C and SIGTERM: the one way every command stops
 
 A command parses its arguments, calls the library and prints. Commands import
 what they run inside their function, so that `arena --help` and `arena play`
@@ -106,19 +106,33 @@ def _show_warning(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run one command; return its exit status (see the module docstring)."""
-    warnings.showwarning = _show_warning
-    # gRPC's core logs at INFO to stderr (a bot closing its connection prints
-    # a "Got goaway" line); the arena reports what matters itself. Read when
-    # grpc loads, which commands do only after this.
-    os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return exits.USAGE
-    with signals.sigterm_as_ctrl_c() as stop:
+    """Run one command; return its exit status (see the module docstring).
+    Without ``argv``, the command is this process's own (the `arena` program):
+    once it is over, a signal changes nothing until the process exits
+    (signals.taken)."""
+    # From the first moment: a signal during start-up is not lost (signals.py).
+    with signals.taken(restore=argv is not None) as stop:
+        warnings.showwarning = _show_warning
+        # gRPC's core logs at INFO to stderr (a bot closing its connection prints
+        # a "Got goaway" line); the arena reports what matters itself. Read when
+        # grpc loads, which commands do only after this.
+        os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return exits.USAGE
         try:
-            return int(args.func(args))
+            try:
+                stop.start()
+                status = int(args.func(args))
+            finally:
+                stop.finish()
         except (Exception, KeyboardInterrupt, BaseExceptionGroup) as e:
-            return exits.report_failure(e, debug=args.debug, terminated=stop.terminated)
+            status = exits.report_failure(
+                e,
+                debug=args.debug,
+                terminated=stop.terminated,
+                server=getattr(args, "server", False),
+            )
+    return status

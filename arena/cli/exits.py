@@ -63,11 +63,15 @@ exit status:
   {OUTPUT_CLOSED:<4} the output was closed (arena ... | head)"""
 
 
-def report_failure(error: BaseException, debug: bool = False, terminated: bool = False) -> int:
+def report_failure(
+    error: BaseException, debug: bool = False, terminated: bool = False, server: bool = False
+) -> int:
     """Tell the user what went wrong in one line and return the exit status.
 
     trio's nurseries wrap errors in exception groups: the leaves inside
     decide what is reported. ``terminated``: the interruption was SIGTERM's.
+    ``server``: the command serves until it is stopped (arena serve, arena
+    web), so that a stop is its ordinary end: 0 after Ctrl-C, 143 after SIGTERM.
     """
     leaves = list(_leaves(error))
     if any(isinstance(x, BrokenPipeError) for x in leaves):
@@ -75,6 +79,8 @@ def report_failure(error: BaseException, debug: bool = False, terminated: bool =
     if debug:
         traceback.print_exception(error)
     if any(isinstance(x, KeyboardInterrupt) for x in leaves):
+        if server:
+            return TERMINATED if terminated else OK
         if terminated:
             print("arena: interrupted by SIGTERM", file=sys.stderr)
             return TERMINATED

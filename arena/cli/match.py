@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from arena.cli import exits
+from arena.cli import exits, signals
 from arena.cli.common import (
     Subparsers,
     add_sandbox_options,
@@ -124,14 +124,19 @@ def play_and_print(
 ) -> MatchReport:
     """Referee one match and print its summary; launched bots' output goes
     beside the log unless told otherwise."""
-    from arena.play import run_match_sync
+    import functools
 
-    report = run_match_sync(
-        engines,
-        settings,
-        log=log,
-        bot_output=bot_output or (log.parent if log else None),
-        allow_shared_partners=allow_shared_partners,
+    from arena.play import run_match
+
+    report = signals.run(
+        functools.partial(
+            run_match,
+            engines,
+            settings,
+            log=log,
+            bot_output=bot_output or (log.parent if log else None),
+            allow_shared_partners=allow_shared_partners,
+        )
     )
     print(report.summary())
     if log:
@@ -221,14 +226,12 @@ def _host(args: argparse.Namespace, specs: Sequence[EngineSpec], settings: Match
     """`arena match --http`: the match with its table served in the browser."""
     import functools
 
-    import trio
-
     from arena.web.table import host_match
 
     def say(line: str) -> None:
         print(line, flush=True)
 
-    report = trio.run(
+    report = signals.run(
         functools.partial(
             host_match,
             specs,
@@ -293,6 +296,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     if args.web is not None:
         from arena.cli.web import serve_directory
 
+        args.server = True  # from here the demo serves a site: a stop is its ordinary end
         serve_directory(
             out / "tournament",
             args.web,

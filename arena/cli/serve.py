@@ -29,8 +29,6 @@ def organiser_token(token_file: str | None) -> str | None:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    import trio
-
     from arena.server import serve
 
     token = organiser_token(args.organiser_token_file)
@@ -43,7 +41,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     for option in ("liveness_interval", "absent_grace"):
         if getattr(args, option) < 0:
             raise ConfigError(f"--{option.replace('_', '-')} must be 0 or more seconds")
-    received = trio.run(
+    signals.run(  # until the command is stopped: main gives the status
         partial(
             serve,
             liveness_interval=max(args.liveness_interval, 0.1),
@@ -57,12 +55,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
         args.listen,
         token,
     )
-    return signals.status_after(received)
+    return exits.OK
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    import trio
-
     from arena.check import check_bot, check_launched
     from arena.rules import Game
 
@@ -84,7 +80,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         manifest = read_manifest(root)
         command = manifest.engine.command
         claimed = [Game(g) for g in manifest.games]
-        report = trio.run(
+        report = signals.run(
             partial(
                 check_launched,
                 command,
@@ -98,11 +94,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         spec = parse_engine(f"bot={args.launch}")
         if not isinstance(spec, CommandEngine):
             raise ConfigError(f"--launch takes a command line, not {spec.describe()!r}")
-        report = trio.run(
+        report = signals.run(
             partial(check_launched, spec.command, sandbox_from_args(args), output=output)
         )
     else:
-        report = trio.run(check_bot, args.address)
+        report = signals.run(check_bot, args.address)
     if args.json:
         import json
 
@@ -180,7 +176,7 @@ def add_parsers(sub: Subparsers) -> None:
         "or on a Ray cluster (HOST:PORT, or 'local'), unless "
         "a competition's own [cluster] table says otherwise",
     )
-    serve.set_defaults(func=cmd_serve)
+    serve.set_defaults(func=cmd_serve, server=True)
 
     check = sub.add_parser(
         "check",

@@ -1,64 +1,181 @@
-"""SIGTERM taken as Ctrl-C, so that a service manager's stop is a clean stop.
+"""Ctrl-C and SIGTERM: one way to stop every command, taken inside trio.
 
 A service manager (systemd, docker stop, a CI runner) stops a program with
-SIGTERM. Python's default is to die of it at once: the match log cut short,
-the bots left to the parent-death signal. Here SIGTERM is handed to the
-SIGINT handler in force, trio's when trio runs: it raises KeyboardInterrupt
-where Ctrl-C would, honouring trio's protection of grpcio's bookkeeping, so
-both signals take the one shutdown path (the match ends ABORTED, the store
-keeps only finished matches, every bot is stopped). The only difference is
-the exit status: 143 (128 + SIGTERM) where Ctrl-C gives 130.
+SIGTERM, a person with Ctrl-C (SIGINT). Either stops a command the same
+way; only the exit status tells them apart: 130 after SIGINT, 143 (128 +
+SIGTERM) after SIGTERM; the servers (`arena serve`, `arena web`) exit 0
+after SIGINT, their ordinary stop.
 
-`arena serve` and `arena web` listen for both signals themselves while they
-serve (trio.open_signal_receiver replaces this handler meanwhile) and map the
-one they got with `status_after`.
+``main`` takes both signals for the length of the command (``taken``), and
+every command runs trio through ``run``. From
+just before trio starts to just after it has ended, nothing is raised from
+a handler: a signal is recorded, and once the run's root task listens it
+cancels the run's root cancel scope through the run's token
+(TrioToken.run_sync_soon, safe in a signal handler). So a signal at any
+moment (before trio starts, while it starts, while it runs, while it ends,
+trio a guest of the asyncio loop or not) takes the one shutdown path: every
+match in flight ends ABORTED in its log, the store keeps only finished
+matches, every bot is stopped; then the run ends, KeyboardInterrupt says
+so, and main reports the stop (exits.report_failure). Nothing lands in the
+middle of trio's scheduler, the asyncio loop hosting it or grpcio's
+bookkeeping.
+
+Outside a trio run (parsing, reading a configuration, the commands that run
+no trio), the first signal raises KeyboardInterrupt where the command is, as
+Python's own Ctrl-C does. A further signal changes nothing: the stop under
+way finishes its cleanup. A signal the command was started with ignored
+stays ignored, as programs do: a shell starts a script's background job
+(`arena tournament ... &`) with SIGINT ignored, so that a Ctrl-C meant for
+the foreground leaves it running; SIGTERM still stops it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import signal
 import threading
 import types
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Iterator
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from arena.cli import exits
+if TYPE_CHECKING:
+    import trio
+
+T = TypeVar("T")
+
+STOPS = (signal.SIGINT, signal.SIGTERM)
 
 
-@dataclass
 class Stop:
-    """Whether SIGTERM arrived during the command."""
+    """The stop signals of one command: the first received, and what a new
+    one does now (raise, record, or cancel the trio run that listens)."""
 
-    terminated: bool = False
+    def __init__(self) -> None:
+        self.received: int | None = None
+        self._raises = False  # the command runs outside trio: the first signal raises
+        self._cancel: Callable[[], None] | None = None  # a trio run listens
 
-    def _on_sigterm(self, signum: int, frame: types.FrameType | None) -> None:
-        self.terminated = True
-        on_ctrl_c = signal.getsignal(signal.SIGINT)
-        if callable(on_ctrl_c):
-            on_ctrl_c(signal.SIGINT, frame)
-        else:  # SIGINT ignored (a background job of a script): SIGTERM still stops
+    @property
+    def terminated(self) -> bool:
+        """Whether the stop was SIGTERM's (the exit status says so)."""
+        return self.received == signal.SIGTERM
+
+    def _on_signal(self, signum: int, frame: types.FrameType | None) -> None:
+        first = self.received is None
+        if first:
+            self.received = signum
+        cancel = self._cancel
+        if cancel is not None:
+            cancel()
+        elif first and self._raises:
             raise KeyboardInterrupt
+
+    def start(self) -> None:
+        """The command starts: from now on, outside trio, a signal raises
+        (one that came while it was being set up raises now)."""
+        self._raises = True
+        if self.received is not None:
+            raise KeyboardInterrupt
+
+    def finish(self) -> None:
+        """The command has returned: a signal now is recorded, nothing more."""
+        self._raises = False
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        """While a trio run starts, runs and ends: nothing is raised."""
+        raises, self._raises = self._raises, False
+        try:
+            yield
+        finally:
+            self._raises = raises
+
+    def listen(self, token: trio.lowlevel.TrioToken, scope: trio.CancelScope) -> None:
+        """The run's root task listens: a signal cancels ``scope``, from trio's
+        own loop; one recorded before it listened cancels it now."""
+        self._cancel = functools.partial(_cancel_soon, token, scope)
+        if self.received is not None:
+            scope.cancel()
+
+    def deaf(self) -> None:
+        """The run's root task is ending: signals are recorded again."""
+        self._cancel = None
+
+
+def _cancel_soon(token: trio.lowlevel.TrioToken, scope: trio.CancelScope) -> None:
+    import trio
+
+    with contextlib.suppress(trio.RunFinishedError):
+        token.run_sync_soon(scope.cancel, idempotent=True)
+
+
+_current: Stop | None = None  # the command's, while ``taken``
 
 
 @contextlib.contextmanager
-def sigterm_as_ctrl_c() -> Iterator[Stop]:
-    """For the length of a command: SIGTERM interrupts it as Ctrl-C does.
-    The previous handler comes back after (main() is also called in-process,
-    by tests and scripts); outside the main thread, signals cannot be
-    handled and nothing changes."""
+def taken(restore: bool = True) -> Iterator[Stop]:
+    """For the length of a command: SIGINT and SIGTERM handled as this module
+    says (each unless the process was started with it ignored). ``restore``:
+    the previous handlers come back after (main() is also called in-process,
+    by tests and scripts); else the command is the process's own, and both
+    are ignored from its end to the process's exit. Outside the main
+    thread, signals cannot be handled and nothing changes."""
+    global _current
     stop = Stop()
-    if threading.current_thread() is not threading.main_thread():
+    if threading.current_thread() is not threading.main_thread() or _current is not None:
         yield stop
         return
-    previous = signal.signal(signal.SIGTERM, stop._on_sigterm)
+    previous = {
+        number: signal.getsignal(number)
+        for number in STOPS
+        if signal.getsignal(number) is not signal.SIG_IGN
+    }
+    _current = stop
     try:
+        for number in previous:
+            signal.signal(number, stop._on_signal)
         yield stop
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        stop.finish()
+        for number, handler in previous.items():
+            # The process's own command is over: a signal now changes nothing,
+            # even while the interpreter exits (which resets Python's handlers,
+            # and would die of it).
+            signal.signal(number, handler if restore else signal.SIG_IGN)
+        if restore:
+            _current = None
 
 
-def status_after(received: int) -> int:
-    """The exit status of a server stopped cleanly by ``received``: 0 after
-    Ctrl-C, as before; 143 after SIGTERM, as for every other command."""
-    return exits.TERMINATED if received == signal.SIGTERM else exits.OK
+def run(async_fn: Callable[..., Awaitable[T]], *args: Any, guest: bool = False) -> T:
+    """``trio.run(async_fn, *args)``, or with ``guest`` arena.transport.aio.run
+    (trio a guest of the grpc.aio loop), stopped by the command's signals: the
+    first cancels the run's root cancel scope, and once the run has ended,
+    KeyboardInterrupt says the command was stopped (main reports it).
+    Without ``taken`` (a thread, a caller of the library) it is the run alone."""
+    import trio
+
+    from arena.transport import aio
+
+    start = aio.run if guest else trio.run
+    stop = _current
+    if stop is None:
+        return start(async_fn, *args)
+    with stop.held():
+        value = start(_listening, stop, async_fn, *args)
+    if stop.received is not None:
+        raise KeyboardInterrupt
+    return cast(T, value)
+
+
+async def _listening(stop: Stop, async_fn: Callable[..., Awaitable[T]], *args: Any) -> T | None:
+    """The run's root task: ``async_fn`` under the cancel scope a signal cancels."""
+    import trio
+
+    with trio.CancelScope() as scope:
+        stop.listen(trio.lowlevel.current_trio_token(), scope)
+        try:
+            return await async_fn(*args)
+        finally:
+            stop.deaf()
+    return None  # cancelled by a signal: ``run`` raises KeyboardInterrupt

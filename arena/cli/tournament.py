@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from arena.cli import signals
 from arena.cli.common import (
     Subparsers,
     add_sandbox_options,
@@ -64,11 +66,10 @@ def _play_with_progress(run: Run, k: float | None) -> bool:
     None: no leader); True when it is complete."""
     from arena.tournament.progress import ProgressLine
     from arena.tournament.runner import Runner
-    from arena.transport import aio
 
     store = run.store
     progress = ProgressLine.resumed(store, k)
-    complete = aio.run(run.play, Runner(run.cfg, store, progress=progress))
+    complete = signals.run(run.play, Runner(run.cfg, store, progress=progress), guest=True)
     progress.finish()
     if run.stopped is not None:
         raise ConfigError(run.stopped)
@@ -207,7 +208,6 @@ def cmd_sprt(args: argparse.Namespace) -> int:
     from arena.tournament.lifecycle import Run
     from arena.tournament.sprt import SprtStatus
     from arena.tournament.standings import compute_standings
-    from arena.transport import aio
 
     with Run.open(sprt_config(args)) as run:
         store, cfg = run.store, run.cfg
@@ -226,7 +226,7 @@ def cmd_sprt(args: argparse.Namespace) -> int:
         def report(status: SprtStatus) -> None:
             print(status.line(), flush=True)
 
-        complete = aio.run(lambda: run.play(report=report))
+        complete = signals.run(functools.partial(run.play, report=report), guest=True)
         if run.stopped is not None:
             raise ConfigError(run.stopped)
         status = run.sprt_status()

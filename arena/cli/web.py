@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from arena.cli import signals
+from arena.cli import exits, signals
 from arena.cli.common import Subparsers
 from arena.errors import ConfigError
 
@@ -14,13 +14,11 @@ DEFAULT_HTTP = "127.0.0.1:8080"
 
 def serve_directory(
     directory: Path, listen: str, announce: str = "LISTENING {}", delay: int = 0
-) -> int:
-    """Serve the site of ``directory`` until SIGTERM or Ctrl-C, and return which
-    of the two stopped it; prints ``announce`` with its address (``LISTENING
+) -> None:
+    """Serve the site of ``directory`` until SIGTERM or Ctrl-C stops the
+    command (signals.run); prints ``announce`` with its address (``LISTENING
     http://HOST:PORT``) once it listens. Matches being played are shown
     ``delay`` plays behind."""
-    import signal
-
     import trio
 
     from arena.layout import Layout
@@ -42,24 +40,21 @@ def serve_directory(
         source.close()
         raise
 
-    async def main() -> int:
+    async def main() -> None:
         async with trio.open_nursery() as nursery:
             address = await nursery.start(serve_site, create_app(source), listen)
             print(announce.format(address), flush=True)
-            with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as arriving:
-                received = await anext(arriving)
-            nursery.cancel_scope.cancel()
-        return received
+            await trio.sleep_forever()  # until the command's stop cancels it
 
     try:
-        return trio.run(main)
+        signals.run(main)
     finally:
         source.close()
 
 
 def cmd_web(args: argparse.Namespace) -> int:
-    received = serve_directory(Path(args.directory), args.http, delay=args.spectator_delay)
-    return signals.status_after(received)
+    serve_directory(Path(args.directory), args.http, delay=args.spectator_delay)
+    return exits.OK
 
 
 def add_parsers(sub: Subparsers) -> None:
@@ -84,4 +79,4 @@ def add_parsers(sub: Subparsers) -> None:
         metavar="PLAYS",
         help="show matches being played this many plays behind (default %(default)s)",
     )
-    web.set_defaults(func=cmd_web)
+    web.set_defaults(func=cmd_web, server=True)

@@ -1,6 +1,6 @@
 """Starting and stopping the server: open its storage, settle the organiser
 token, serve the gRPC service (with health and reflection), resume the
-competitions that were running, and stop on SIGTERM or Ctrl-C.
+competitions that were running, and stop when cancelled (SIGTERM or Ctrl-C).
 
 The gRPC server is grpcio's asyncio server, on its own loop in one thread:
 spectator streams are coroutines there, so an open stream holds no thread
@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import errno
 import os
-import signal
 import socket
 import sys
 import threading
@@ -69,9 +68,9 @@ async def serve(
     spectator_delay: int = 0,
     cluster: str | None = None,
     challenges: bool = True,
-) -> int:
-    """Run the server until SIGTERM or Ctrl-C, and return which of the two
-    stopped it (the exit status tells them apart); ``data`` holds everything it keeps.
+) -> None:
+    """Run the server until it is cancelled (the command's stop on SIGTERM or
+    Ctrl-C: arena.cli.signals); ``data`` holds everything it keeps.
     Bots are probed every ``liveness_interval`` seconds; a competition waits
     ``absent_grace`` seconds for a bot that does not answer before it starts.
     With ``http`` (HOST:PORT), the read-only web site is served there too.
@@ -160,18 +159,18 @@ async def serve(
                     for comp_id in storage.competitions_with_status(status):
                         standings.refresh(comp_id)
                 nursery.start_soon(liveness.watch)
-                with trio.open_signal_receiver(signal.SIGTERM, signal.SIGINT) as signals:
-                    received = await anext(signals)
-                print("stopping: matches in flight are replayed on the next start", flush=True)
+                try:
+                    await trio.sleep_forever()
+                except trio.Cancelled:
+                    print("stopping: matches in flight are replayed on the next start", flush=True)
+                    raise
             finally:
                 with trio.CancelScope(shield=True):
                     await trio.to_thread.run_sync(server.stop)
-            nursery.cancel_scope.cancel()
     finally:
         standings.close()
         storage.close()
         held.close()
-    return received
 
 
 def _refuse_a_port_in_use(listen: str) -> None:

@@ -1,42 +1,45 @@
-"""SIGTERM, a service manager's stop, stops each long-running command as Ctrl-C
-does: matches in flight end ABORTED in their logs, the store keeps only what
-finished (a run resumes), every process the arena started is gone by the time
-it exits; the status is 143 where Ctrl-C gives its own. Real arena processes,
-real bots, real signals. (`arena match` has its own in tests/referee/test_interrupt.py.)"""
+"""Ctrl-C and SIGTERM stop every long-running command the one way, whatever
+moment they land at, and with SIGINT ignored (a shell script's background
+job) SIGTERM still does: matches in flight end ABORTED in their logs, the
+store keeps only what finished (a run resumes), every process the arena
+started is gone by the time it exits; the status is 130 after SIGINT, 143
+after SIGTERM, 0 after SIGINT for the servers. Real arena processes, real
+bots, real signals. (`arena match` has its own in tests/referee/test_interrupt.py;
+the stress command tests/cli/signal_storm.py sends them by the hundred.)"""
 
 from __future__ import annotations
 
-import signal
-import sqlite3
 import subprocess
 import sys
+import textwrap
 import time
-import uuid
-from collections.abc import Callable
+import urllib.request
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from arena.errors import RecordError
-from arena.record import read_log
-from arena.wire.v1 import scopa_pb2
 from tests.support.bots import bot
 from tests.support.processes import ended, live_pids
+from tests.support.stops import (
+    WAYS,
+    Way,
+    check_logs,
+    check_stores,
+    decisions,
+    descendants,
+    done,
+    left_behind,
+    rows,
+    send,
+    start,
+)
 
 pytestmark = pytest.mark.process
 
 ROOT = Path(__file__).resolve().parents[2]
 ARENA = str(Path(sys.executable).parent / "arena")
-
-# Each stop and the status it gives a batch command.
-STOPS = [(signal.SIGINT, 130), (signal.SIGTERM, 143)]
-IDS = ["SIGINT", "SIGTERM"]
-
-
-@pytest.fixture
-def tag() -> str:
-    """A marker on the command lines of the bots a test launches."""
-    return f"--tag=t{uuid.uuid4().hex[:12]}"
+IDS = [way.name for way in WAYS]
 
 
 def hanging(flag: Path, tag: str) -> str:
@@ -46,41 +49,21 @@ def hanging(flag: Path, tag: str) -> str:
     return f"{sys.executable} {ROOT / 'tests/bots/hang_while.py'} {flag} {tag}"
 
 
-def descendants(root: int) -> set[int]:
-    """Every live process below ``root``: bots, their sandboxes, workers."""
-    parents: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if stat[0] != "Z":
-                parents[int(entry.name)] = int(stat[1])
-    found, frontier = set(), {root}
-    while frontier:
-        frontier = {pid for pid, parent in parents.items() if parent in frontier} - found
-        found |= frontier
-    return found
+@pytest.fixture
+def arena() -> Iterator[Callable[[list[str], Way], subprocess.Popen[str]]]:
+    """Starts an arena command as a way to stop it says; any still running
+    when the test ends (it failed before stopping it) is killed."""
+    procs: list[subprocess.Popen[str]] = []
 
+    def started(argv: list[str], way: Way) -> subprocess.Popen[str]:
+        procs.append(start(argv, way))
+        return procs[-1]
 
-def still_alive(pids: set[int]) -> set[int]:
-    alive = set()
-    for pid in pids:
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if state != "Z":
-            alive.add(pid)
-    return alive
-
-
-def decisions(log: Path) -> int:
-    try:
-        return sum(r.WhichOneof("record") == "decision" for r in read_log(log).records)
-    except RecordError:  # not written yet
-        return 0
+    yield started
+    for proc in procs:
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate()
 
 
 def wait_until(condition: Callable[[], bool], what: str, seconds: float = 30) -> None:
@@ -91,48 +74,25 @@ def wait_until(condition: Callable[[], bool], what: str, seconds: float = 30) ->
 
 
 def stop_and_check(
-    proc: subprocess.Popen[str], stop: signal.Signals, status: int, tag: str
+    proc: subprocess.Popen[str], way: Way, tag: str, server: bool = False
 ) -> tuple[str, str]:
-    """Send ``stop`` with everything up; the arena exits with ``status``, every
-    process below it and every tagged bot already gone."""
+    """Stop the command ``way`` says with everything up; it exits with the
+    documented status, every process below it and every tagged bot already gone."""
     started = descendants(proc.pid)
     assert started, "the arena started no process"
-    proc.send_signal(stop)
+    send(proc, way)
     out, err = proc.communicate(timeout=30)
-    assert proc.returncode == status, (out, err)
+    assert proc.returncode == way.status(server), (out, err)
     assert "Traceback" not in err and "warning" not in err, err
-    assert still_alive(started) == set() and live_pids(tag) == [], err
+    assert left_behind(started) == {} and live_pids(tag) == [], err
     return out, err
 
 
 def check_aborted(logs: Path) -> int:
-    """Every log under ``logs`` is whole: played to its end or ended ABORTED,
-    and `arena replay` verifies it. Returns how many were aborted."""
-    aborted = 0
-    for log in sorted(logs.glob("**/*.log")):
-        contents = read_log(log)
-        assert contents.complete, log
-        if contents.records[-1].match_ended.result.termination == scopa_pb2.ABORTED:
-            aborted += 1
-            replay = subprocess.run([ARENA, "replay", str(log)], capture_output=True, text=True)
-            assert replay.returncode == 0, replay.stdout + replay.stderr
-    return aborted
-
-
-def rows(store: Path) -> dict[str, tuple[object, ...]]:
-    db = sqlite3.connect(store)
-    try:
-        found = db.execute("SELECT id, status, winner_side, score0, score1 FROM matches")
-        return {r[0]: r[1:] for r in found.fetchall()}
-    finally:
-        db.close()
-
-
-def done(store: Path) -> dict[str, tuple[object, ...]]:
-    try:
-        return {k: v for k, v in rows(store).items() if v[0] == "done"}
-    except sqlite3.Error:  # not created yet
-        return {}
+    """Every log under ``logs`` is whole and verifies, and the store beside
+    it keeps no aborted match; how many logs were aborted."""
+    check_stores(logs.parent)
+    return check_logs(logs)
 
 
 TOURNAMENT = """
@@ -162,8 +122,8 @@ spec = "{slow}"
 """
 
 
-@pytest.mark.parametrize(("stop", "status"), STOPS, ids=IDS)
-def test_a_stopped_tournament_keeps_its_finished_matches_and_resumes(stop, status, tag, tmp_path):
+@pytest.mark.parametrize("way", WAYS, ids=IDS)
+def test_a_stopped_tournament_keeps_its_finished_matches_and_resumes(way, tag, tmp_path, arena):
     """The two matches without the slow engine finish; two with it are in
     flight when the signal comes (the other two wait for their pair's first)."""
     out = tmp_path / "t"
@@ -172,19 +132,14 @@ def test_a_stopped_tournament_keeps_its_finished_matches_and_resumes(stop, statu
     flag.touch()
     slow = hanging(flag, tag)
     config.write_text(TOURNAMENT.format(output=out, random=bot("random", tag), slow=slow))
-    proc = subprocess.Popen(
-        [ARENA, "tournament", str(config)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc = arena([ARENA, "tournament", str(config)], way)
     store = out / "results.sqlite"
     logs = out / "logs"
     wait_until(
         lambda: len(done(store)) == 2 and sum(decisions(p) >= 4 for p in logs.glob("*.log")) == 4,
         "the tournament never had two matches done and two in flight",
     )
-    stop_and_check(proc, stop, status, tag)
+    stop_and_check(proc, way, tag)
     finished = done(store)
     assert len(finished) == 2 and len(rows(store)) == 6
     assert check_aborted(logs) == 2
@@ -210,23 +165,23 @@ def sprt(test: str) -> list[str]:
     return [ARENA, "sprt", *engines, "--max-sets", "2", "--seed", "3"]
 
 
-@pytest.mark.parametrize(("stop", "status"), STOPS, ids=IDS)
+@pytest.mark.parametrize("way", WAYS, ids=IDS)
 @pytest.mark.parametrize(
     ("command", "in_flight"), [(gauntlet, 4), (sprt, 2)], ids=["gauntlet", "sprt"]
 )
-def test_a_stopped_gauntlet_or_sprt_resumes(command, in_flight, stop, status, tag, tmp_path):
+def test_a_stopped_gauntlet_or_sprt_resumes(command, in_flight, way, tag, tmp_path, arena):
     """Every match has the slow engine: those started are in flight when the signal comes."""
     out, flag = tmp_path / "out", tmp_path / "hang"
     flag.touch()
     options = ["--move-time", "30s", "--concurrency", "6", "--output", str(out), "--sandbox", "off"]
     argv = command(hanging(flag, tag)) + options
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = arena(argv, way)
     logs = out / "logs"
     wait_until(
         lambda: sum(decisions(p) >= 4 for p in logs.glob("*.log")) == in_flight,
         f"never {in_flight} matches in flight",
     )
-    stop_and_check(proc, stop, status, tag)
+    stop_and_check(proc, way, tag)
     assert done(out / "results.sqlite") == {}
     assert check_aborted(logs) == in_flight
 
@@ -246,56 +201,232 @@ move_time = "30s"
 """
 
 
-@pytest.mark.parametrize(("stop", "status"), [(signal.SIGINT, 0), (signal.SIGTERM, 143)], ids=IDS)
+def serve(proc: subprocess.Popen[str]) -> str:
+    """The gRPC address of `arena serve`, once it listens."""
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if line.startswith("LISTENING "):
+            return line.split()[1]
+    raise AssertionError("the server did not start")
+
+
+@pytest.mark.parametrize("way", WAYS, ids=IDS)
 def test_a_stopped_server_ends_its_workers_and_replays_its_matches_on_restart(
-    stop, status, tag, tmp_path
+    way, tag, tmp_path, arena
 ):
-    """`arena serve` with its site, a competition's matches in flight: the
-    signal ends them ABORTED, every process the server started (the
-    standings worker) is gone when it exits, and the next start plays them."""
+    """`arena serve` with its site, one competition finished (its standings
+    computed by the worker process) and another's match in flight: the
+    signal ends that match ABORTED, every process the server started is
+    gone when it exits, and the next start plays the match again."""
+    import grpc
+
+    from arena.layout import competition_layout
     from arena.wire.v1 import server_pb2 as spb
+    from arena.wire.v1 import server_pb2_grpc
     from tests.support.server import ORGANISER, Server, auth, register, wait_for
 
-    flag = tmp_path / "hang"  # made once registered: the check's decisions do not count
+    flag = tmp_path / "hang"  # made once the first competition is over
+    theirs = "--tag=participant"  # the participants' bots: not the server's to stop
     bots = [
         subprocess.Popen(
-            [*hanging(flag, tag).split(), "--listen", "127.0.0.1:0"],
+            [*hanging(flag, theirs).split(), "--listen", "127.0.0.1:0"],
             stdout=subprocess.PIPE,
             text=True,
         ),
-        subprocess.Popen(bot("random", tag).split(), stdout=subprocess.PIPE, text=True),
+        subprocess.Popen(bot("random", theirs).split(), stdout=subprocess.PIPE, text=True),
     ]
     try:
         addresses = [p.stdout.readline().split()[1] for p in bots if p.stdout]
         token_file = tmp_path / "organiser.token"
         token_file.write_text(ORGANISER)
-        server = Server(tmp_path / "data", token_file, options=("--http", "127.0.0.1:0"))
-        server.start()
-        stub = server.stub()
-        register(stub, "alice", "alice-slow", addresses[0])
-        register(stub, "bob", "bob-random", addresses[1])
-        flag.touch()
-        request = spb.CreateCompetitionRequest(config=COMPETITION)
-        comp = stub.CreateCompetition(request, metadata=auth(ORGANISER), timeout=30)
-        ref = spb.CompetitionRef(id=comp.id)
-        stub.StartCompetition(ref, metadata=auth(ORGANISER), timeout=10)
         data = tmp_path / "data"
-        wait_until(
-            lambda: any(decisions(p) >= 4 for p in data.glob("**/*.log")), "no match in flight"
-        )
-        assert server.proc is not None
-        started = descendants(server.proc.pid)
-        server.proc.send_signal(stop)
-        ended(server.proc, 30)
-        assert server.proc.returncode == status
-        assert still_alive(started) == set()
-        assert check_aborted(data) >= 1
+        command = [ARENA, "serve", "--data", str(data), "--listen", "127.0.0.1:0"]
+        command += ["--organiser-token-file", str(token_file), "--http", "127.0.0.1:0"]
+        proc = arena(command, way)
+        address = serve(proc)
+        with grpc.insecure_channel(address) as channel:
+            stub = server_pb2_grpc.ArenaStub(channel)
+            register(stub, "alice", "alice-slow", addresses[0])
+            register(stub, "bob", "bob-random", addresses[1])
+            competitions = []
+            for _ in range(2):
+                request = spb.CreateCompetitionRequest(config=COMPETITION)
+                comp = stub.CreateCompetition(request, metadata=auth(ORGANISER), timeout=30)
+                ref = spb.CompetitionRef(id=comp.id)
+                stub.StartCompetition(ref, metadata=auth(ORGANISER), timeout=10)
+                competitions.append(comp.id)
+                if not flag.exists():
+                    wait_for(stub, comp.id, "finished")
+                    flag.touch()
+        logs = competition_layout(data, competitions[1]).logs
+        wait_until(lambda: any(decisions(p) >= 4 for p in logs.glob("*.log")), "none in flight")
+        wait_until(lambda: descendants(proc.pid) != {}, "no standings worker")
+        out, _ = stop_and_check(proc, way, tag, server=True)
+        assert "stopping: matches in flight are replayed on the next start" in out
+        assert check_aborted(logs) == 1 and check_stores(data) == 1
 
         flag.unlink()
+        server = Server(data, token_file)
         server.start()
-        assert wait_for(server.stub(), comp.id, "finished").matches_done == 1
+        assert wait_for(server.stub(), competitions[1], "finished").matches_done == 1
         server.stop()
     finally:
         for p in bots:
             p.terminate()
             ended(p, 10)
+
+
+QUICK = """
+name = "quick"
+rounds = 1
+seed = 5
+output = "{output}"
+[sandbox]
+mode = "off"
+[[engine]]
+name = "greedy"
+spec = "builtin:greedy"
+[[engine]]
+name = "random"
+spec = "{random}"
+"""
+
+
+@pytest.mark.parametrize("way", WAYS, ids=IDS)
+def test_a_stopped_site_ends_its_workers(way, tag, tmp_path, arena):
+    """`arena web` over a tournament's output, its standings worker up: the
+    signal stops it with the status a server gives, every process it started gone."""
+    out = tmp_path / "t"
+    config = tmp_path / "t.toml"
+    config.write_text(QUICK.format(output=out, random=bot("random", tag)))
+    played = subprocess.run([ARENA, "tournament", str(config)], capture_output=True, text=True)
+    assert played.returncode == 0, played.stderr
+    proc = arena([ARENA, "web", str(out), "--http", "127.0.0.1:0"], way)
+    assert proc.stdout is not None
+    base = proc.stdout.readline().split()[1]
+    with urllib.request.urlopen(base + "/", timeout=30) as page:
+        assert page.status == 200
+    stop_and_check(proc, way, tag, server=True)
+
+
+# A command run with one signal raised at a chosen moment of its trio run,
+# by the process itself (signal.raise_signal: its handler runs at once, in
+# the main thread): each moment of the run forced, not waited for by luck.
+AT_A_MOMENT = textwrap.dedent(
+    """
+    import signal, sys
+    import trio
+    from arena.cli import main, signals
+    from arena.transport import aio
+
+    moment, argv = sys.argv[1], sys.argv[2:]
+
+    def signalled(original, before=True):
+        def wrapper(*args, **kwargs):
+            if before:
+                signal.raise_signal(signal.SIGTERM)
+            value = original(*args, **kwargs)
+            if not before:
+                signal.raise_signal(signal.SIGTERM)
+            return value
+        return wrapper
+
+    if moment == "before trio starts":
+        aio.run = signalled(aio.run)
+        trio.run = signalled(trio.run)
+    elif moment == "before the run listens":
+        signals.Stop.listen = signalled(signals.Stop.listen)
+    elif moment == "once the run's root has ended":
+        signals.Stop.deaf = signalled(signals.Stop.deaf, before=False)
+    elif moment == "while the guest's loop closes":
+        aio._close = signalled(aio._close)
+    sys.exit(main(argv))
+    """
+)
+MOMENTS = [
+    "before trio starts",
+    "before the run listens",
+    "once the run's root has ended",
+    "while the guest's loop closes",
+]
+
+
+@pytest.mark.parametrize("moment", MOMENTS)
+def test_a_signal_at_any_moment_of_a_tournaments_run_stops_it_cleanly(moment, tag, tmp_path):
+    """trio a guest of the asyncio loop: a signal before the run listens stops
+    it before a match starts; one as it ends, once every match is done,
+    stops it all the same (143, the seed not revealed) with nothing
+    abandoned and nothing lost; the same command then resumes and ends."""
+    out = tmp_path / "t"
+    config = tmp_path / "t.toml"
+    config.write_text(QUICK.format(output=out, random=bot("random", tag)))
+    argv = [sys.executable, "-c", AT_A_MOMENT, moment, "tournament", str(config)]
+    stopped = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert stopped.returncode == 143, stopped.stdout + stopped.stderr
+    assert stopped.stderr == "arena: interrupted by SIGTERM\n"
+    assert live_pids(tag) == []
+    check_logs(out)
+    finished = check_stores(out)
+    assert finished == (0 if moment in MOMENTS[:2] else 2)
+    assert "seed revealed" not in stopped.stdout
+
+    again = subprocess.run([ARENA, "tournament", str(config)], capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr
+    assert "seed revealed" in again.stdout and check_stores(out) == 2
+
+
+@pytest.mark.parametrize("moment", MOMENTS[:3])
+def test_a_signal_at_any_moment_of_a_matchs_run_stops_it_cleanly(moment, tag, tmp_path):
+    """trio.run (`arena match`): before the run listens, the match never
+    starts (no log); once it has ended, it was played to its end and its log
+    says so; either way 143, nothing abandoned, no bot alive."""
+    log = tmp_path / "m.log"
+    engines = ["--engine", f"a={bot('random', tag)}", "--engine", f"b={bot('random', tag)}"]
+    command = ["match", *engines, "--seed", "3", "--log", str(log), "--sandbox", "off"]
+    stopped = subprocess.run(
+        [sys.executable, "-c", AT_A_MOMENT, moment, *command],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert stopped.returncode == 143, stopped.stdout + stopped.stderr
+    assert stopped.stderr == "arena: interrupted by SIGTERM\n"
+    assert live_pids(tag) == []
+    if moment in MOMENTS[:2]:
+        assert not log.exists()
+    else:
+        assert check_logs(tmp_path) == 0  # whole, played to its end
+
+
+def test_once_the_programs_command_is_over_a_signal_changes_nothing():
+    """Python resets its signal handlers while the interpreter exits: a
+    signal then would kill the `arena` program that had stopped cleanly
+    (status -2, not 130; a server's 0 lost). Its command over, both signals
+    are ignored until it exits; main() called in-process with its arguments
+    gives the caller's handlers back instead."""
+    script = textwrap.dedent(
+        """
+        import signal, sys
+        from arena.cli import main
+
+        def mine(number, frame):
+            pass
+
+        if sys.argv[1] == "program":
+            sys.argv = ["arena", "play", "--seed", "1"]
+            status = main()
+            after = [signal.getsignal(s) is signal.SIG_IGN for s in (signal.SIGINT, signal.SIGTERM)]
+        else:
+            signal.signal(signal.SIGINT, mine)
+            signal.signal(signal.SIGTERM, mine)
+            status = main(["play", "--seed", "1"])
+            after = [signal.getsignal(s) is mine for s in (signal.SIGINT, signal.SIGTERM)]
+        print(after, file=sys.stderr)
+        sys.exit(status)
+        """
+    )
+    for caller in ("program", "in-process"):
+        done = subprocess.run(
+            [sys.executable, "-c", script, caller], capture_output=True, text=True
+        )
+        assert done.returncode == 0 and done.stderr == "[True, True]\n", (caller, done.stderr)

@@ -13,6 +13,7 @@ import pytest
 from arena.record import read_log
 from tests.support.bots import bot
 from tests.support.processes import ended, live_pids
+from tests.support.stops import WAYS, Way, send, start
 
 pytestmark = pytest.mark.process
 
@@ -40,8 +41,9 @@ def decisions_by(log: Path, seat: int) -> int:
     return sum(r.WhichOneof("record") == "decision" and r.decision.seat == seat for r in records)
 
 
-def start_slow_match(tag: str, log: Path) -> subprocess.Popen:
-    """A match whose first bot thinks for 3 s per move (within a 30 s move time)."""
+def start_slow_match(tag: str, log: Path, way: Way = WAYS[0]) -> subprocess.Popen:
+    """A match whose first bot thinks for 3 s per move (within a 30 s move time),
+    started as ``way`` says (SIGINT ignored, for a background job)."""
     cmd = [
         ARENA,
         "match",
@@ -56,7 +58,7 @@ def start_slow_match(tag: str, log: Path) -> subprocess.Popen:
         "--log",
         str(log),
     ]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = start(cmd, way)
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
         if len(live_pids(tag)) >= 2 and has_decision(log):
@@ -74,21 +76,20 @@ def wait_gone(tag: str, seconds: float = 5) -> list[int]:
 
 
 # SIGTERM (a service manager's stop) is taken as Ctrl-C; only the status differs.
-STOPS = [(signal.SIGINT, 130), (signal.SIGTERM, 143)]
-
-
-@pytest.mark.parametrize(("stop", "status"), STOPS, ids=["SIGINT", "SIGTERM"])
-def test_ctrl_c_ends_the_match_cleanly_and_kills_every_bot(stop, status, tag, tmp_path):
+# Started with SIGINT ignored (a shell script's background job), the match
+# keeps ignoring it, and SIGTERM still stops it cleanly.
+@pytest.mark.parametrize("way", WAYS, ids=[way.name for way in WAYS])
+def test_ctrl_c_ends_the_match_cleanly_and_kills_every_bot(way, tag, tmp_path):
     log = tmp_path / "m.log"
-    proc = start_slow_match(tag, log)
+    proc = start_slow_match(tag, log, way)
     # Interrupt while the slow bot thinks: it has made its two quick moves.
     deadline = time.monotonic() + 20
     while decisions_by(log, 0) < 2:
         assert time.monotonic() < deadline, "the slow bot never got to its slow move"
         time.sleep(0.05)
-    proc.send_signal(stop)
+    send(proc, way)
     out, err = proc.communicate(timeout=15)
-    assert proc.returncode == status, (out, err)
+    assert proc.returncode == way.status(), (out, err)
     assert "interrupted" in err and "Traceback" not in err and "warning" not in err
     assert live_pids(tag) == []  # gone before the arena exited, not after
     contents = read_log(log)

@@ -8,6 +8,9 @@ Every grpcio step the arena takes must run protected; here a real bot is
 called the ways the referee calls it, and each of those steps says whether it
 was."""
 
+import os
+import signal
+import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -57,3 +60,56 @@ def test_grpcio_call_bookkeeping_and_closing_run_protected_from_ctrl_c(tag, monk
     trio.run(main)
     assert ("close", True) in seen and ("a call's watcher", True) in seen
     assert all(protected for _, protected in seen), seen
+
+
+# A trio run as the arena's commands run it (arena.cli.signals): its task
+# spends nearly all its time in plain Python between checkpoints, as
+# grpcio's bookkeeping does, and records a KeyboardInterrupt landing there.
+BUSY = """
+import signal, sys
+import trio
+from arena.cli import signals
+
+landed = []
+
+def bookkeeping():
+    try:
+        total = 0
+        for i in range(200_000):
+            total += i
+    except KeyboardInterrupt:
+        landed.append("inside")
+        raise
+
+async def main():
+    print("ready", flush=True)
+    while True:
+        bookkeeping()
+        await trio.sleep(0)
+
+with signals.taken() as stop:
+    try:
+        signals.run(main)
+    except KeyboardInterrupt:
+        print(signal.Signals(stop.received).name, landed, flush=True)
+"""
+
+
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_commands_stop_signal_never_lands_inside_a_tasks_code(stop):
+    """Under the commands' handling a signal raises nothing inside trio: it
+    cancels the run, which stops at the task's next checkpoint, and the
+    interrupt is raised once the run is over (under trio's own KI handler it
+    would land in the middle of the plain Python nearly every time)."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", BUSY],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert proc.stdout is not None
+    assert proc.stdout.readline() == "ready\n"
+    proc.send_signal(stop)
+    out, _ = proc.communicate(timeout=30)
+    assert out == f"{stop.name} []\n"
