@@ -10,7 +10,7 @@ PROTOS := $(wildcard proto/arena/wire/v1/*.proto)
 JS_STAMP := engines/js/node_modules/.installed
 
 .PHONY: help setup demo test test-fast lint proto proto-check bench paper paper-quick strength \
-	strength-quick clean
+	strength-quick signal-storm clean
 
 help:
 	@echo "make demo         set up, then play a demonstration match"
@@ -18,6 +18,7 @@ help:
 	@echo "make test-fast    set up, then run the tests that start no process (seconds)"
 	@echo "make lint         ruff and mypy over arena/"
 	@echo "make bench        print the speed figures"
+	@echo "make signal-storm stop every long-running command COUNT times (500) at random moments"
 	@echo "make paper        Di Palma & Lanzi's Scopone table on the arena (2 h; docs/paper.md)"
 	@echo "make paper-quick  the same protocol with random and greedy (a minute)"
 	@echo "make strength     Elo of the engines at equal think time, Scopa and Scopone"
@@ -65,6 +66,13 @@ proto-check: $(STAMP)
 		--grpc_python_out=$$tmp $(PROTOS) && \
 	diff -r -x __init__.py -x __pycache__ $$tmp/arena/wire/v1 arena/wire/v1 && \
 	rm -rf $$tmp && echo "generated code is up to date"
+
+# Outside the test suite: SIGINT and SIGTERM to arena match, tournament,
+# gauntlet, sprt, serve and web at random moments, with two CPU hogs running;
+# prints the count of wrong outcomes, which must be 0 (tests/cli/signal_storm.py).
+COUNT ?= 500
+signal-storm: $(STAMP)
+	$(BIN)/python -m tests.cli.signal_storm --count $(COUNT)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_rules
