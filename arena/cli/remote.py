@@ -368,7 +368,7 @@ def _print_versions(versions: Iterable[spb.LadderVersion]) -> None:
             v.player,
             v.owner,
             v.state,
-            f"{v.live_rating:+.0f} +/- {1.96 * v.live_sigma:.0f}" if v.state == "active" else "-",
+            f"{v.live_rating:+.0f} +/- {2 * v.live_sigma:.0f}" if v.state == "active" else "-",
             str(v.sets),
             v.entered_at,
             _shown_address(v.address),
