@@ -1,9 +1,10 @@
-"""The memory of a sandboxed bot as a whole: all its processes together.
+"""The memory of a sandboxed bot as a whole, where no control group holds it.
 
 An rlimit caps one process, so a bot that forks, or shares memory between
 its processes, or keeps it in memory files, is not held by one. Where the
-arena may not make cgroups (these machines' hierarchy belongs to their
-supervisor: see docs/writing-a-bot.md), a watchdog does it instead: every
+arena makes control groups (arena.transport.cgroups), the kernel holds a
+bot's memory, all of it. Where it may not, a watchdog does what it can
+instead, after the fact, for the memory it can see: every
 ``WATCH_PERIOD`` seconds (``RELAXED_PERIOD`` while the bot holds less than
 half its limit) it lists the processes of the sandbox's PID
 namespace (through the sandbox's own /proc) and adds up what the bot holds:
@@ -24,7 +25,11 @@ proportional share (``Pss_Anon`` + ``Pss_Shmem`` of smaps_rollup, a walk of
 its page tables), so that shared memory counts once. Past the limit the bot
 is ended as a fault of its own, with a message that names the limit. Between
 two looks a bot can go over (by what it can touch in one period), and each
-process stays under ``RLIMIT_DATA`` as a backstop.
+process stays under ``RLIMIT_DATA`` as a backstop. What it cannot see, the
+kernel's buffers of a bot's sockets and pipes, is bounded only by the files
+each process may hold open (arena.transport.sandbox.OPEN_FILES), the kernel's
+per-user cap on pipe buffers (each sandbox runs as a user of its own) and the
+process limit.
 """
 
 from __future__ import annotations
@@ -33,15 +38,12 @@ import functools
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
-from pathlib import Path
 
 WATCH_PERIOD = 0.1  # between two looks once a bot holds half its limit
 RELAXED_PERIOD = 0.25  # while it holds less: a third of the cost of looking
 MIB = 1 << 20
 PAGE = os.sysconf("SC_PAGE_SIZE")
 FILE_BYTES = 1024  # the kernel's cost of one file on a tmpfs, counted as the bot's memory
-# Where a cgroup v2 hierarchy with its memory controller may be delegated to the arena.
-CGROUP_ROOT = Path("/sys/fs/cgroup")
 
 
 def is_set_up(root: int) -> bool:
@@ -229,29 +231,3 @@ class Usage:
     @property
     def mib(self) -> float:
         return self.bytes / MIB
-
-
-def delegated_cgroup() -> Path | None:
-    """This process's cgroup v2 directory when it may make child groups there
-    with the memory controller (a delegated subtree), else None. Machines whose
-    hierarchy is v1 or hybrid, like this project's, have none."""
-    try:
-        own = Path("/proc/self/cgroup").read_text().splitlines()
-    except OSError:
-        return None
-    unified = [line[3:] for line in own if line.startswith("0::")]
-    if len(own) != 1 or not unified:
-        return None  # v1 or hybrid: never touched
-    here = CGROUP_ROOT / unified[0].lstrip("/")
-    try:
-        controllers = (here / "cgroup.controllers").read_text().split()
-    except OSError:
-        return None
-    if "memory" not in controllers or not os.access(here, os.W_OK):
-        return None
-    return here
-
-
-def enforcement() -> str:
-    """How the memory limit of a bot as a whole is held here, for the log header."""
-    return "watchdog" if delegated_cgroup() is None else "watchdog (cgroup v2 delegated, unused)"

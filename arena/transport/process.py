@@ -55,7 +55,7 @@ from arena.errors import BotError, ConfigError
 from arena.files import open_private
 from arena.outcome import FaultKind
 from arena.settings import SandboxSettings
-from arena.transport import limits, relay
+from arena.transport import cgroups, limits, relay
 from arena.transport.commands import unrunnable
 from arena.transport.connection import GrpcConnection
 from arena.transport.sandbox import INSIDE_LISTEN, WRITABLE, Sandbox, confinement, unreadable
@@ -73,7 +73,13 @@ _SH = shutil.which("sh")
 _UNSHARE = shutil.which("unshare") if sys.platform.startswith("linux") else None
 # Run after the parent-death signal is set: if the arena died before that (a
 # kill -9 in the middle of a launch), nothing would ever signal this process.
-_PARENT_CHECK = 'test "$PPID" = "$1" || exit 0; shift; exec "$@"'
+# It then joins the control groups named before "--" (arena.transport.cgroups),
+# so that everything the bot's sandbox starts is in them from its first fork.
+_PARENT_CHECK = (
+    'test "$PPID" = "$1" || exit 0; shift; while [ "$1" != -- ]; do echo $$ 2>/dev/null >"$1" '
+    '|| { echo "arena: cannot join the control group $1" >&2; exit 125; }; shift; done; '
+    'shift; exec "$@"'
+)
 # The same, in the first process of a new PID namespace, where $PPID is 0: the
 # lifeline is its stdin (dash knows only fds 0 to 9), and the write fails when
 # the arena, the only reader, is gone.
@@ -106,14 +112,21 @@ def pid_namespaces() -> bool:
         os.close(w)
 
 
-def _dies_with_arena(argv: list[str], lifeline: bool = False) -> list[str]:
+def _dies_with_arena(
+    argv: list[str], lifeline: bool = False, groups: Sequence[Path] = ()
+) -> list[str]:
     """``argv`` started so that it gets SIGKILL when the arena dies, however it
-    dies; with a lifeline on stdin (a sandbox), in a PID namespace of its own."""
+    dies; with a lifeline on stdin (a sandbox), in a PID namespace of its own;
+    in the control groups whose ``cgroup.procs`` files ``groups`` names."""
+    if groups and (_SETPRIV is None or _SH is None):
+        raise ConfigError("control groups need util-linux setpriv and a shell")
     if _SETPRIV is None:
         return argv
     if lifeline:
         argv = _in_pid_namespace(argv)
-    guard = [_SH, "-c", _PARENT_CHECK, "sh", str(os.getpid())] if _SH else []
+    guard = (
+        [_SH, "-c", _PARENT_CHECK, "sh", str(os.getpid()), *map(str, groups), "--"] if _SH else []
+    )
     return [_SETPRIV, "--pdeathsig", "KILL", "--", *guard, *argv]
 
 
@@ -443,6 +456,15 @@ async def terminate(process: BotProcess, grace: float = KILL_GRACE) -> None:
         await process.wait()
 
 
+async def _watch_group(group: cgroups.BotGroup, process: BotProcess, verdict: list[str]) -> None:
+    """End the sandbox once the kernel has stopped one of its processes at the
+    memory limit (arena.transport.cgroups), saying so in ``verdict``: the bot
+    as a whole went over its limit, whichever of its processes was chosen."""
+    verdict.append(await group.wait_over_limit())
+    if process.sandbox_pidfd is not None:
+        _kill_sandbox(process, process.sandbox_pidfd)
+
+
 async def _watch_memory(
     root: int, settings: SandboxSettings, process: BotProcess, verdict: list[str]
 ) -> None:
@@ -513,14 +535,16 @@ async def launch(
     slots = _launch_slots()
     launching = False
     box: Sandbox | None = None
+    group: cgroups.BotGroup | None = None
     try:
         await slots.acquire()
         launching = True
         if confined.sandboxed:
             try:
                 box = Sandbox(confined.settings, command, workdir)
+                group = cgroups.bot_group(box.settings.memory_mib, box.settings.processes)
             except OSError as e:
-                raise ConfigError(f"cannot make a sandbox for {label}: {e.strerror}") from None
+                raise ConfigError(f"cannot make a sandbox for {label}: {e}") from None
         env = dict(os.environ)
         env.setdefault(LISTEN_ENV, "127.0.0.1:0")  # a sandbox sets its own, and nothing else
         out_r, out_w = os.pipe()
@@ -528,7 +552,8 @@ async def launch(
         info_r, info_w = os.pipe()  # where bubblewrap says the pid of the sandbox
         inner = box.argv(info_fd=info_w) if box is not None else list(command)
         life_r, life_w = os.pipe() if box is not None and pid_namespaces() else (-1, -1)
-        argv = _dies_with_arena(inner, lifeline=life_w >= 0)
+        groups = group.procs_files if group is not None else ()
+        argv = _dies_with_arena(inner, lifeline=life_w >= 0, groups=groups)
         try:
             popen = await _get_spawner().run(
                 lambda: subprocess.Popen(
@@ -571,6 +596,8 @@ async def launch(
             """The limit or the hidden file that stopped the bot, if one did."""
             if verdict:
                 return verdict[0]
+            if group is not None and (why := group.over_limit()) is not None:
+                return why
             if box is None:
                 return None
             return limit_reached(sink.tail, code, box.settings) or hidden_path(sink.tail, box)
@@ -586,7 +613,9 @@ async def launch(
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(_pump, stderr, sink, stderr_done)
-                if box is not None and root_pid is not None:
+                if group is not None:
+                    nursery.start_soon(_watch_group, group, process, verdict)
+                elif box is not None and root_pid is not None:
                     nursery.start_soon(_watch_memory, root_pid, box.settings, process, verdict)
                 try:
                     with trio.fail_after(startup_timeout):
@@ -644,6 +673,8 @@ async def launch(
         sink.close()
         if box is not None:
             box.close()
+        if group is not None:
+            await group.remove()
 
 
 async def _sandboxed_address(

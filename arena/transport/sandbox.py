@@ -47,7 +47,7 @@ from pathlib import Path
 from arena.errors import ConfigError
 from arena.files import process_dir, remove_dirs_of_the_dead
 from arena.settings import SandboxMode, SandboxSettings
-from arena.transport import limits
+from arena.transport import cgroups
 from arena.transport.commands import Command
 from arena.wire.protocol import LISTEN_ENV, LISTEN_TCP_ENV
 
@@ -62,6 +62,10 @@ SOCKET_DIR_KIB = 1024  # the tmpfs of the socket's directory: a socket needs no 
 # runtime reserves and never touches (a thread's stack, a JVM's initial heap)
 # counts there, and must not stop a bot that holds far less.
 DATA_HEADROOM_MIB = 512
+# Files each of a bot's processes may hold open: each costs the kernel memory
+# (and a socket or pipe its buffers), so where no control group counts that
+# memory (arena.transport.cgroups), this is what bounds it.
+OPEN_FILES = 1024
 HOME = "/home/bot"
 # What a bot may write: file systems in memory made for it, none on the host's disk.
 WRITABLE = ("/tmp", HOME, str(Path(INSIDE_SOCKET).parent))
@@ -122,7 +126,7 @@ class Confinement:
 
     def describe(self) -> str:
         if self.sandboxed:
-            held = "all its processes together, by " + limits.enforcement()
+            held = "all its processes together, by " + cgroups.enforcement()
             return f"bubblewrap sandbox: {self.settings.describe()}; memory held by {held}"
         return f"not sandboxed ({self.reason})"
 
@@ -427,6 +431,7 @@ class Sandbox:
             _which("prlimit") or "prlimit",
             f"--data={(s.memory_mib + DATA_HEADROOM_MIB) * MIB}",
             f"--nproc={s.processes}",
+            f"--nofile={OPEN_FILES}",
             f"--fsize={s.disk_mib * MIB}",
             "--core=0",
             "--",
