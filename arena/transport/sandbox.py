@@ -14,10 +14,12 @@ sandbox: nothing of the host's disk. It listens on the Unix socket
 through /proc/PID/root, or on a loopback TCP port of its own network
 namespace ($SCOPA_BOT_LISTEN_TCP), which the arena bridges (arena.transport.relay).
 It has no network beyond its own loopback, sees no host process, none of the
-arena's files or environment variables. Its limits: rlimits set by `prlimit`
-(data memory per process as a backstop, processes, file size, no core dumps)
-and the memory of all its processes together, watched by the arena
-(arena.transport.limits).
+arena's files or environment variables, nothing of /opt but a runtime kept
+there that is its program. Its limits: rlimits set by `prlimit` (data memory
+per process as a backstop, processes, open files, file size, no core dumps)
+and the memory of all its processes together, held by the kernel in a control
+group of its own where the arena can make one (arena.transport.cgroups), else
+watched by the arena (arena.transport.limits).
 
 When the arena runs as root the bot runs as an unprivileged uid of its own
 (bubblewrap sets up the namespaces as root, then `setpriv` drops to that uid,
@@ -74,8 +76,12 @@ WRITABLE = ("/tmp", HOME, str(Path(INSIDE_SOCKET).parent))
 INSIDE_WORKDIR = "/bot"
 MIB = 1 << 20
 
-# What of the host a bot may read besides its program: system files only.
-_SYSTEM = ("/usr", "/opt")
+# What of the host a bot may read besides its program: system files only. A
+# runtime installed under /opt (a JDK, Node) is shown alone, its own tree, when
+# it is the bot's program; the rest of /opt (an organiser's applications and
+# their configuration) never is.
+_SYSTEM = ("/usr",)
+_OPTIONAL = Path("/opt")
 _SYSTEM_LINKS = ("/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 _ETC = (
     "/etc/alternatives",
@@ -197,11 +203,11 @@ def program_dirs(command: Sequence[str], workdir: Path | None = None) -> list[Pa
     Python. A bot with a working directory of its own finds its
     program there, so nothing of the arena's current directory is shown to it."""
     words = Command(tuple(command)).effective()
-    dirs: list[Path] = []
+    executable = words.executable() or Path(words.program)
+    dirs = _runtime_tree(executable)  # first: what it holds is then bound with it
     if workdir is None:
         for path in words.program_files(Path.cwd()):
             dirs.append(path if path.is_dir() else path.resolve().parent)
-    executable = words.executable() or Path(words.program)
     arenas_python = _same_file(executable, Path(sys.executable))
     if words.interpreter() == "python" and arenas_python:
         import arena
@@ -209,6 +215,20 @@ def program_dirs(command: Sequence[str], workdir: Path | None = None) -> list[Pa
         dirs += [Path(sys.prefix), Path(sys.base_prefix), Path(arena.__file__).parent]
         dirs += [Path(p) for p in sys.path if p.endswith("-packages") and Path(p).is_dir()]
     return [d.resolve() for d in dirs if not _is_system(d.resolve())]
+
+
+def _runtime_tree(executable: Path) -> list[Path]:
+    """The installation of a runtime kept under /opt that the bot's program is
+    (``/opt/X/bin/java``, or a link in /usr/bin to it): ``/opt/X`` alone."""
+    try:
+        program = executable.resolve()
+    except OSError:
+        return []
+    if _OPTIONAL not in program.parents:
+        return []
+    return [tree for tree in _installation(program) if _OPTIONAL in tree.parents] or [
+        program.parent
+    ]
 
 
 def etc_dirs(command: Sequence[str]) -> list[Path]:

@@ -16,6 +16,8 @@ every match; process-level attacks (marked *) run once, and later matches
 get their verdict again. Unknown options (``--tag=xyz``) are ignored.
 
   read --path P           read up to 4 KiB of file P (or list directory P)
+  mounts                  list every mount point it sees (/proc/self/mountinfo); the
+                          whole list is on stderr, one line: ATTACK mounts: succeeded: P P ...
   proc --pid N            read /proc/N/cmdline and /proc/N/environ; count the pids in /proc
   env --name NAME         is NAME set in the environment? (and which names are)
   write --path P          create and write a file at P
@@ -110,6 +112,15 @@ def attack_read(args: argparse.Namespace, d: Decision) -> Outcome:
     if not data:
         return Outcome(False, f"{path}: read 0 bytes")
     return Outcome(True, f"{path}: read {len(data)} bytes: {data[:60]!r}")
+
+
+def attack_mounts(args: argparse.Namespace, d: Decision) -> Outcome:
+    try:
+        with open("/proc/self/mountinfo") as f:
+            points = sorted({line.split()[4] for line in f})
+    except OSError as e:
+        return Outcome(False, f"mountinfo: {describe(e)}")
+    return Outcome(True, " ".join(points))
 
 
 def count_pids() -> str:
@@ -350,6 +361,7 @@ def attack_grandchild(args: argparse.Namespace, d: Decision) -> Outcome:
 
 ATTACKS: dict[str, Callable[[argparse.Namespace, Decision], Outcome]] = {
     "read": attack_read,
+    "mounts": attack_mounts,
     "proc": attack_proc,
     "env": attack_env,
     "write": attack_write,

@@ -20,7 +20,7 @@ from arena.play import run_match_sync
 from arena.rules import Game, Variant
 from arena.settings import MatchSettings, SandboxMode, SandboxSettings
 from arena.transport.commands import Command, unrunnable
-from arena.transport.sandbox import etc_dirs, program_dirs, unavailable
+from arena.transport.sandbox import Sandbox, etc_dirs, program_dirs, unavailable
 from tests.support.processes import live_pids
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -68,6 +68,43 @@ def test_only_the_programs_own_files_are_shown_not_what_its_arguments_name(tmp_p
     shown = program_dirs([sys.executable, str(GREEDY), "--log", str(secret / "m.log"), "."])
     assert GREEDY.parent in shown and secret not in shown and tmp_path not in shown
     assert GREEDY.parent in program_dirs(["env", "X=1", sys.executable, str(GREEDY)])
+
+
+def bound_in(argv: list[str]) -> set[Path]:
+    """The host paths a bubblewrap command line binds into the sandbox."""
+    return {Path(argv[i + 1]) for i, w in enumerate(argv) if w in ("--ro-bind", "--bind")}
+
+
+def test_of_opt_only_the_tree_of_a_runtime_kept_there_is_shown(tmp_path):
+    if not os.access("/opt", os.W_OK):
+        pytest.skip("/opt is not writable here")
+    runtime = Path(tempfile.mkdtemp(prefix="scopa-test-runtime-", dir="/opt"))
+    secret = Path(tempfile.mkdtemp(prefix="scopa-test-config-", dir="/opt"))
+    try:
+        (runtime / "bin").mkdir()
+        (runtime / "lib").mkdir()
+        node = runtime / "bin/node"
+        node.write_text("#!/bin/sh\n")
+        node.chmod(0o755)
+        (secret / "token").write_text("the organiser's")
+        box = Sandbox(ON, [str(node), str(tmp_path / "bot.js")])
+        try:
+            shown = bound_in(box.argv())
+        finally:
+            box.close()
+        assert runtime in shown  # the runtime's whole tree: bin/ and its lib/
+        assert [p for p in shown if Path("/opt") in p.parents] == [runtime], shown
+        assert Path("/opt") not in shown
+        greedy = Sandbox(ON, [sys.executable, str(GREEDY)])
+        try:
+            assert not any(
+                p == Path("/opt") or Path("/opt") in p.parents for p in bound_in(greedy.argv())
+            )
+        finally:
+            greedy.close()
+    finally:
+        shutil.rmtree(runtime)
+        shutil.rmtree(secret)
 
 
 def test_a_runtimes_own_etc_directories_are_shown_and_secrets_never():

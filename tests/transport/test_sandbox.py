@@ -258,3 +258,37 @@ def _has_decision(log: Path, seat: int) -> bool:
     except RecordError:
         return False
     return any(r.WhichOneof("record") == "decision" and r.decision.seat == seat for r in records)
+
+
+# What a sandbox shows, each as docs/writing-a-bot.md ("Your bot's sandbox") lists it.
+SYSTEM = {"/usr"}  # /bin, /sbin and /lib* are links into it
+COMMON_ETC = {
+    *("alternatives", "ca-certificates", "ca-certificates.conf", "gai.conf", "host.conf"),
+    *("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "localtime", "mime.types"),
+    *("nsswitch.conf", "ssl", "timezone"),
+}
+RUNTIME_ETC = ("java-*", "python3*", "perl", "ruby*", "php", "nodejs", "gcrypt")
+MADE_ETC = {"passwd", "group", "hosts", "hostname"}
+DEVICES = {"/dev", *(f"/dev/{d}" for d in ("full", "null", "pts", "random", "tty", "urandom"))}
+DEVICES |= {"/dev/zero", "/proc"}
+PROC_READ_ONLY = {"/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus"}
+WRITABLE = {"/tmp", "/home/bot", "/run/bot"}
+
+
+def test_the_sandbox_shows_exactly_what_its_documentation_lists(tag, tmp_path):
+    """Every mount point a bot sees, run with the arena's Python: nothing more."""
+    said, _ = attack(attacker("--attack", "mounts", tag=tag), tag, bot_output=tmp_path)
+    assert said.startswith("ATTACK mounts: succeeded:"), said
+    (line,) = [
+        ln for p in tmp_path.iterdir() for ln in p.read_text().splitlines() if "ATTACK mounts" in ln
+    ]
+    seen = set(line.split(": ", 2)[2].split())
+    etc = {f"/etc/{n}" for n in COMMON_ETC if Path("/etc", n).exists()}
+    etc |= {str(p) for pattern in RUNTIME_ETC for p in Path("/etc").glob(pattern) if p.is_dir()}
+    etc |= {f"/etc/{n}" for n in MADE_ETC}
+    program = {str(ATTACKER.parent), str(ROOT / "proto"), str(ROOT / "arena")}
+    program |= {sys.prefix, sys.base_prefix, str(Path(os.path.realpath(sys.executable)).parent)}
+    expected = {"/", *SYSTEM, *etc, *DEVICES, *WRITABLE, *program}
+    assert seen - PROC_READ_ONLY == expected, (seen - expected, expected - seen)
+    for hidden in ("/opt", "/var", "/srv", "/mnt", "/media", "/boot", "/sys", "/home", "/root"):
+        assert hidden not in seen
