@@ -415,16 +415,13 @@ class Ladder:
 
     async def _worker(self, slots: trio.CapacityLimiter) -> None:
         while not self.runner.should_stop():
-            if self.phase() == FINAL_PHASE and not self.store.pending() and not self._in_flight:
-                async with self._final_lock:
-                    if not self._final_scheduled():
-                        await self._start_final()
-                        continue
-                if self.phase() == FINAL_PHASE:
-                    self._finish()
+            phase = self.phase()
+            if phase == FINISHED_PHASE:
                 return
-            if self.phase() == FINISHED_PHASE:
-                return
+            if phase == FINAL_PHASE and self._all_played():
+                if await self._settle_final():
+                    return
+                continue
             async with slots:
                 matches = None if self.runner.should_stop() else self.next_set()
                 if matches is None:
@@ -466,15 +463,36 @@ class Ladder:
 
     # The final -------------------------------------------------------------------------
 
+    def _all_played(self) -> bool:
+        """Every set written to the store has its results: none pending, none in flight."""
+        return not self._in_flight and not self.store.pending()
+
     def _final_scheduled(self) -> bool:
         return isinstance(self.store.kept_json("final"), dict)
 
+    async def _settle_final(self) -> bool:
+        """The closed ladder has nothing left to play: schedule its final, or
+        finish it once the final has been played whole; True when finished.
+        One worker at a time, and everything is looked at again under the
+        lock: while this worker waited for it, another may have scheduled the
+        final (its fit is awaited), and those sets are not played yet."""
+        async with self._final_lock:
+            if not self._all_played():
+                return False
+            if not self._final_scheduled():
+                await self._start_final()
+                return False
+            self._finish()  # nothing awaited since the look above
+            return True
+
     async def _start_final(self) -> None:
         """Rank the active versions by the batch fit and schedule the final
-        among the best, from the final's seed (committed at the close)."""
+        among the best, from the final's seed (committed at the close). A
+        version whose entry crossed the close is rejected now, as at the close."""
         seed = self.store.meta("final_seed")
         if seed is None:  # closed while no server ran it: commit now, before use
             seed = commit_final_seed(self.store)
+        reject_validating(self.storage, self.comp_id)
         store_path = self.store.path
         standings = await trio.to_thread.run_sync(_standings_of, store_path)
         ranked = [r.engine for r in standings.rows if not r.baseline]
@@ -490,7 +508,10 @@ class Ladder:
         self.store.schedule(matches, {"final": {"finalists": finalists}})
 
     def _finish(self) -> None:
-        """The final is over: both seeds revealed, the phase finished."""
+        """The final is over (every match of it has a result): both seeds
+        revealed, the phase finished. Only _settle_final calls it."""
+        assert self._all_played(), "a ladder finishes only once its final is played whole"
+        reject_validating(self.storage, self.comp_id)
         self.store.reveal_seed()
         self.store.set_meta("final_seed_revealed", "1")
         self.storage.set_phase(self.comp_id, FINISHED_PHASE)
@@ -514,11 +535,8 @@ def commit_final_seed(store: Store) -> str:
     return seed
 
 
-def close_ladder(storage: ServerStorage, data: Path, comp_id: str, ladder: Ladder | None) -> None:
-    """Lock a ladder's entries and commit its final's seed (through the running
-    ladder's store when it runs, else the store itself). A version still in
-    validation does not play the final."""
-    storage.set_phase(comp_id, FINAL_PHASE)
+def reject_validating(storage: ServerStorage, comp_id: str) -> None:
+    """The ladder is closed: a version still in validation will not be judged."""
     for v in storage.versions(comp_id):
         if v.state is VersionState.VALIDATING:
             storage.set_version_state(
@@ -527,6 +545,14 @@ def close_ladder(storage: ServerStorage, data: Path, comp_id: str, ladder: Ladde
                 VersionState.REJECTED,
                 "the ladder was closed before its validation set was over",
             )
+
+
+def close_ladder(storage: ServerStorage, data: Path, comp_id: str, ladder: Ladder | None) -> None:
+    """Lock a ladder's entries and commit its final's seed (through the running
+    ladder's store when it runs, else the store itself). A version still in
+    validation does not play the final."""
+    storage.set_phase(comp_id, FINAL_PHASE)
+    reject_validating(storage, comp_id)
     if ladder is not None:
         commit_final_seed(ladder.store)
         ladder.wake.set()
