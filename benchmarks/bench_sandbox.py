@@ -12,6 +12,10 @@
 3. A tournament at 64 matches at once, a fresh sandbox per match, greedy
    against random with a 1 s move time: matches per minute and TIMEOUT faults
    (every one of them would be the arena's lag charged to a bot).
+4. What holding a bot's memory costs, the kernel's control groups
+   (arena.transport.cgroups) against the watchdog, in turn in one run: a
+   sandbox's life (launch to ready, then ended and its group removed), a
+   decision, and the tournament of 3 (per match).
 """
 
 from __future__ import annotations
@@ -19,15 +23,17 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import os
 import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 
 import trio
 
 from arena.settings import SandboxMode, SandboxSettings
-from arena.transport import limits
+from arena.transport import cgroups, limits
 from arena.transport.process import launch
 from arena.transport.sandbox import WRITABLE, unavailable
 from benchmarks.bench_referee import ROOT, sample_decision
@@ -78,6 +84,68 @@ async def watchdog_look_us(n: int) -> tuple[float, int]:
         processes = len(view.processes())
         view.close()
     return statistics.median(looks), processes
+
+
+@contextlib.contextmanager
+def held_by(kind: str) -> Iterator[None]:
+    """Bots' memory held by ``kind``: "kernel" (control groups) or "watchdog"."""
+    previous = os.environ.get(cgroups.ENV)
+    if kind == "watchdog":
+        os.environ[cgroups.ENV] = "off"
+    cgroups.hierarchy.cache_clear()
+    try:
+        yield
+    finally:
+        os.environ.pop(cgroups.ENV, None)
+        if previous is not None:
+            os.environ[cgroups.ENV] = previous
+        cgroups.hierarchy.cache_clear()
+
+
+async def sandbox_life_ms(n: int) -> list[float]:
+    """Launch to ready, then to the sandbox ended (and its group removed)."""
+    times = []
+    for _ in range(n):
+        start = time.perf_counter()
+        async with launch(GREEDY, label="greedy", sandbox=ON):
+            pass
+        times.append((time.perf_counter() - start) * 1000)
+    return times
+
+
+def enforcement_costs(rounds: int, sets: int) -> None:
+    if cgroups.available() is None:
+        print(f"\nmemory held by the kernel: not measured ({cgroups.hierarchy()})")
+        return
+    kinds = ("kernel", "watchdog")
+    life: dict[str, list[float]] = {k: [] for k in kinds}
+    decision: dict[str, list[float]] = {k: [] for k in kinds}
+    for _ in range(rounds):  # in turn, so that both see the same machine
+        for kind in kinds:
+            with held_by(kind):
+                life[kind] += trio.run(sandbox_life_ms, 4)
+                decision[kind].append(trio.run(decision_ms, ON, 400, 1))
+    print(f"\nmemory held by the kernel (control groups) or the watchdog, {rounds} rounds in turn")
+    for name, values, unit in (
+        ("a sandbox's life", life, "ms"),
+        ("a decision", decision, "ms"),
+    ):
+        kernel, watchdog = (statistics.median(values[k]) for k in kinds)
+        print(
+            f"  {name:<18} kernel {kernel:8.3f} {unit}   watchdog {watchdog:8.3f} {unit}   "
+            f"({kernel / watchdog:.2f}x)"
+        )
+    per_match = {}
+    for kind in kinds:
+        with held_by(kind):
+            done, per_minute, timeouts, _ = tournament(64, sets)
+        per_match[kind] = 60_000 / per_minute
+        print(
+            f"  64 at once, {done} matches: {kind:<8} {per_minute:5.0f} matches/min, "
+            f"{per_match[kind]:6.0f} ms a match, {timeouts} TIMEOUT faults"
+        )
+    ratio = per_match["kernel"] / per_match["watchdog"]
+    print(f"  a match under the kernel's hold takes {ratio:.2f}x the time it takes watched")
 
 
 def tournament(concurrency: int, rounds: int) -> tuple[int, float, int, int]:
@@ -148,6 +216,7 @@ def main() -> None:
         f"  {done} matches, {per_minute:.0f} matches/min, "
         f"{timeouts} TIMEOUT faults, {faults} faults in all"
     )
+    enforcement_costs(3 if args.quick else 7, 16 if args.quick else 32)
 
 
 if __name__ == "__main__":
