@@ -111,7 +111,14 @@ def _v1() -> Hierarchy | str:
         parents[controller] = mount / own[controller].lstrip("/")
         if not os.access(parents[controller], os.W_OK):
             return f"{parents[controller]} is not writable"
-    return Hierarchy(1, parents["memory"], parents["pids"])
+    memory = parents["memory"]
+    try:  # the kernel's count of OOM kills (4.13) and its cap on network buffers
+        counts_kills = "oom_kill " in (memory / "memory.oom_control").read_text()
+    except OSError:
+        counts_kills = False
+    if not counts_kills or not (memory / "memory.kmem.tcp.limit_in_bytes").exists():
+        return "this kernel's cgroup v1 memory controller cannot count what the arena needs"
+    return Hierarchy(1, memory, parents["pids"])
 
 
 def _v2(directory: Path) -> Hierarchy | str:
