@@ -46,6 +46,7 @@ from tests.support.processes import live
 from tests.support.stops import (
     WAYS,
     Way,
+    as_started,
     check_logs,
     check_stores,
     descendants,
@@ -55,7 +56,10 @@ from tests.support.stops import (
 
 SHAPES = ("match", "tournament", "gauntlet", "sprt", "serve", "web")
 MOVE_TIME = "120s"  # a hanging bot is never timed out within a run
-HOG = "while True: pass"
+# A busy process, which ends when the storm does, however it ends.
+HOG = "import os, sys\nwhile os.getppid() == int(sys.argv[1]):\n    sum(range(100_000))"
+# A command still running long after its stop is sent SIGABRT: its traceback then.
+DUMPING = {**os.environ, "PYTHONFAULTHANDLER": "1"}
 
 
 @dataclass
@@ -249,7 +253,8 @@ def one_run(shape: Shape, i: int, way: Way, tag: str, rng: random.Random) -> str
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
-        preexec_fn=_ignore_sigint if way.background else None,
+        preexec_fn=as_started(way),
+        env=DUMPING,
     )
     try:
         deadline = time.monotonic() + 60
@@ -270,8 +275,9 @@ def one_run(shape: Shape, i: int, way: Way, tag: str, rng: random.Random) -> str
         deadline = time.monotonic() + 60
         while proc.poll() is None:
             if time.monotonic() > deadline:
-                proc.kill()
-                return f"still running 60 s after {way.stopping.name}: {_tail(proc)}"
+                proc.send_signal(signal.SIGABRT)  # faulthandler: every thread's traceback
+                proc.wait()
+                return f"still running 60 s after {way.stopping.name}: {_tail(proc, 3000)}"
             started.update(descendants(proc.pid))
             time.sleep(0.02)
         err = proc.stderr.read() if proc.stderr else ""
@@ -298,21 +304,17 @@ def one_run(shape: Shape, i: int, way: Way, tag: str, rng: random.Random) -> str
     return None
 
 
-def _ignore_sigint() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _tail(proc: subprocess.Popen[str]) -> str:
+def _tail(proc: subprocess.Popen[str], length: int = 300) -> str:
     if proc.poll() is None or proc.stderr is None:
         return ""
-    return proc.stderr.read().strip()[-300:]
+    return proc.stderr.read().strip()[-length:]
 
 
 def storm(count: int, names: list[str], sandbox: str, hogs: int, seed: int, keep: bool) -> int:
     rng = random.Random(seed)
     tag = f"--tag=storm{uuid.uuid4().hex[:12]}"
     work = Path(tempfile.mkdtemp(prefix="signal-storm-"))
-    hogging = [subprocess.Popen([PY, "-c", HOG]) for _ in range(hogs)]
+    hogging = [subprocess.Popen([PY, "-c", HOG, str(os.getpid())]) for _ in range(hogs)]
     participants: list[subprocess.Popen[str]] = []
     tallies: dict[str, Tally] = {}
     try:
@@ -377,9 +379,14 @@ def main() -> None:
     unknown = sorted(set(names) - set(SHAPES))
     if unknown:
         parser.error(f"no shape {', '.join(unknown)}; the shapes: {', '.join(SHAPES)}")
+    signal.signal(signal.SIGTERM, _stopped)  # its processes are ended on the way out
     seed = random.randrange(2**32) if args.seed is None else args.seed
     print(f"signal storm: {args.count} runs per shape, seed {seed}, sandbox {args.sandbox}")
     sys.exit(1 if storm(args.count, names, args.sandbox, args.hogs, seed, args.keep) else 0)
+
+
+def _stopped(number: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 if __name__ == "__main__":

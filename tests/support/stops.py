@@ -10,7 +10,7 @@ import signal
 import sqlite3
 import subprocess
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,20 +55,31 @@ WAYS = (
 )
 
 
-def _ignore_sigint() -> None:
+def background() -> None:
+    """In a child before exec: SIGINT ignored, as a shell starts a background job."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def start(argv: Sequence[str], way: Way, **options: object) -> subprocess.Popen[str]:
-    """Start a command as ``way`` says (SIGINT ignored for a background job),
-    its output read by the caller."""
-    return subprocess.Popen(  # type: ignore[call-overload, no-any-return]
+def foreground() -> None:
+    """In a child before exec: SIGINT as by default, whatever the parent's state."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+def as_started(way: Way) -> Callable[[], None]:
+    """What to run in the child before the command: SIGINT ignored for a
+    background job, else its default, whatever the caller's state (tests
+    run from a background job themselves would pass theirs on)."""
+    return background if way.background else foreground
+
+
+def start(argv: Sequence[str], way: Way) -> subprocess.Popen[str]:
+    """Start a command as ``way`` says, its output read by the caller."""
+    return subprocess.Popen(
         list(argv),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        preexec_fn=_ignore_sigint if way.background else None,
-        **options,
+        preexec_fn=as_started(way),
     )
 
 

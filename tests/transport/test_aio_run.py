@@ -18,6 +18,7 @@ import trio
 
 from arena.transport import aio
 from tests.support.paths import ROOT
+from tests.support.stops import foreground
 
 
 def test_the_value_and_the_error_of_the_run_are_trios():
@@ -119,6 +120,7 @@ def test_ctrl_c_interrupts_a_guest_run_as_it_does_trio_run(tmp_path):
         text=True,
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
+        preexec_fn=foreground,  # were the tests run as a background job
     )
     assert proc.stdout is not None
     assert proc.stdout.readline() == "ready\n"

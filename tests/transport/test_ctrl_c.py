@@ -23,6 +23,7 @@ import trio
 from arena.engine import MatchEnded
 from arena.outcome import MatchResult, Termination
 from arena.transport.process import launch
+from tests.support.stops import foreground
 
 pytestmark = pytest.mark.process
 
@@ -107,6 +108,7 @@ def test_a_commands_stop_signal_never_lands_inside_a_tasks_code(stop):
         text=True,
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
+        preexec_fn=foreground,  # were the tests run as a background job
     )
     assert proc.stdout is not None
     assert proc.stdout.readline() == "ready\n"
