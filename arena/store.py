@@ -319,6 +319,20 @@ class Store:
             self.set_meta("seed_revealed_at", utc_now())
 
     @_guarded
+    def withdraw_reveal(self, *also: str) -> str | None:
+        """Take back a reveal made before the run was complete (an older
+        server's fault), with the meta keys ``also`` that marked more of it:
+        the seed is shown nowhere again until the run is. When it had been
+        revealed (kept as ``seed_shown_early_at``), or None."""
+        shown = self.meta("seed_revealed_at")
+        with self.transaction():
+            for key in ("seed_revealed_at", *also):
+                self.db.execute("DELETE FROM meta WHERE key = ?", (key,))
+            if shown is not None:
+                self.set_meta("seed_shown_early_at", shown)
+        return shown
+
+    @_guarded
     def revealed_seed(self) -> str | None:
         """The master seed if the run that wrote the store has finished, else None:
         the one rule every reader follows (a running run's seed is shown nowhere)."""
