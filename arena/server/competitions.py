@@ -20,12 +20,15 @@ if TYPE_CHECKING:
     from arena.tournament.standings_cache import CachedStandings, StandingsCache
 
 from arena.broker import Broker
+from arena.cluster import ClusterError
 from arena.errors import ArenaError, ConfigError, RulesError
 from arena.layout import competition_layout
 from arena.outcome import MatchEvent
 from arena.ratings import START_SIGMA, Gaussian
 from arena.rules import Game
 from arena.server.ladder import (
+    FINAL_PHASE,
+    FINISHED_PHASE,
     LADDER_PHASE,
     Ladder,
     close_ladder,
@@ -360,18 +363,41 @@ def save_audit(data: Path, comp_id: str, document: str) -> None:
     os.replace(partial, path)
 
 
-def reveal_finished(data: Path, comp_id: str) -> None:
-    """A competition an older server finished showed its seed by its status
-    alone; its store now says so too, as every reader asks the store."""
+def settle_finished(data: Path, storage: ServerStorage, comp_id: str) -> None:
+    """A finished competition, as the server starts. Every match has a
+    result: its seed is marked revealed in its store (an older server showed
+    it by its status alone, and every reader asks the store). Some have none:
+    an older server finished it early (a ladder's final cut short after its
+    first set), so it is paused saying so, its seeds are hidden again until it
+    is over, and resuming it plays what is left."""
     path = competition_layout(data, comp_id).store
     if not path.exists():
         return
     try:
         with contextlib.closing(open_store(path, writer=True)) as store:
-            if store.revealed_seed() is None:
-                store.reveal_seed()
+            left, total = len(store.pending()), store.counts()[1]
+            if not left:
+                if store.revealed_seed() is None:
+                    store.reveal_seed()
+                return
+            shown = store.withdraw_reveal("final_seed_revealed")
     except ArenaError as e:  # a damaged store: its pages say so
-        print(f"competition {comp_id}: cannot mark its seed revealed: {e}", flush=True)
+        print(f"competition {comp_id}: cannot read its results: {e}", flush=True)
+        return
+    competition = storage.competition(comp_id)
+    if competition is not None and is_ladder(competition) and competition.phase == FINISHED_PHASE:
+        storage.set_phase(comp_id, FINAL_PHASE)
+    why = (
+        f"finished early by an older server with {left} of its {total} matches unplayed; "
+        "resume it to play them"
+    )
+    if shown is not None:
+        why += (
+            f" (its seeds were shown from {shown}: participants may know the cards of "
+            "the matches left)"
+        )
+    print(f"competition {comp_id}: paused, {why}", flush=True)
+    storage.set_competition_status(comp_id, CompetitionStatus.PAUSED, why)
 
 
 def spectator_delay(competition: Competition, default: int) -> int:
@@ -478,6 +504,30 @@ def _stored_view(data: Path, competition: Competition) -> LadderView:
     return view
 
 
+# A cluster that cannot be reached, does not start or loses its head is a
+# passing fault of the host, not of the competition: the competition pauses,
+# saying so, and is tried again after CLUSTER_RETRY_FIRST seconds, then after
+# twice as long each time, up to CLUSTER_RETRY_MOST; the organiser may resume
+# it sooner. Its reason begins with WAITING_FOR_CLUSTER, which a restarted
+# server reads to try it again at once.
+CLUSTER_RETRY_FIRST = 5.0
+CLUSTER_RETRY_MOST = 600.0
+WAITING_FOR_CLUSTER = "waiting for its cluster"
+
+
+def waiting_for_cluster(competition: Competition) -> bool:
+    """Paused by its cluster's fault, to be tried again (not by the organiser)."""
+    return competition.status is CompetitionStatus.PAUSED and competition.reason.startswith(
+        WAITING_FOR_CLUSTER
+    )
+
+
+def passing_fault(error: BaseException) -> bool:
+    """Whether ``error`` is the host's passing fault (its cluster's), every part
+    of it: the competition is paused and tried again, not failed."""
+    return all(isinstance(e, ClusterError) for e in _leaves(error))
+
+
 class CompetitionManager:
     """Runs competitions in the trio loop: start, pause (in-flight matches
     finish), and resume on restart. Call its methods on the trio loop."""
@@ -500,22 +550,30 @@ class CompetitionManager:
         self._data = data
         self._broker = broker
         self._stopping: dict[str, bool] = {}
+        self._runs: set[str] = set()  # competitions with a run under way (or starting)
+        self._paused_while_running: set[str] = set()
         self._runners: dict[str, Runner] = {}
         self._ladders: dict[str, Ladder] = {}
         self._cluster = cluster  # for competitions without a [cluster] table
+        self._cluster_tries: dict[str, int] = {}  # tries that failed by the cluster, in a row
 
     def start(self, comp_id: str) -> None:
-        """Start the competition, or go on with it (also while it is pausing)."""
+        """Start the competition, or go on with it (also while it is pausing).
+        One run per competition: a second start while one is under way, even
+        before it has opened its store, only cancels a pause."""
         self._stopping[comp_id] = False
-        if comp_id in self._runners:
+        if comp_id in self._runs:
             return
+        self._runs.add(comp_id)
         self._storage.set_competition_status(comp_id, CompetitionStatus.RUNNING)
         self._nursery.start_soon(self._run, comp_id)
 
     def pause(self, comp_id: str) -> None:
         """Start no new match; paused once the matches in flight have finished."""
         self._stopping[comp_id] = True
-        if comp_id not in self._runners:
+        if comp_id in self._runs:
+            self._paused_while_running.add(comp_id)
+        else:
             self._storage.set_competition_status(comp_id, CompetitionStatus.PAUSED)
 
     def wake(self, comp_id: str) -> None:
@@ -541,16 +599,51 @@ class CompetitionManager:
 
     async def _run(self, comp_id: str) -> None:
         """Play the competition; whatever stops it for good makes it FAILED
-        with the reason, and the server goes on serving."""
+        with the reason, and the server goes on serving. Its cluster's fault
+        pauses it instead, to be tried again."""
         try:
-            await self._play(comp_id)
+            while await self._play(comp_id):
+                print(f"competition {comp_id}: started again while it paused: going on", flush=True)
         except Exception as e:  # one competition never takes the server down
             reason = _reason(e)
-            print(f"competition {comp_id} failed: {reason}", flush=True)
-            self._storage.set_competition_status(comp_id, CompetitionStatus.FAILED, reason)
-            self._broker.end_unfinished(comp_id)  # its spectators stop waiting
+            if passing_fault(e):
+                self._try_again_later(comp_id, reason)
+            else:
+                print(f"competition {comp_id} failed: {reason}", flush=True)
+                self._storage.set_competition_status(comp_id, CompetitionStatus.FAILED, reason)
+                self._broker.end_unfinished(comp_id)  # its spectators stop waiting
+        finally:
+            self._runs.discard(comp_id)
+            self._paused_while_running.discard(comp_id)
 
-    async def _play(self, comp_id: str) -> None:
+    def _try_again_later(self, comp_id: str, reason: str) -> None:
+        """Paused by its cluster's fault, saying so; tried again after a wait
+        that doubles with each try that fails in a row."""
+        tries = self._cluster_tries[comp_id] = self._cluster_tries.get(comp_id, 0) + 1
+        wait = min(CLUSTER_RETRY_MOST, CLUSTER_RETRY_FIRST * 2 ** (tries - 1))
+        why = (
+            f"{WAITING_FOR_CLUSTER} (try {tries} failed; the next in {wait:.0f} s, or resume "
+            f"it now): {reason}"
+        )
+        print(f"competition {comp_id}: paused, {why}", flush=True)
+        self._storage.set_competition_status(comp_id, CompetitionStatus.PAUSED, why)
+        self._nursery.start_soon(self._try_again, comp_id, tries, wait)
+
+    async def _try_again(self, comp_id: str, tries: int, wait: float) -> None:
+        """Start it again, unless the organiser paused or resumed it meanwhile."""
+        await trio.sleep(wait)
+        competition = self._storage.competition(comp_id)
+        if self._cluster_tries.get(comp_id) != tries or competition is None:
+            return
+        if comp_id in self._runs or not waiting_for_cluster(competition):
+            return
+        print(f"competition {comp_id}: trying its cluster again", flush=True)
+        self.start(comp_id)
+
+    async def _play(self, comp_id: str) -> bool:
+        """One run of the competition, to its end or a pause; True when it
+        paused for a pause the organiser has taken back since (go on)."""
+        self._paused_while_running.discard(comp_id)
         competition = self._storage.competition(comp_id)
         if competition is None:
             raise ConfigError(f"competition {comp_id} is not stored")
@@ -576,6 +669,7 @@ class CompetitionManager:
             self._broker.publish(f"{comp_id}/{match_id}", event)
 
         def recorded(match_id: str) -> None:
+            self._cluster_tries.pop(comp_id, None)  # matches are played: its cluster works
             self._broker.close(f"{comp_id}/{match_id}")
             if self._standings is not None:
                 self._standings.refresh(comp_id)
@@ -613,10 +707,22 @@ class CompetitionManager:
             done, total = store.counts()
             run.close()
         # Stopped with the server (cancelled): stays running, so the next start resumes it.
-        if ended:
-            status = CompetitionStatus.FINISHED if complete else CompetitionStatus.PAUSED
-            self._storage.set_competition_status(comp_id, status, runner.stopped or "")
-            print(f"competition {comp_id}: {status.value} ({done}/{total} matches)", flush=True)
+        if not ended:
+            return False
+        # Decided from what holds now, with nothing awaited since: a start that
+        # came while the run was pausing means go on, not paused.
+        again = (
+            not complete
+            and runner.stopped is None
+            and comp_id in self._paused_while_running
+            and not self._stopping.get(comp_id, False)
+        )
+        if again:
+            return True
+        status = CompetitionStatus.FINISHED if complete else CompetitionStatus.PAUSED
+        self._storage.set_competition_status(comp_id, status, runner.stopped or "")
+        print(f"competition {comp_id}: {status.value} ({done}/{total} matches)", flush=True)
+        return False
 
     async def _play_ladder(
         self,
@@ -662,12 +768,20 @@ class CompetitionManager:
 
 
 def _reason(error: BaseException) -> str:
-    """One line for the organiser: an arena error's own words, else its kind and text."""
-    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
-        error = error.exceptions[0]
+    """One line for the organiser: an arena error's own words, else its kind
+    and text (of several at once, an error of the arena's own comes first)."""
+    leaves = _leaves(error)
+    error = next((e for e in leaves if not isinstance(e, ArenaError)), leaves[0])
     if isinstance(error, ArenaError):
-        return str(error)
+        return str(error).splitlines()[0] if str(error) else type(error).__name__
     return f"internal error: {type(error).__name__}: {error}".splitlines()[0]
+
+
+def _leaves(error: BaseException) -> list[BaseException]:
+    """The errors an exception group holds, however nested (or the error itself)."""
+    if isinstance(error, BaseExceptionGroup):
+        return [leaf for e in error.exceptions for leaf in _leaves(e)]
+    return [error]
 
 
 def new_competition_id() -> str:

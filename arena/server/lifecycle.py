@@ -32,7 +32,11 @@ from arena.broker import Broker
 from arena.errors import ConfigError
 from arena.files import DIR_MODE, LockHeld, private_dir, take_lock
 from arena.server.auth import Access, server_key, settle_organiser_token
-from arena.server.competitions import CompetitionManager, reveal_finished
+from arena.server.competitions import (
+    CompetitionManager,
+    settle_finished,
+    waiting_for_cluster,
+)
 from arena.server.grpc_service import ArenaServicer, WatchLimits
 from arena.server.liveness import Liveness
 from arena.server.site import start_site
@@ -93,6 +97,10 @@ async def serve(
         made = settle_organiser_token(storage, key, organiser_token)
         if made is not None:
             print(f"organiser token (shown once, stored hashed): {made}", flush=True)
+        # Before anyone may ask: a competition an older server finished early
+        # is paused here, its seeds hidden again.
+        for comp_id in storage.competitions_with_status(CompetitionStatus.FINISHED):
+            settle_finished(data, storage, comp_id)
         broker = Broker()
         standings = StandingsCache(data)
         async with trio.open_nursery() as nursery:
@@ -145,11 +153,13 @@ async def serve(
             try:
                 host = listen.rsplit(":", 1)[0]
                 print(f"LISTENING {host}:{server.port}", flush=True)
-                for comp_id in storage.competitions_with_status(CompetitionStatus.FINISHED):
-                    reveal_finished(data, comp_id)
                 for comp_id in storage.competitions_with_status(CompetitionStatus.RUNNING):
                     print(f"resuming competition {comp_id}", flush=True)
                     manager.start(comp_id)
+                for competition in storage.competitions():
+                    if waiting_for_cluster(competition):
+                        print(f"competition {competition.id}: trying its cluster again", flush=True)
+                        manager.start(competition.id)
                 # Standings are computed before anyone asks, not on the first call.
                 for status in (
                     CompetitionStatus.RUNNING,

@@ -141,7 +141,9 @@ class Run:
             if runner.progress is not None:
                 runner.progress.grow(len(batch))
             await runner.run(batch)
-            if self._stopped_by(runner):
+            if self._stopped_by(runner) or self.store.pending():
+                # Stopped, or paused before the batch was played whole: its
+                # verdict waits for every set of it, and so does the next batch.
                 return False
             status = sprt.store_status(settings, self.store)
             report(status)

@@ -1,7 +1,9 @@
 """A competition never takes the server down: what cannot work is refused at
 create, what fails later is FAILED with its reason and stays so across
 restarts; competitions keep the bot addresses they were made with; the
-listing and every count agree."""
+listing and every count agree. A competition has one run at a time, and how
+a run ended is decided from what holds then: a start that came while it
+paused means go on."""
 
 from __future__ import annotations
 
@@ -14,8 +16,16 @@ import time
 
 import grpc
 import pytest
+import trio
 
+from arena.broker import Broker
+from arena.layout import competition_layout
+from arena.server.competitions import CompetitionManager
+from arena.server.storage import CompetitionStatus
+from arena.store import open_store
 from arena.wire.v1 import server_pb2 as spb
+from tests.support.manager import create as create_here
+from tests.support.manager import status, storage_with_bots, until
 from tests.support.paths import ROOT
 from tests.support.processes import ended
 from tests.support.server import ORGANISER, auth, register, wait_for
@@ -294,3 +304,115 @@ def test_a_failed_competition_s_unplayed_matches_are_refused_to_watchers_at_once
     assert e.value.code() == grpc.StatusCode.FAILED_PRECONDITION, e.value.details()
     assert f"competition {comp.id!r} failed ({info.reason})" in e.value.details()
     assert "will not be played" in e.value.details() and time.monotonic() - started < 5
+
+
+# In the test's own trio loop (tests.support.manager), where a test can time
+# a step of a run exactly.
+
+SPRT = """
+[sprt]
+test = "alice-greedy"
+base = "bob-random"
+max_sets = 3
+"""
+
+
+def local_storage(tmp_path, bots):
+    return storage_with_bots(
+        tmp_path / "data",
+        {"alice-greedy": ("alice", bots["greedy"]), "bob-random": ("bob", bots["random"])},
+    )
+
+
+def played(tmp_path, comp_id: str) -> tuple[list[str], int]:
+    """The matches of a competition's store in the order their results were
+    recorded, and how many it has in all."""
+    store = open_store(competition_layout(tmp_path / "data", comp_id).store)
+    try:
+        return [m.id for m in store.finished()], store.counts()[1]
+    finally:
+        store.close()
+
+
+class StartWhenWorkersLeave(trio.abc.Instrument):
+    """Once armed (a pause asked for), start the competition again at the
+    moment the last of its runner's workers has left: after the run's last
+    look at the pause, before it decides how it ended."""
+
+    WORKER = "Runner.run.<locals>.worker"
+
+    def __init__(self, manager: CompetitionManager, comp_id: str) -> None:
+        self.manager, self.comp_id = manager, comp_id
+        self.armed = self.fired = False
+        self.live = 0
+
+    def task_spawned(self, task: trio.lowlevel.Task) -> None:
+        if task.name.endswith(self.WORKER):
+            self.live += 1
+
+    def task_exited(self, task: trio.lowlevel.Task) -> None:
+        if task.name.endswith(self.WORKER):
+            self.live -= 1
+            if self.live == 0 and self.armed and not self.fired:
+                self.fired = True
+                self.manager.start(self.comp_id)
+
+
+@pytest.mark.parametrize("kind", ["round-robin", "sprt"])
+def test_a_start_while_the_run_pauses_goes_on_to_the_end(tmp_path, bots, kind):
+    storage = local_storage(tmp_path, bots)
+    config = two("on", 3).replace("concurrency = 2", "concurrency = 1")
+    if kind == "sprt":  # sets of two, one after the other: the pause leaves half a set
+        config = two("on", extra='format = "sprt"', tables=SPRT)
+    comp_id = create_here(storage, tmp_path / "data", "con", config)
+    leave = None
+
+    async def main() -> None:
+        nonlocal leave
+        async with trio.open_nursery() as nursery:
+            manager = CompetitionManager(nursery, storage, tmp_path / "data", Broker())
+            leave = StartWhenWorkersLeave(manager, comp_id)
+            trio.lowlevel.add_instrument(leave)
+            manager.start(comp_id)
+            await until(manager.running_matches, "a match in flight")
+            manager.pause(comp_id)
+            leave.armed = True
+            await until(lambda: status(storage, comp_id) is not CompetitionStatus.RUNNING, "end")
+            trio.lowlevel.remove_instrument(leave)
+            nursery.cancel_scope.cancel()
+
+    try:
+        trio.run(main)
+        assert leave is not None and leave.fired  # the start came between the two
+        assert status(storage, comp_id) is CompetitionStatus.FINISHED
+    finally:
+        storage.close()
+    order, total = played(tmp_path, comp_id)
+    assert len(order) == total == (6 if kind == "sprt" else 3)
+    if kind == "sprt":
+        # No verdict taken and no set started before the set it paused in is whole.
+        sets = [int(match_id.split("#")[1].split("/")[0]) for match_id in order]
+        assert sets == sorted(sets), order
+
+
+def test_two_starts_at_once_make_one_run(tmp_path, bots):
+    storage = local_storage(tmp_path, bots)
+    comp_id = create_here(storage, tmp_path / "data", "ctwice", two("twice", 2))
+
+    async def main() -> None:
+        async with trio.open_nursery() as nursery:
+            manager = CompetitionManager(nursery, storage, tmp_path / "data", Broker())
+            manager.start(comp_id)  # say, the organiser's resume and a retry's
+            manager.start(comp_id)
+            await until(lambda: status(storage, comp_id) is not CompetitionStatus.RUNNING, "end")
+            nursery.cancel_scope.cancel()
+
+    try:
+        trio.run(main)
+        competition = storage.competition(comp_id)
+    finally:
+        storage.close()
+    assert competition is not None
+    assert competition.status is CompetitionStatus.FINISHED, competition.reason
+    order, total = played(tmp_path, comp_id)
+    assert len(order) == total == 2
