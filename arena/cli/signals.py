@@ -7,11 +7,11 @@ SIGTERM) after SIGTERM; the servers (`arena serve`, `arena web`) exit 0
 after SIGINT, their ordinary stop.
 
 ``main`` takes both signals for the length of the command (``taken``), and
-every command runs trio through ``run``. From
-just before trio starts to just after it has ended, nothing is raised from
-a handler: a signal is recorded, and once the run's root task listens it
-cancels the run's root cancel scope through the run's token
-(TrioToken.run_sync_soon, safe in a signal handler). So a signal at any
+every command runs trio through ``run``. From just before trio starts to
+just after it has ended, nothing is raised from a handler: a signal is
+recorded, and once the run's root task listens it cancels the run's root
+cancel scope through the run's token (TrioToken.run_sync_soon, safe in a
+signal handler). So a signal at any
 moment (before trio starts, while it starts, while it runs, while it ends,
 trio a guest of the asyncio loop or not) takes the one shutdown path: every
 match in flight ends ABORTED in its log, the store keeps only finished
@@ -26,7 +26,9 @@ Python's own Ctrl-C does. A further signal changes nothing: the stop under
 way finishes its cleanup. A signal the command was started with ignored
 stays ignored, as programs do: a shell starts a script's background job
 (`arena tournament ... &`) with SIGINT ignored, so that a Ctrl-C meant for
-the foreground leaves it running; SIGTERM still stops it.
+the foreground leaves it running; SIGTERM still stops it. Once the `arena`
+program's command is over, both are ignored until the process exits: the
+interpreter's exit resets Python's handlers, and would die of one.
 """
 
 from __future__ import annotations
