@@ -77,6 +77,7 @@ async def run_match(
     spectate: Spectator | None = None,
     warm: WarmPool | None = None,
     bot_output: Path | None = None,
+    bot_output_shown: str = "",
     allow_shared_partners: bool = False,
     people: People | None = None,
 ) -> MatchReport:
@@ -92,6 +93,8 @@ async def run_match(
         warm: a pool of running bot processes for command engines (tournaments).
         bot_output: where launched bots' stdout and stderr go (size-capped), one file
             per seat named after the log (LOG-STEM.seatN.ENGINE.log), else the match id.
+        bot_output_shown: how faults name that directory to those who read them
+            (default: its path), e.g. ``bots`` for a run's own directory.
         allow_shared_partners: let one remote address serve two partner seats.
         people: the table where the match's human seats play (arena.web.table
             serves it); each human seat plays on its own clock.
@@ -117,6 +120,7 @@ async def run_match(
             match_id=settings.match_id,
             output_dir=bot_output,
             output_name=Path(log).stem if log is not None else None,
+            output_shown=bot_output_shown,
             startup_timeout=settings.startup_timeout,
             allow_shared_partners=allow_shared_partners,
             warm=warm,

@@ -213,10 +213,14 @@ class BotProcess:
 
 
 class CappedOutput:
-    """Copies a bot's output to a file, up to a cap; the rest is counted, not kept."""
+    """Copies a bot's output to a file, up to a cap; the rest is counted, not kept.
+    ``shown`` is how messages name the file for those who read them (a match
+    log may be read far from where it was written: on a server's site, or
+    after a cluster's worker has sent it back), by default its path."""
 
-    def __init__(self, path: Path | None, cap: int = OUTPUT_CAP_BYTES) -> None:
+    def __init__(self, path: Path | None, cap: int = OUTPUT_CAP_BYTES, shown: str = "") -> None:
         self.path = path
+        self.shown = shown or str(path)
         self.file: IO[bytes] | None = None
         if path is not None:
             self.file = open_private(path)
@@ -272,7 +276,7 @@ def failure(why: str, sink: CappedOutput, limit: str | None = None) -> str:
     last lines of that output."""
     text = why + (f"; {limit}" if limit else "")
     lines = sink.last_lines()
-    where = f"its output is in {sink.path}" if sink.path is not None else "its output is not kept"
+    where = f"its output is in {sink.shown}" if sink.path is not None else "its output is not kept"
     if not lines:
         return f"{text} ({where}: it printed nothing)"
     return f"{text} ({where}; its last lines:)\n" + "\n".join(f"  | {ln}" for ln in lines)
@@ -501,6 +505,7 @@ async def launch(
     *,
     label: str,
     output: Path | None = None,
+    output_shown: str = "",
     startup_timeout: float = 10.0,
     sandbox: SandboxSettings | None = None,
     workdir: Path | None = None,
@@ -508,7 +513,8 @@ async def launch(
     """Start a bot process, in a sandbox unless ``sandbox`` says otherwise (see
     arena.transport.sandbox; default: sandboxed when bubblewrap is usable), and
     yield a ready connection to it; kill it on exit, whatever happens. A bot
-    with files of its own (an upload) runs in ``workdir``.
+    with files of its own (an upload) runs in ``workdir``. Its output goes to
+    ``output``, which messages name ``output_shown`` (default: its path).
 
     Raises BotError (the bot's own doing): CRASH if it exits before it is
     ready, STALL if it is not ready (LISTENING line and a connected channel)
@@ -527,7 +533,7 @@ async def launch(
     if confined.sandboxed and (why := unreadable(command, workdir)) is not None:
         raise ConfigError(f"cannot start {label}: {why}")
     try:
-        sink = CappedOutput(output)
+        sink = CappedOutput(output, shown=output_shown)
     except OSError as e:
         raise ConfigError(f"{output}: cannot write {label}'s output: {e.strerror}") from None
     # Start-ups take their turn (a few at a time), before any clock starts: a

@@ -142,9 +142,11 @@ class WarmPool:
         output: Path | None,
         startup_timeout: float,
         sandbox: SandboxSettings | None = None,
+        output_shown: str = "",
     ) -> None:
         self.nursery = nursery
         self.output = output
+        self.output_shown = output_shown
         self.startup_timeout = startup_timeout
         self.sandbox = sandbox or SandboxSettings()
         self.connections: dict[tuple[str, int], GrpcConnection] = {}
@@ -164,14 +166,14 @@ class WarmPool:
         self, spec: CommandEngine, slot: int, *, task_status: trio.TaskStatus[GrpcConnection]
     ) -> None:
         self.launches += 1
-        output = (
-            self.output / f"{spec.name}.slot{slot}.{self.launches}.log" if self.output else None
-        )
+        name = f"{spec.name}.slot{slot}.{self.launches}.log"
+        output = self.output / name if self.output else None
         label = f"{spec.name} (warm, slot {slot})"
         async with launch(
             spec.command,
             label=label,
             output=output,
+            output_shown=shown_in(self.output_shown, name),
             startup_timeout=self.startup_timeout,
             sandbox=spec.sandbox or self.sandbox,
             workdir=spec.workdir,
@@ -180,15 +182,24 @@ class WarmPool:
             await trio.sleep_forever()
 
 
+def shown_in(directory: str, name: str) -> str:
+    """How messages name file ``name`` of a directory shown as ``directory``
+    ("": as its path)."""
+    return f"{directory.rstrip('/')}/{name}" if directory else ""
+
+
 @contextlib.asynccontextmanager
 async def open_warm_pool(
     output: Path | None = None,
     startup_timeout: float = 10.0,
     sandbox: SandboxSettings | None = None,
+    output_shown: str = "",
 ) -> AsyncIterator[WarmPool]:
-    """A warm pool whose processes are all stopped when the block ends."""
+    """A warm pool whose processes are all stopped when the block ends; their
+    output goes to files in ``output``, which messages name as in
+    ``output_shown`` (see ``open_seats``)."""
     async with trio.open_nursery() as nursery:
-        yield WarmPool(nursery, output, startup_timeout, sandbox)
+        yield WarmPool(nursery, output, startup_timeout, sandbox, output_shown)
         nursery.cancel_scope.cancel()
 
 
@@ -199,6 +210,7 @@ async def open_seats(
     match_id: str,
     output_dir: Path | None = None,
     output_name: str | None = None,
+    output_shown: str = "",
     startup_timeout: float = 10.0,
     allow_shared_partners: bool = False,
     warm: WarmPool | None = None,
@@ -209,6 +221,10 @@ async def open_seats(
     A connection given instead of a spec is used as it is (its owner closes it).
     Launched engines run under their own sandbox settings, else ``sandbox``.
     A person's seat is ``people``'s (the table the page plays at).
+
+    Launched bots' output goes to one file each in ``output_dir``; messages
+    name that directory ``output_shown`` (default: its path), as those who
+    read them will find it (a run's ``bots/``, not the server's own path).
 
     A seat whose bot fails to start by its own doing (it exits, never says it
     is listening, cannot be reached at the address given) gets the BotError
@@ -232,12 +248,14 @@ async def open_seats(
     ) -> None:
         # Each launched bot lives in a task of its own: its nursery opens and
         # closes in that task, and cancelling it tears the process down.
-        output = output_dir / f"{output_name}.seat{seat}.{spec.name}.log" if output_dir else None
+        name = f"{output_name}.seat{seat}.{spec.name}.log"
+        output = output_dir / name if output_dir else None
         label = f"{spec.name} (seat {seat})"
         async with launch(
             spec.command,
             label=label,
             output=output,
+            output_shown=shown_in(output_shown, name),
             startup_timeout=startup_timeout,
             sandbox=spec.sandbox or sandbox,
             workdir=spec.workdir,
