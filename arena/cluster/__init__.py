@@ -24,9 +24,8 @@ imported only when a cluster is used.
 """
 
 from arena.cluster.jobs import MatchJob, MatchOutcome, WarmSpec
-from arena.cluster.pool import ClusterError
 from arena.cluster.scheduler import Cluster, open_cluster
-from arena.cluster.session import LOCAL, ray_module
+from arena.cluster.session import LOCAL, ClusterError, ray_module
 from arena.cluster.shipping import Archive, pack_directory
 from arena.cluster.worker import WORKER_DIR_PREFIX, MatchWorker
 

@@ -17,7 +17,15 @@ from typing import Any
 import trio
 
 from arena.cluster.jobs import MatchJob, MatchOutcome, WarmSpec
-from arena.cluster.session import await_ref, connect, disconnect, in_ray_thread, is_lost
+from arena.cluster.session import (
+    ClusterError,
+    await_ref,
+    connect,
+    disconnect,
+    head_lost,
+    in_ray_thread,
+    is_lost,
+)
 from arena.cluster.worker import (
     CONTROL_CALLS,
     IN_PROCESS,
@@ -25,7 +33,6 @@ from arena.cluster.worker import (
     MAX_MATCHES_PER_WORKER,
     MatchWorker,
 )
-from arena.errors import ArenaError
 from arena.outcome import MatchEvent
 from arena.settings import ClusterSettings
 
@@ -35,11 +42,8 @@ STARTUP_WAIT = 30.0
 # How long a match waits for a worker when every one was lost (a new one is
 # started at once; Ray places it when a node has a free CPU).
 REPLACEMENT_WAIT = 120.0
-
-
-class ClusterError(ArenaError):
-    """The cluster could not play a match (not a bot's fault): it stays pending,
-    and running the same command again resumes."""
+# How often a match waiting for a worker looks whether the cluster's head still answers.
+HEAD_CHECK_INTERVAL = 2.0
 
 
 @dataclass(eq=False)
@@ -88,11 +92,12 @@ class WorkerPool:
         with trio.move_on_after(STARTUP_WAIT):
             while len(self.workers) < count:
                 await self._changed.wait()
+        if not self.workers and self._spares:
+            self.notice(f"waiting for the cluster to place a worker (it has {cpus} CPUs)")
         while not self.workers:
             if not self._spares:
                 raise ClusterError(f"no worker could be started on the cluster: {self._failure}")
-            self.notice(f"waiting for the cluster to place a worker (it has {cpus} CPUs)")
-            await self._changed.wait()
+            await self._changed_or_head_lost()
         nodes = len({w.node for w in self.workers})
         self.notice(
             f"cluster {self.settings.address}: {len(self.workers)} workers on {nodes} "
@@ -137,16 +142,30 @@ class WorkerPool:
         return is_lost(self.ray, error)
 
     async def pick(self) -> Worker:
-        """The least busy worker; with none left, wait a while for a replacement."""
+        """The least busy worker; with none left, wait a while for a replacement,
+        but not for a cluster whose head is gone: nothing would place one."""
         with trio.move_on_after(REPLACEMENT_WAIT):
             while not self.workers:
-                await self._changed.wait()
+                await self._changed_or_head_lost()
         if not self.workers:
             raise ClusterError(
                 f"the cluster has had no worker for {REPLACEMENT_WAIT:.0f} s; the matches "
                 "not played stay pending: run the same command again to resume"
             )
         return min(self.workers, key=lambda w: w.load)
+
+    async def _changed_or_head_lost(self) -> None:
+        """Wait until a worker is placed or lost, HEAD_CHECK_INTERVAL at most;
+        ClusterError when the cluster's head does not answer (a lost head
+        places nothing, however long one waits)."""
+        why = await trio.to_thread.run_sync(head_lost)
+        if why is not None:
+            raise ClusterError(
+                f"the cluster {self.settings.address} lost its head ({why}); the matches "
+                "not played stay pending: run the same command again to resume"
+            )
+        with trio.move_on_after(HEAD_CHECK_INTERVAL):
+            await self._changed.wait()
 
     def lose(self, worker: Worker) -> None:
         """Take a lost worker out, and start a replacement: it joins once Ray

@@ -36,7 +36,8 @@ from typing import Any
 import trio
 
 from arena.cluster.jobs import MatchJob, MatchOutcome, WarmSpec
-from arena.cluster.pool import ClusterError, Worker
+from arena.cluster.pool import Worker
+from arena.cluster.session import ClusterError
 from arena.cluster.worker import (
     IN_PROCESS,
     MATCHES,
@@ -229,12 +230,16 @@ class ProcessPool:
         # The worker must import this very package, wherever the head found it.
         root = str(Path(__file__).resolve().parents[2])
         env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
-        process = await trio.lowlevel.open_process(
-            worker_command(),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            env=env,
-        )
+        try:
+            process = await trio.lowlevel.open_process(
+                worker_command(),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                env=env,
+            )
+        except OSError as e:  # the machine's limits (processes, memory): it may pass
+            self._failure = f"cannot start a worker process: {e.strerror or e}"
+            return
         worker = WorkerProcess(process)
         self._every.append(worker)
         self._nursery.start_soon(worker.read_answers)

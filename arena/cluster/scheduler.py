@@ -21,8 +21,9 @@ from pathlib import Path
 import trio
 
 from arena.cluster.jobs import MatchJob, MatchOutcome, WarmSpec
-from arena.cluster.pool import ClusterError, Worker, WorkerPool
+from arena.cluster.pool import Worker, WorkerPool
 from arena.cluster.processes import PROCESSES, ProcessPool
+from arena.cluster.session import ClusterError
 from arena.cluster.shipping import Shipping
 from arena.cluster.worker import IN_PROCESS, MATCHES
 from arena.errors import ArenaError, ConfigError

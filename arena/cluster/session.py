@@ -12,6 +12,7 @@ import concurrent.futures
 import contextlib
 import logging
 import os
+import socket
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -19,9 +20,16 @@ from typing import Any
 
 import trio
 
-from arena.errors import ConfigError
+from arena.errors import ArenaError, ConfigError
 
 LOCAL = "local"  # --cluster local: a Ray instance of this machine, one worker per core
+
+
+class ClusterError(ArenaError):
+    """The cluster could not play a match (not a bot's fault): it cannot be
+    reached, did not start, lost its head or its workers. What it did not play
+    stays pending, and running the same command again resumes."""
+
 
 # Ray errors that mean the cluster lost the match, not that the arena failed.
 _LOST = (
@@ -113,18 +121,28 @@ STARTUP_TIMEOUTS = ("timed out during startup", "Timed out waiting for file")
 # Ray waits 30 s for the GCS server's port file unless told otherwise; a loaded
 # 2-core machine has taken longer. A longer wait costs nothing when it is quick.
 GCS_PORT_WAIT = ("RAY_gcs_server_port_wait_time_s", "120")
+# A Ray driver whose head (its GCS server) is gone for 60 s ends its whole
+# process ("Failed to connect to GCS within 60 seconds ... The program will
+# terminate"), and here that process may be the competition server. The arena
+# notices a lost head itself (pool.py), stops what played there, and connects
+# afresh later: the driver is told to wait as long as that takes.
+HEAD_LOSS_WAIT = ("RAY_gcs_rpc_server_reconnect_timeout_s", str(365 * 24 * 3600))
+# How long a TCP connection to a cluster's head may take before it counts as unreachable.
+PROBE_TIMEOUT = 5.0
 
 _address: str | None = None
+_head: str | None = None  # the GCS server's HOST:PORT, once connected
 _owned = False  # this module called ray.init (and so calls ray.shutdown)
 
 
 def connect(address: str, temp_dir: Path | None) -> Any:
-    """Ray, connected to ``address`` (or a new local instance); in the Ray thread."""
-    global _users, _address, _owned
+    """Ray, connected to ``address`` (or a new local instance); in the Ray thread.
+    ClusterError when the cluster cannot be reached or does not start."""
+    global _users, _address, _owned, _head
     ray = ray_module()
     with _lock:
         if _users and address != _address:
-            raise ConfigError(
+            raise ClusterError(
                 f"this process already runs matches on the cluster {_address}; "
                 f"it cannot use {address} at the same time"
             )
@@ -135,15 +153,34 @@ def connect(address: str, temp_dir: Path | None) -> Any:
                 _init(ray, address, temp_dir)
                 _owned = True
             _address = address
+            _head = str(ray.get_runtime_context().gcs_address)
         _users += 1
     return ray
 
 
+def head_lost() -> str | None:
+    """Why the head of the cluster this process is connected to does not
+    answer (its GCS server's port refuses), or None; blocks up to PROBE_TIMEOUT."""
+    return None if _head is None else unreachable(_head)
+
+
+def unreachable(address: str) -> str | None:
+    """Why nothing accepts a TCP connection at HOST:PORT, or None."""
+    host, _, port = address.rpartition(":")
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=PROBE_TIMEOUT):
+            return None
+    except (OSError, ValueError) as e:
+        return getattr(e, "strerror", None) or str(e) or type(e).__name__
+
+
 def disconnect() -> None:
     """One user fewer; the last one shuts down a Ray instance this module started."""
-    global _users, _owned
+    global _users, _owned, _head
     with _lock:
         _users -= 1
+        if _users == 0:
+            _head = None
         if _users == 0 and _owned:
             import ray
 
@@ -161,6 +198,7 @@ class _NotMainThread(logging.Filter):
 
 def _init(ray: Any, address: str, temp_dir: Path | None) -> None:
     logging.getLogger("ray._private.worker").addFilter(_NotMainThread())
+    os.environ.setdefault(*HEAD_LOSS_WAIT)  # read by ray.init, in this process
     options: dict[str, Any] = {"log_to_driver": False, "configure_logging": False}
     if address == LOCAL:
         # Ray starts its workers at nice 15, below the bots they launch and the
@@ -180,14 +218,37 @@ def _init(ray: Any, address: str, temp_dir: Path | None) -> None:
         try:
             ray.init(**options)
         except Exception as e:
-            if not any(said in str(e) for said in STARTUP_TIMEOUTS):
+            if not _timed_out(e):
                 raise
             # Ray waits a fixed 30 s for its raylet; on a loaded machine it can
             # take longer (seen in CI, failing a whole competition). Once more.
             ray.shutdown()
-            ray.init(**options)
+            try:
+                ray.init(**options)
+            except Exception as again:
+                if not _timed_out(again):
+                    raise
+                ray.shutdown()
+                said = _line(again)
+                raise ClusterError(f"the local Ray instance did not start: {said}") from None
         return
+    # Ray retries an address that refuses for many minutes before it gives up.
+    refused = unreachable(address)
+    if refused is not None:
+        raise ClusterError(f"cannot reach the Ray cluster at {address}: {refused}")
     try:
         ray.init(address=address, **options)
     except (ConnectionError, RuntimeError, ValueError) as e:
-        raise ConfigError(f"cannot reach the Ray cluster at {address}: {e}") from None
+        ray.shutdown()
+        raise ClusterError(f"cannot reach the Ray cluster at {address}: {_line(e)}") from None
+
+
+def _timed_out(error: BaseException) -> bool:
+    """Ray's own start-up took longer than it waits for it (a loaded machine)."""
+    return any(said in str(error) for said in STARTUP_TIMEOUTS)
+
+
+def _line(error: BaseException) -> str:
+    """An error's first line that says something (Ray's run over many)."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    return lines[0] if lines else type(error).__name__

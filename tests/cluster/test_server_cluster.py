@@ -23,9 +23,13 @@ from tests.support.processes import ended
 from tests.support.server import ORGANISER, Server, play_competition, register
 from tests.support.stores import charged, results
 
+# A Ray that does not start in time under load pauses a competition until a
+# later try (tests/cluster/test_cluster_faults.py): each competition on the
+# cluster is given CLUSTER_WAIT to end, and the test as much as all of them.
+CLUSTER_WAIT = 300
 pytestmark = [
     pytest.mark.process,
-    pytest.mark.timeout(400),
+    pytest.mark.timeout(2 * CLUSTER_WAIT + 120),
     pytest.mark.skipif(
         sandbox.unavailable() is not None, reason=f"no sandbox here: {sandbox.unavailable()}"
     ),
@@ -76,7 +80,7 @@ def enter_bots(server: Server, tmp: Path, greedy: str) -> None:
 def play(server: Server, name: str, cluster: str = "", watch: Path | None = None) -> Path:
     """The competition of COMPETITION named ``name``, played: its results store."""
     config = COMPETITION.format(name=name, cluster=cluster)
-    return play_competition(server, config, 6, watch)
+    return play_competition(server, config, 6, watch, seconds=CLUSTER_WAIT)
 
 
 def output(server: Server) -> str:
