@@ -198,7 +198,6 @@ class _NotMainThread(logging.Filter):
 
 def _init(ray: Any, address: str, temp_dir: Path | None) -> None:
     logging.getLogger("ray._private.worker").addFilter(_NotMainThread())
-    os.environ.setdefault(*HEAD_LOSS_WAIT)  # read by ray.init, in this process
     options: dict[str, Any] = {"log_to_driver": False, "configure_logging": False}
     if address == LOCAL:
         # Ray starts its workers at nice 15, below the bots they launch and the
@@ -215,6 +214,7 @@ def _init(ray: Any, address: str, temp_dir: Path | None) -> None:
         if temp_dir is not None:
             options["_temp_dir"] = str(temp_dir)
         os.environ.setdefault(*GCS_PORT_WAIT)  # read by ray.init, in this process
+        os.environ.setdefault(*HEAD_LOSS_WAIT)
         try:
             ray.init(**options)
         except Exception as e:
@@ -236,6 +236,7 @@ def _init(ray: Any, address: str, temp_dir: Path | None) -> None:
     refused = unreachable(address)
     if refused is not None:
         raise ClusterError(f"cannot reach the Ray cluster at {address}: {refused}")
+    os.environ.setdefault(*HEAD_LOSS_WAIT)  # read by ray.init, in this process
     try:
         ray.init(address=address, **options)
     except (ConnectionError, RuntimeError, ValueError) as e:

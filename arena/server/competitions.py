@@ -618,7 +618,12 @@ class CompetitionManager:
 
     def _try_again_later(self, comp_id: str, reason: str) -> None:
         """Paused by its cluster's fault, saying so; tried again after a wait
-        that doubles with each try that fails in a row."""
+        that doubles with each try that fails in a row (not when the organiser
+        had paused it: it stays paused, saying what happened)."""
+        if self._stopping.get(comp_id, False):
+            print(f"competition {comp_id}: paused; its cluster failed: {reason}", flush=True)
+            self._storage.set_competition_status(comp_id, CompetitionStatus.PAUSED, reason)
+            return
         tries = self._cluster_tries[comp_id] = self._cluster_tries.get(comp_id, 0) + 1
         wait = min(CLUSTER_RETRY_MOST, CLUSTER_RETRY_FIRST * 2 ** (tries - 1))
         why = (

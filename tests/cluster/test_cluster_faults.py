@@ -14,10 +14,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import trio
 
+from arena.broker import Broker
 from arena.cluster.session import unreachable
+from arena.server.competitions import CompetitionManager, waiting_for_cluster
+from arena.server.storage import CompetitionStatus
 from arena.wire.v1 import server_pb2 as spb
 from tests.support.clusters import free_port, ray_env
+from tests.support.manager import create as create_here
+from tests.support.manager import status, storage_with_bots
+from tests.support.manager import until as until_here
 from tests.support.paths import ARENA, RAY
 from tests.support.processes import Sessions
 from tests.support.server import ORGANISER, Server, auth, wait_for
@@ -219,3 +226,32 @@ def test_a_tournament_on_a_cluster_that_refuses_stops_at_once_in_one_line(
     assert said == [f"arena: error: cannot reach the Ray cluster at {address}: Connection refused"]
     assert "Traceback" not in done.stderr
     assert matches_done(tmp_path / "out" / "results.sqlite") == 0
+
+
+def test_a_competition_the_organiser_paused_is_not_started_again_by_its_cluster(
+    tmp_path: Path, ray_environment: None
+) -> None:
+    """The organiser pauses a competition as it starts, and its cluster then
+    fails: it stays paused, saying what happened, and no try is scheduled."""
+    data = tmp_path / "data"
+    storage = storage_with_bots(data, {})
+    address = f"{HEAD_IP}:{free_port()}"
+    config = COMPETITION.format(name="p", bots=QUICK, rounds=2, address=address)
+    comp_id = create_here(storage, data, "cpaused", config)
+
+    async def main() -> None:
+        async with trio.open_nursery() as nursery:
+            manager = CompetitionManager(nursery, storage, data, Broker())
+            manager.start(comp_id)
+            manager.pause(comp_id)  # before the run has reached its cluster
+            await until_here(lambda: status(storage, comp_id) is CompetitionStatus.PAUSED, "paused")
+            nursery.cancel_scope.cancel()
+
+    try:
+        trio.run(main)
+        competition = storage.competition(comp_id)
+    finally:
+        storage.close()
+    assert competition is not None and competition.status is CompetitionStatus.PAUSED
+    assert competition.reason.startswith(f"cannot reach the Ray cluster at {address}")
+    assert not waiting_for_cluster(competition)

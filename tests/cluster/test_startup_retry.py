@@ -43,9 +43,15 @@ def gcs_timeout() -> Exception:
     )
 
 
+@pytest.fixture(autouse=True)
+def ray_settings(monkeypatch):
+    """What _init sets in this process's environment is undone after each test."""
+    for name, _ in (session.GCS_PORT_WAIT, session.HEAD_LOSS_WAIT):
+        monkeypatch.delenv(name, raising=False)
+
+
 @pytest.mark.parametrize("failure", [timeout, gcs_timeout])
-def test_a_local_instance_that_timed_out_starting_is_started_once_more(failure, monkeypatch):
-    monkeypatch.delenv(session.GCS_PORT_WAIT[0], raising=False)
+def test_a_local_instance_that_timed_out_starting_is_started_once_more(failure):
     ray = SlowRay([failure()])
     session._init(ray, LOCAL, None)
     assert len(ray.inits) == 2 and ray.shutdowns == 1 and ray.inits[0] == ray.inits[1]
