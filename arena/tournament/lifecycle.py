@@ -154,8 +154,10 @@ class Run:
         return sprt.store_status(self.cfg.sprt, self.store)
 
     def reveal(self) -> str:
-        """The run is complete: reveal its seed, in the store for every reader."""
-        self.store.reveal_seed()
+        """The run is complete: reveal its seed, in the store for every reader
+        (once: a run started again after its end keeps when it was revealed)."""
+        if self.store.revealed_seed() is None:
+            self.store.reveal_seed()
         return self.seed
 
     def close(self) -> None:

@@ -416,3 +416,35 @@ def test_two_starts_at_once_make_one_run(tmp_path, bots):
     assert competition.status is CompetitionStatus.FINISHED, competition.reason
     order, total = played(tmp_path, comp_id)
     assert len(order) == total == 2
+
+
+def test_a_finished_competition_started_again_keeps_when_its_seed_was_revealed(tmp_path, bots):
+    storage = local_storage(tmp_path, bots)
+    comp_id = create_here(storage, tmp_path / "data", "cagain", two("again", 1))
+    path = competition_layout(tmp_path / "data", comp_id).store
+
+    async def play_to_the_end() -> None:
+        async with trio.open_nursery() as nursery:
+            manager = CompetitionManager(nursery, storage, tmp_path / "data", Broker())
+            manager.start(comp_id)
+            await until(lambda: status(storage, comp_id) is not CompetitionStatus.RUNNING, "end")
+            nursery.cancel_scope.cancel()
+
+    try:
+        trio.run(play_to_the_end)
+        store = open_store(path, writer=True)
+        try:
+            assert store.revealed_seed() is not None
+            with store.transaction():  # as if revealed long ago
+                store.set_meta("seed_revealed_at", "2001-01-01T00:00:00Z")
+        finally:
+            store.close()
+        trio.run(play_to_the_end)  # StartCompetition takes a finished one
+        assert status(storage, comp_id) is CompetitionStatus.FINISHED
+    finally:
+        storage.close()
+    store = open_store(path)
+    try:
+        assert store.meta("seed_revealed_at") == "2001-01-01T00:00:00Z"
+    finally:
+        store.close()
