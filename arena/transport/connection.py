@@ -203,15 +203,23 @@ class GrpcConnection(EngineConnection):
 
     @_ki_protected
     async def wait_ready(self, timeout: float) -> None:
-        """Wait until the channel connects; STALL if it does not within ``timeout``."""
-        future = grpc.channel_ready_future(self.channel)
+        """Wait until the channel connects (a health check sent as soon as it
+        is ready: any answer will do, the service is optional); STALL if it
+        does not within ``timeout``. Not grpcio's channel_ready_future: its
+        polling thread prints a traceback when the channel is closed under it
+        (a stop while a bot is launched; grpc/grpc#18995)."""
+        future = health_pb2_grpc.HealthStub(self.channel).Check.future(
+            health_pb2.HealthCheckRequest(), timeout=timeout, wait_for_ready=True
+        )
+        stalled = BotError(FaultKind.STALL, f"no connection to {self.address} within {timeout:g}s")
         try:
             with trio.fail_after(timeout):
                 await wait_future(future, self.waiters)
         except trio.TooSlowError:
-            raise BotError(
-                FaultKind.STALL, f"no connection to {self.address} within {timeout:g}s"
-            ) from None
+            raise stalled from None
+        except grpc.RpcError as e:
+            if e.code() is grpc.StatusCode.DEADLINE_EXCEEDED:
+                raise stalled from None
         except PeerGone:
             raise BotError(FaultKind.CRASH, self.death or "connection lost") from None
 

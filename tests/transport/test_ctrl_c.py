@@ -115,3 +115,44 @@ def test_a_commands_stop_signal_never_lands_inside_a_tasks_code(stop):
     proc.send_signal(stop)
     out, _ = proc.communicate(timeout=30)
     assert out == f"{stop.name} []\n"
+
+
+def test_waiting_for_a_bot_to_listen_leaves_no_grpcio_thread_to_race_a_stop():
+    """grpcio's channel_ready_future polls the channel from a thread of its
+    own; a channel closed while that thread goes round (a stop while a bot is
+    being launched) makes it print a traceback (grpc/grpc#18995), which the
+    signal storm caught. Waiting for a bot to listen must start no such
+    thread: here nothing listens, the wait is cancelled, the channel closed."""
+    import socket
+
+    from arena.transport.connection import GrpcConnection
+
+    with socket.socket() as unused:
+        unused.bind(("127.0.0.1", 0))
+        address = f"127.0.0.1:{unused.getsockname()[1]}"  # bound, never listening
+    polling: list[str] = []
+
+    async def main() -> None:
+        conn = GrpcConnection(address)
+        with trio.move_on_after(0.5):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(conn.wait_ready, 30)
+                for _ in range(20):
+                    await trio.sleep(0.02)
+                    polling.extend(polling_threads())
+        conn.close()
+
+    trio.run(main)
+    assert polling == []
+
+
+def polling_threads() -> list[str]:
+    """The threads of this process running grpcio's connectivity polling."""
+    found = []
+    for thread_id, frame in sys._current_frames().items():
+        while frame is not None:
+            if frame.f_code.co_name == "_poll_connectivity":
+                found.append(str(thread_id))
+                break
+            frame = frame.f_back
+    return found
