@@ -75,10 +75,23 @@ class Shape:
 
 
 @dataclass
+class Run:
+    """One run's outcome: what was wrong (None: nothing), how many matches
+    it ended ABORTED (none: stopped before any was under way), and whether a
+    second signal came during the shutdown."""
+
+    wrong: str | None = None
+    aborted: int = 0
+    twice: bool = False
+
+
+@dataclass
 class Tally:
     runs: int = 0
     wrong: list[str] = field(default_factory=list)
     by_way: Counter[str] = field(default_factory=Counter)
+    in_flight: int = 0  # runs stopped with matches under way
+    twice: int = 0
     seconds: float = 0.0
 
 
@@ -246,8 +259,9 @@ spec = "builtin:random"
     return output
 
 
-def one_run(shape: Shape, i: int, way: Way, tag: str, rng: random.Random) -> str | None:
-    """Start, stop, check; what was wrong, or None."""
+def one_run(shape: Shape, i: int, way: Way, tag: str, rng: random.Random) -> Run:
+    """Start, stop, check."""
+    run = Run()
     proc = subprocess.Popen(
         shape.argv(i),
         stdout=subprocess.DEVNULL,
@@ -260,7 +274,8 @@ def one_run(shape: Shape, i: int, way: Way, tag: str, rng: random.Random) -> str
         deadline = time.monotonic() + 60
         while not handles_signals(proc.pid):
             if proc.poll() is not None or time.monotonic() > deadline:
-                return f"never took its signals (exit {proc.poll()}): {_tail(proc)}"
+                run.wrong = f"never took its signals (exit {proc.poll()}): {_tail(proc)}"
+                return run
             time.sleep(0.002)
         time.sleep(rng.uniform(0, shape.window))
         started = descendants(proc.pid)
@@ -270,6 +285,7 @@ def one_run(shape: Shape, i: int, way: Way, tag: str, rng: random.Random) -> str
                 time.sleep(rng.uniform(0, 0.2))
             proc.send_signal(number)
         if rng.random() < 1 / 3:  # a second stop while it shuts down
+            run.twice = True
             time.sleep(rng.uniform(0, 1.0))
             proc.send_signal(rng.choice([signal.SIGINT, signal.SIGTERM]))
         deadline = time.monotonic() + 60
@@ -277,31 +293,35 @@ def one_run(shape: Shape, i: int, way: Way, tag: str, rng: random.Random) -> str
             if time.monotonic() > deadline:
                 proc.send_signal(signal.SIGABRT)  # faulthandler: every thread's traceback
                 proc.wait()
-                return f"still running 60 s after {way.stopping.name}: {_tail(proc, 3000)}"
+                run.wrong = f"still running 60 s after {way.stopping.name}: {_tail(proc, 3000)}"
+                return run
             started.update(descendants(proc.pid))
             time.sleep(0.02)
         err = proc.stderr.read() if proc.stderr else ""
         expected = way.status(shape.server)
         if proc.returncode != expected:
-            return f"exit {proc.returncode}, not {expected}: {err.strip()[-300:]}"
+            run.wrong = f"exit {proc.returncode}, not {expected}: {err.strip()[-300:]}"
+            return run
         for bad in ("Traceback", "abandoned", "Exception ignored"):
             if bad in err:
-                return f"stderr: {err.strip()[-300:]}"
+                run.wrong = f"stderr: {err.strip()[-3000:]}"
+                return run
         alive = left_behind(started)
         bots = live(tag)
         if alive or bots:
-            return f"alive after exit: {sorted({**alive, **bots}.values())}"
-        check_logs(shape.output(i))
+            run.wrong = f"alive after exit: {sorted({**alive, **bots}.values())}"
+            return run
+        run.aborted = check_logs(shape.output(i))
         check_stores(shape.output(i))
     except AssertionError as e:
-        return f"{type(e).__name__}: {e}"
+        run.wrong = f"{type(e).__name__}: {e}"
     finally:
         if proc.poll() is None:
             proc.kill()
         proc.wait()
         if proc.stderr:
             proc.stderr.close()
-    return None
+    return run
 
 
 def _tail(proc: subprocess.Popen[str], length: int = 300) -> str:
@@ -330,16 +350,20 @@ def storm(count: int, names: list[str], sandbox: str, hogs: int, seed: int, keep
             began = time.monotonic()
             for i in range(count):
                 way = rng.choice(WAYS)
-                wrong = one_run(table[name], i, way, tag, rng)
+                run = one_run(table[name], i, way, tag, rng)
                 tally.runs += 1
                 tally.by_way[way.name] += 1
-                if wrong is not None:
-                    tally.wrong.append(f"run {i} ({way.name}): {wrong}")
-                    print(f"{name} run {i} ({way.name}): WRONG: {wrong}", flush=True)
+                tally.in_flight += run.aborted > 0
+                tally.twice += run.twice
+                if run.wrong is not None:
+                    tally.wrong.append(f"run {i} ({way.name}): {run.wrong}")
+                    print(f"{name} run {i} ({way.name}): WRONG: {run.wrong}", flush=True)
             tally.seconds = time.monotonic() - began
             ways = ", ".join(f"{k} {v}" for k, v in sorted(tally.by_way.items()))
             print(
-                f"{name}: {tally.runs} runs ({ways}), {len(tally.wrong)} wrong outcomes, "
+                f"{name}: {tally.runs} runs ({ways}; {tally.twice} signalled again while "
+                f"stopping; {tally.in_flight} stopped with matches in flight), "
+                f"{len(tally.wrong)} wrong outcomes, "
                 f"{tally.seconds / max(tally.runs, 1):.1f} s a run",
                 flush=True,
             )
