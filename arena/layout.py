@@ -16,6 +16,9 @@ STORE_NAME = "results.sqlite"
 # Written in the output directory when the store is elsewhere (``--store``):
 # one line, the store's absolute path.
 STORE_POINTER = "results.location"
+# The bots' output, in the output directory: how faults name it (a run's log
+# may be read far from the machine that wrote it: on a server's site).
+BOT_OUTPUT = "bots"
 
 
 @dataclass(frozen=True)
@@ -53,7 +56,7 @@ class Layout:
     @property
     def bot_output(self) -> Path:
         """Each launched bot's standard output and error, one file per process."""
-        return self.directory / "bots"
+        return self.directory / BOT_OUTPUT
 
     def log_of(self, match_id: str) -> Path:
         """Match ``match_id``'s log (written as it is played, record by record)."""

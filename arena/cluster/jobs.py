@@ -29,6 +29,7 @@ class MatchJob:
     working_dir: tuple[str, Archive] | None  # the head's path of it, and its archive
     archives: tuple[tuple[str, Archive], ...] = ()  # (engine name, its directory)
     followed: str = ""  # with spectators: the key its events are fetched by
+    bot_output_shown: str = ""  # how faults name where the head keeps the bots' output
 
 
 @dataclass(frozen=True)

@@ -90,6 +90,7 @@ class Cluster:
         *,
         log: Path | None = None,
         bot_output: Path | None = None,
+        bot_output_shown: str = "",
         allow_shared_partners: bool = False,
         spectate: Callable[[MatchEvent], None] | None = None,
     ) -> MatchReport:
@@ -105,6 +106,8 @@ class Cluster:
             self._shipping.working_dir() if self._pool.ships else None,
             self._shipping.archives_of(engines) if self._pool.ships else (),
             uuid.uuid4().hex if spectate is not None else "",
+            # Faults name the output where the head writes it, not the worker's scratch.
+            bot_output_shown or (str(bot_output) if bot_output is not None else ""),
         )
         if log is not None:
             _check_writable(log.parent, "the match log")

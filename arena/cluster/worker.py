@@ -178,6 +178,7 @@ async def play_job(
                 spectate=events.append if job.followed else None,
                 warm=warm,
                 bot_output=bots,
+                bot_output_shown=job.bot_output_shown,
                 allow_shared_partners=job.allow_shared_partners,
             )
             data = log.read_bytes() if log is not None and log.exists() else None

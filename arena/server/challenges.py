@@ -195,6 +195,7 @@ class Challenges:
                 log=self._dir / f"{challenge.id}.log",
                 spectate=lambda event: broker.publish(challenge.id, event),
                 bot_output=self._dir,
+                bot_output_shown="challenges",  # never the server's own path
                 people=people,
             )
             result = report.result

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from types import TracebackType
 
 from arena.cluster import WarmSpec, open_cluster
-from arena.layout import Layout
+from arena.layout import BOT_OUTPUT, Layout
 from arena.rules.seeding import commitment, new_seed
 from arena.store import Store, open_store
 from arena.tournament import sprt
@@ -189,5 +189,7 @@ async def open_player(
     if not cfg.keep_warm:
         yield LocalPlayer()
         return
-    async with open_warm_pool(cfg.layout.bot_output, cfg.startup_timeout, cfg.sandbox) as pool:
+    async with open_warm_pool(
+        cfg.layout.bot_output, cfg.startup_timeout, cfg.sandbox, output_shown=BOT_OUTPUT
+    ) as pool:
         yield LocalPlayer(pool)

@@ -26,6 +26,7 @@ from typing import Protocol
 import trio
 
 from arena.engine import forfeit_winner
+from arena.layout import BOT_OUTPUT
 from arena.outcome import MatchEvent, MatchReport, MatchResult, Termination
 from arena.play import run_match
 from arena.settings import EngineSpec, MatchSettings
@@ -51,6 +52,7 @@ class Player(Protocol):
         *,
         log: Path | None = None,
         bot_output: Path | None = None,
+        bot_output_shown: str = "",
         allow_shared_partners: bool = False,
         spectate: Callable[[MatchEvent], None] | None = None,
     ) -> MatchReport: ...
@@ -69,6 +71,7 @@ class LocalPlayer:
         *,
         log: Path | None = None,
         bot_output: Path | None = None,
+        bot_output_shown: str = "",
         allow_shared_partners: bool = False,
         spectate: Callable[[MatchEvent], None] | None = None,
     ) -> MatchReport:
@@ -79,6 +82,7 @@ class LocalPlayer:
             spectate=spectate,
             warm=self.pool,
             bot_output=bot_output,
+            bot_output_shown=bot_output_shown,
             allow_shared_partners=allow_shared_partners,
         )
 
@@ -185,6 +189,7 @@ class Runner:
                     match_settings(cfg, match),
                     log=log_path,
                     bot_output=layout.bot_output,
+                    bot_output_shown=BOT_OUTPUT,  # as the run's directory names it
                     allow_shared_partners=cfg.allow_shared_partners,
                     spectate=spectate,
                 )
