@@ -710,7 +710,8 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
             return (grpc.StatusCode.FAILED_PRECONDITION, refusal), delay
         if competition.status is CompetitionStatus.FAILED and entry.status is not MatchStatus.DONE:
             refusal = (
-                f"competition {comp_id!r} failed ({competition.reason}): {key!r} will not be played"
+                f"competition {comp_id!r} failed ({self._public(competition.reason)}): "
+                f"{key!r} will not be played"
             )
             return (grpc.StatusCode.FAILED_PRECONDITION, refusal), delay
         return None, delay
