@@ -592,7 +592,8 @@ async def launch(
                 namespaced = process.pid if process.lifeline is not None else None
                 ends_it, root_pid = _sandbox_pids(await _read_info(info), namespaced)
                 process.sandbox_pidfd = _pidfd(ends_it)
-        await info.aclose()
+        with trio.CancelScope(shield=True):  # a stop here would skip the kill below
+            await info.aclose()
         stdout, stderr = trio.lowlevel.FdStream(out_r), trio.lowlevel.FdStream(err_r)
         connection: GrpcConnection | None = None
         verdict: list[str] = []  # why the watchdog ended the bot, once it has

@@ -156,3 +156,36 @@ def polling_threads() -> list[str]:
                 break
             frame = frame.f_back
     return found
+
+
+def test_a_stop_as_a_bot_process_has_just_started_still_ends_it(tag, monkeypatch):
+    """The stop lands at the launch's first checkpoint after the bot's process
+    exists: the launch must end it itself, before it returns, not leave it to
+    the parent-death signal once the arena is gone (the signal storm found a
+    bot alive after `arena match` had exited). Unsandboxed: a sandbox's own
+    teardown would end it anyway."""
+    from arena.settings import SandboxMode, SandboxSettings
+    from arena.transport import process
+    from arena.transport.process import launch
+    from tests.support.processes import live_pids
+
+    started: list[int] = []
+    original = process._Spawner.run
+
+    async def main() -> None:
+        with trio.CancelScope() as stop:
+
+            async def spawned_then_stopped(spawner: Any, job: Callable[[], Any]) -> Any:
+                popen = await original(spawner, job)
+                started.append(popen.pid)
+                stop.cancel()  # as the command's stop does, from inside trio
+                return popen
+
+            monkeypatch.setattr(process._Spawner, "run", spawned_then_stopped)
+            command = [sys.executable, str(ROOT / "engines/random/bot.py"), tag]
+            unconfined = SandboxSettings(SandboxMode.OFF)
+            async with launch(command, label="random", sandbox=unconfined):
+                raise AssertionError("the launch went on after the stop")
+
+    trio.run(main)
+    assert started and live_pids(tag) == []
