@@ -169,21 +169,25 @@ def _kill_all(group: Path) -> None:
 def _remove(group: Path, timeout: float = REMOVE_TIMEOUT) -> bool:
     """Remove ``group`` and the groups in it, killing what is left in them
     first; False if the kernel still finds one busy after ``timeout``."""
-    for child in sorted(p for p in group.iterdir() if p.is_dir()) if group.is_dir() else []:
+    try:
+        children = sorted(p for p in group.iterdir() if p.is_dir())
+    except OSError:  # gone already (another arena swept it), or not a group
+        children = []
+    for child in children:
         _remove(child, timeout)
-    deadline = time.monotonic() + timeout
-    for attempt in itertools.count():
+    deadline, pause = time.monotonic() + timeout, 0.001
+    while True:
         try:
             group.rmdir()
             return True
         except FileNotFoundError:
             return True
-        except OSError:
+        except OSError:  # busy: a process in it is not gone yet
             if time.monotonic() > deadline:
                 return False
         _kill_all(group)
-        time.sleep(min(0.001 * 2**attempt, 0.05))
-    return False  # unreachable: the loop ends by a return
+        time.sleep(pause)
+        pause = min(2 * pause, 0.05)
 
 
 class ArenaGroups:
