@@ -126,6 +126,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             try:
                 stop.start()
                 status = int(args.func(args))
+                if stop.received is not None:  # its interrupt was dropped (signals.py)
+                    raise KeyboardInterrupt
             finally:
                 stop.finish()
         except (Exception, KeyboardInterrupt, BaseExceptionGroup) as e:

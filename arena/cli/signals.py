@@ -22,13 +22,19 @@ bookkeeping.
 
 Outside a trio run (parsing, reading a configuration, the commands that run
 no trio), the first signal raises KeyboardInterrupt where the command is, as
-Python's own Ctrl-C does. A further signal changes nothing: the stop under
-way finishes its cleanup. A signal the command was started with ignored
-stays ignored, as programs do: a shell starts a script's background job
-(`arena tournament ... &`) with SIGINT ignored, so that a Ctrl-C meant for
-the foreground leaves it running; SIGTERM still stops it. Once the `arena`
-program's command is over, both are ignored until the process exits: the
-interpreter's exit resets Python's handlers, and would die of one.
+Python's own Ctrl-C does. Where Python drops it instead (it landed in a
+finalizer or a weakref callback: "Exception ignored in ..."), the stop is
+still recorded, unprinted: the next trio run ends as soon as it starts, and
+main reports the stop when the command returns (a further signal raises
+again). Otherwise a further signal changes nothing: the stop under way
+finishes its cleanup.
+
+A signal the command was started with ignored stays ignored, as programs
+do: a shell starts a script's background job (`arena tournament ... &`)
+with SIGINT ignored, so that a Ctrl-C meant for the foreground leaves it
+running; SIGTERM still stops it. Once the `arena` program's command is
+over, both are ignored until the process exits: the interpreter's exit
+resets Python's handlers, and would die of one.
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import signal
+import sys
 import threading
 import types
 from collections.abc import Awaitable, Callable, Iterator
@@ -57,6 +64,7 @@ class Stop:
         self.received: int | None = None
         self._raises = False  # the command runs outside trio: the first signal raises
         self._cancel: Callable[[], None] | None = None  # a trio run listens
+        self._swallowed = False  # the interrupt raised landed where Python drops it
 
     @property
     def terminated(self) -> bool:
@@ -70,8 +78,19 @@ class Stop:
         cancel = self._cancel
         if cancel is not None:
             cancel()
-        elif first and self._raises:
+        elif (first or self._swallowed) and self._raises:
+            self._swallowed = False
             raise KeyboardInterrupt
+
+    def _unraisable(self, unraisable: Any) -> bool:
+        """Whether ``unraisable`` is the stop's KeyboardInterrupt, raised where
+        Python cannot raise (a finalizer, a weakref callback) and dropped
+        there. It is not printed: the stop is recorded, the next trio run
+        ends at once and main reports it; a further signal raises again."""
+        if not isinstance(unraisable.exc_value, KeyboardInterrupt) or self.received is None:
+            return False
+        self._swallowed = True
+        return True
 
     def start(self) -> None:
         """The command starts: from now on, outside trio, a signal raises
@@ -133,13 +152,22 @@ def taken(restore: bool = True) -> Iterator[Stop]:
         for number in STOPS
         if signal.getsignal(number) is not signal.SIG_IGN
     }
+    hook = sys.unraisablehook
+
+    def unraisable(unraisable: Any) -> None:
+        if not stop._unraisable(unraisable):
+            hook(unraisable)
+
     _current = stop
     try:
         for number in previous:
             signal.signal(number, stop._on_signal)
+        sys.unraisablehook = unraisable
         yield stop
     finally:
         stop.finish()
+        if restore:
+            sys.unraisablehook = hook
         for number, handler in previous.items():
             # The process's own command is over: a signal now changes nothing,
             # even while the interpreter exits (which resets Python's handlers,

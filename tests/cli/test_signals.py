@@ -430,3 +430,37 @@ def test_once_the_programs_command_is_over_a_signal_changes_nothing():
             [sys.executable, "-c", script, caller], capture_output=True, text=True
         )
         assert done.returncode == 0 and done.stderr == "[True, True]\n", (caller, done.stderr)
+
+
+@pytest.mark.parametrize("then", ["returns", "runs trio"])
+def test_a_stop_that_lands_in_a_finalizer_is_not_lost(then):
+    """Python drops an exception raised inside a finalizer or a weakref
+    callback, printing "Exception ignored in ..." (the storm caught SIGTERM's
+    interrupt landing in importlib's module-lock callback). The stop is not
+    lost for it, nor printed: a trio run the command starts next ends at
+    once, and the command that returns is reported as stopped."""
+    script = textwrap.dedent(
+        """
+        import signal, sys
+        import trio
+        from arena.cli import main, match, signals
+
+        class Finalized:
+            def __del__(self):
+                signal.raise_signal(signal.SIGTERM)  # its handler runs in here
+
+        def command(args):
+            Finalized()
+            print("went on", flush=True)
+            if sys.argv[1] == "runs trio":
+                signals.run(trio.sleep_forever)
+            return 0
+
+        match.cmd_play = command
+        sys.exit(main(["play"]))
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, then], capture_output=True, text=True, timeout=60
+    )
+    assert (done.returncode, done.stderr) == (143, "arena: interrupted by SIGTERM\n"), done
