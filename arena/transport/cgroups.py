@@ -59,6 +59,8 @@ NETWORK_BUFFERS_MIB = 16
 # the init of the bot's PID namespace), which count in its group's tasks.
 SANDBOX_TASKS = 3
 REMOVE_TIMEOUT = 5.0  # for a group's last processes to be gone after the kill
+OOM_LOOK = 1.0  # between two looks at a group's count of kills, besides the kernel's events
+KILL_WAIT = 0.5  # for the kernel to count the kill it signalled
 
 
 @dataclass(frozen=True)
@@ -301,8 +303,9 @@ class BotGroup:
     def over_limit(self) -> str | None:
         """Why the bot was stopped, when the kernel stopped one of its
         processes at the memory limit; None otherwise."""
-        if self.oom_kills() == 0:
-            return None
+        return self._verdict() if self.oom_kills() else None
+
+    def _verdict(self) -> str:
         return (
             f"it went over the memory limit: its processes held {self.peak_mib():.0f} MiB "
             f"together when the kernel stopped one of them, the limit is {self.memory_mib} MiB "
@@ -311,17 +314,23 @@ class BotGroup:
         )
 
     async def wait_over_limit(self) -> str:
-        """Return once the kernel has stopped a process of this group at its limit."""
-        if self.version == 1:
-            with self._oom_events() as events:
-                while (why := self.over_limit()) is None:
+        """Return once the kernel has found the group at its limit with
+        nothing left to reclaim, and so stops one of its processes."""
+        if self.version == 2:
+            while not self.oom_kills():
+                await trio.sleep(OOM_LOOK)
+            return self._verdict()
+        with self._oom_events() as events:
+            while not self.oom_kills():
+                with trio.move_on_after(OOM_LOOK):  # an event missed is seen at the next look
                     await trio.lowlevel.wait_readable(events)
-                    with contextlib.suppress(BlockingIOError):
-                        os.eventfd_read(events)
-                return why
-        while (why := self.over_limit()) is None:
-            await trio.sleep(0.1)
-        return why
+                    # The kernel signals before it chooses what to kill, and
+                    # counts the kill after: give the count a moment to follow.
+                    with trio.move_on_after(KILL_WAIT):
+                        while not self.oom_kills():
+                            await trio.sleep(0.01)
+                    break
+        return self._verdict()
 
     @contextlib.contextmanager
     def _oom_events(self) -> Iterator[int]:

@@ -460,27 +460,16 @@ async def terminate(process: BotProcess, grace: float = KILL_GRACE) -> None:
         await process.wait()
 
 
-async def _watch_group(group: cgroups.BotGroup, process: BotProcess, verdict: list[str]) -> None:
-    """End the sandbox once the kernel has stopped one of its processes at the
-    memory limit (arena.transport.cgroups), saying so in ``verdict``: the bot
-    as a whole went over its limit, whichever of its processes was chosen."""
-    verdict.append(await group.wait_over_limit())
-    if process.sandbox_pidfd is not None:
-        _kill_sandbox(process, process.sandbox_pidfd)
-
-
-async def _watch_memory(
-    root: int, settings: SandboxSettings, process: BotProcess, verdict: list[str]
-) -> None:
-    """End the sandbox once all its processes together hold more than the
-    memory limit (arena.transport.limits), saying so in ``verdict``."""
+async def _over_watched_limit(root: int, settings: SandboxSettings) -> str | None:
+    """Return once all the sandbox's processes together hold more than the
+    memory limit (arena.transport.limits), saying so; None if it is gone."""
     cap = settings.memory_mib * limits.MIB
     while not limits.is_set_up(root):
         await trio.sleep(0.01)
     try:
         view = limits.View(root, WRITABLE)
     except OSError:
-        return  # the sandbox is gone already: its end is reported elsewhere
+        return None  # the sandbox is gone already: its end is reported elsewhere
     with contextlib.closing(view):
         while True:
             held, wait = view.look(cap)
@@ -490,13 +479,11 @@ async def _watch_memory(
     files = ""
     if held.files * limits.FILE_BYTES > limits.MIB:
         files = f", {held.files} files counted {limits.FILE_BYTES} bytes each"
-    verdict.append(
+    return (
         f"it went over the memory limit: its {held.processes} processes held "
         f"{held.mib:.0f} MiB together{files}, the limit is {settings.memory_mib} MiB "
         "for all of them (--memory-limit, or memory_mib in a [sandbox] table, raises it)"
     )
-    if process.sandbox_pidfd is not None:
-        _kill_sandbox(process, process.sandbox_pidfd)
 
 
 @contextlib.asynccontextmanager
@@ -617,13 +604,29 @@ async def launch(
             said = f"killed by signal {-code}" if code < 0 else f"exited with code {code}"
             return failure(said + when, sink, stopped_by(code))
 
+        async def stop_at_the_memory_limit() -> None:
+            """End the sandbox once the bot as a whole went over its memory
+            limit: the kernel stopped one of its processes (arena.transport.cgroups),
+            or the watchdog saw it. Its pending calls end at once, saying why,
+            not once it is reaped (a sandbox with many files takes a while)."""
+            why: str | None = None
+            if group is not None:
+                why = await group.wait_over_limit()
+            elif box is not None and root_pid is not None:
+                why = await _over_watched_limit(root_pid, box.settings)
+            if why is None:
+                return
+            verdict.append(why)
+            if process.sandbox_pidfd is not None:
+                _kill_sandbox(process, process.sandbox_pidfd)
+            if connection is not None:
+                connection.mark_dead(failure("killed", sink, why))
+
         try:
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(_pump, stderr, sink, stderr_done)
-                if group is not None:
-                    nursery.start_soon(_watch_group, group, process, verdict)
-                elif box is not None and root_pid is not None:
-                    nursery.start_soon(_watch_memory, root_pid, box.settings, process, verdict)
+                if group is not None or (box is not None and root_pid is not None):
+                    nursery.start_soon(stop_at_the_memory_limit)
                 try:
                     with trio.fail_after(startup_timeout):
                         address = await _read_address(stdout, sink)

@@ -141,25 +141,24 @@ def counted(output: Path) -> int:
 
 # Each attack sized to take four times the limit or more where nothing holds it.
 ATTACKS = {
-    "forked-children": ("fork --count 8 --mib {eighth}", "fork --count 8 --mib {eighth}"),
-    "shared-mapping": ("shared --mib {four}", ""),
-    "memfds": ("memfd --count 8 --mib {half}", ""),
-    "empty-files": ("files --count {files} --linger 4", ""),
-    "socket-pairs": ("sockets --count {pairs}", ""),
-    "socket-pairs-forked": ("sockets --count {quarter_pairs} --children 4", ""),
-    "pipes": ("pipes --count 480", ""),
-    "pipes-forked": ("pipes --count 480 --children 8", ""),
-    "tcp": ("tcp --count 60", ""),
-    "udp": ("udp --count 60", ""),
+    "forked-children": "fork --count 8 --mib {eighth}",
+    "shared-mapping": "shared --mib {four}",
+    "memfds": "memfd --count {memfds} --mib 48",  # each under the file size limit
+    "empty-files": "files --count {files} --linger 4",
+    "socket-pairs": "sockets --count {pairs}",
+    "socket-pairs-forked": "sockets --count {quarter_pairs} --children 4",
+    "pipes": "pipes --count 480",
+    "pipes-forked": "pipes --count 480 --children 8",
+    "tcp": "tcp --count 60",
+    "udp": "udp --count 60",
 }
 
 
 def attack(name: str, limit_mib: int) -> str:
-    template = ATTACKS[name][0]
-    return template.format(
+    return ATTACKS[name].format(
         eighth=limit_mib * 3 // 4,  # eight children: six times the limit
         four=limit_mib * 4,
-        half=limit_mib // 2,
+        memfds=limit_mib // 12 + 1,
         files=limit_mib * 2000,  # about 1 KiB of kernel memory each
         pairs=limit_mib // 2,  # 8 MiB of buffers each
         quarter_pairs=limit_mib // 8,
@@ -190,7 +189,8 @@ def test_memory_a_bot_pins_by_any_means_is_its_memory(name, limit, tag, tmp_path
         assert said(report) == []
     else:  # or held by a structural bound: it got what it got, within the limit
         assert report.result.termination is Termination.COMPLETED, report.result
-        assert said(report)[0].startswith("HOG"), said(report)
+        assert said(report)[0].startswith(f"HOG {name.split('-')[0].rstrip('s')}"), said(report)
+        assert ": held " in said(report)[0], said(report)  # not refused by another limit
 
 
 @pytest.mark.parametrize("name", list(ATTACKS))
