@@ -153,6 +153,10 @@ class WarmPool:
         self.locks: dict[tuple[str, int], trio.Lock] = {}
         self.launches = 0
 
+        # Set when the pool's block ends: until then its bots stay up, even
+        # cancelled (a stop), for the matches still ending (see open_seats).
+        self.released = trio.Event()
+
     async def connection(self, spec: CommandEngine, slot: int) -> GrpcConnection:
         key = (spec.name, slot)
         async with self.locks.setdefault(key, trio.Lock()):
@@ -179,7 +183,17 @@ class WarmPool:
             workdir=spec.workdir,
         ) as conn:
             task_status.started(conn)
-            await trio.sleep_forever()
+            await held_until(self.released)
+
+
+async def held_until(released: trio.Event) -> None:
+    """Keep a launched bot until its users are done with it, a stop included.
+    The stop cancels every task at once: a bot closed meanwhile, under a
+    referee still ending its match (a call it makes before its next
+    checkpoint, a shielded probe), would turn the stop into a call on a
+    closed channel, an internal error or the bot's fault."""
+    with trio.CancelScope(shield=True):
+        await released.wait()
 
 
 def shown_in(directory: str, name: str) -> str:
@@ -199,7 +213,11 @@ async def open_warm_pool(
     output goes to files in ``output``, which messages name as in
     ``output_shown`` (see ``open_seats``)."""
     async with trio.open_nursery() as nursery:
-        yield WarmPool(nursery, output, startup_timeout, sandbox, output_shown)
+        pool = WarmPool(nursery, output, startup_timeout, sandbox, output_shown)
+        try:
+            yield pool
+        finally:
+            pool.released.set()
         nursery.cancel_scope.cancel()
 
 
@@ -261,7 +279,7 @@ async def open_seats(
             workdir=spec.workdir,
         ) as conn:
             task_status.started(conn)
-            await trio.sleep_forever()
+            await held_until(released)
 
     async def open_one(
         seat: int, spec: EngineSpec | EngineConnection, holders: trio.Nursery
@@ -304,15 +322,20 @@ async def open_seats(
             else:
                 problems.append(error)
 
+    released = trio.Event()  # the seats' user is done: the launched bots may end
     try:
         async with trio.open_nursery() as holders:
-            async with trio.open_nursery() as starters:
-                for seat, engine in enumerate(engines):
-                    starters.start_soon(open_one, seat, engine, holders)
-            if not problems:
-                yield [
-                    s if s is not None else BotError(FaultKind.CRASH, "not opened") for s in seats
-                ]
+            try:
+                async with trio.open_nursery() as starters:
+                    for seat, engine in enumerate(engines):
+                        starters.start_soon(open_one, seat, engine, holders)
+                if not problems:
+                    yield [
+                        s if s is not None else BotError(FaultKind.CRASH, "not opened")
+                        for s in seats
+                    ]
+            finally:
+                released.set()
             holders.cancel_scope.cancel()
     finally:
         for conn in remote.values():

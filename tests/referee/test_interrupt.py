@@ -153,3 +153,46 @@ def test_a_launched_bot_outlives_the_thread_that_started_it(tag, monkeypatch):
 
     trio.run(main)
     assert wait_gone(tag) == []
+
+
+@pytest.mark.parametrize("held_by", ["match", "warm pool"])
+def test_a_stop_never_closes_a_seat_under_the_referee_still_ending_its_match(held_by, tag):
+    """The stop cancels every task at once, the ones holding the launched bots
+    too. Were a bot closed while the referee is still ending its match (a
+    shielded probe, a notification sent before its next checkpoint), a call
+    on a closed channel would make the stop an internal error or the bot's
+    fault (the signal storm caught `arena match` exiting 70). Here the
+    referee's side, shielded, lets every other task run after the stop: the
+    seat must still answer, and the bot must be gone once the seats close."""
+    import trio
+    import trio.testing
+
+    from arena.settings import CommandEngine, SandboxMode, SandboxSettings
+    from arena.transport.seats import open_seats, open_warm_pool
+
+    spec = CommandEngine("random", (sys.executable, bot("random").split()[1], tag))
+    unconfined = SandboxSettings(SandboxMode.OFF)
+    answers: list[str | None] = []
+    stop = trio.CancelScope()
+
+    async def use(seats: list) -> None:
+        conn = seats[0]
+        stop.cancel()  # the command's stop, from inside trio as signals.run gives it
+        with trio.CancelScope(shield=True):
+            await trio.testing.wait_all_tasks_blocked()  # every holder has had its turn
+            answers.append(await conn.health_status(10))
+
+    async def main() -> None:
+        with stop:
+            if held_by == "match":
+                async with open_seats([spec], match_id="m", sandbox=unconfined) as seats:
+                    await use(seats)
+            else:
+                async with open_warm_pool(sandbox=unconfined) as pool:
+                    conn = await pool.connection(spec, 0)
+                    async with open_seats([conn], match_id="m") as seats:
+                        await use(seats)
+
+    trio.run(main)
+    assert answers == ["SERVING"]
+    assert wait_gone(tag) == []
