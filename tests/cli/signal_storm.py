@@ -58,6 +58,8 @@ SHAPES = ("match", "tournament", "gauntlet", "sprt", "serve", "web")
 MOVE_TIME = "120s"  # a hanging bot is never timed out within a run
 # A busy process, which ends when the storm does, however it ends.
 HOG = "import os, sys\nwhile os.getppid() == int(sys.argv[1]):\n    sum(range(100_000))"
+# An error of the arena's shows its traceback in the run's report.
+ARENA_DEBUG = (ARENA, "--debug")
 # A command still running long after its stop is sent SIGABRT: its traceback then.
 DUMPING = {**os.environ, "PYTHONFAULTHANDLER": "1"}
 
@@ -139,7 +141,7 @@ def shapes(work: Path, tag: str, sandbox: str, server: Path, site: Path) -> dict
         "match": Shape(
             "match",
             lambda i: [
-                *(ARENA, "match", "--engine", f"slow={hanging(tag)}"),
+                *(*ARENA_DEBUG, "match", "--engine", f"slow={hanging(tag)}"),
                 *("--engine", f"fast={random_bot}", "--move-time", MOVE_TIME),
                 *("--seed", str(i), "--log", str(work / "match" / str(i) / "m.log"), *box),
             ],
@@ -147,12 +149,15 @@ def shapes(work: Path, tag: str, sandbox: str, server: Path, site: Path) -> dict
             lambda i: work / "match" / str(i),
         ),
         "tournament": Shape(
-            "tournament", lambda i: [ARENA, "tournament", str(config)], 4.0, lambda i: config.parent
+            "tournament",
+            lambda i: [*ARENA_DEBUG, "tournament", str(config)],
+            4.0,
+            lambda i: config.parent,
         ),
         "gauntlet": Shape(
             "gauntlet",
             lambda i: [
-                *(ARENA, "gauntlet", "--engine", f"mine={hanging(tag)}"),
+                *(*ARENA_DEBUG, "gauntlet", "--engine", f"mine={hanging(tag)}"),
                 *("--opponents", "random,greedy", "--sets", "1", *timing),
                 *("--output", str(work / "gauntlet"), *box),
             ],
@@ -162,7 +167,7 @@ def shapes(work: Path, tag: str, sandbox: str, server: Path, site: Path) -> dict
         "sprt": Shape(
             "sprt",
             lambda i: [
-                *(ARENA, "sprt", "--engine", f"test={hanging(tag)}"),
+                *(*ARENA_DEBUG, "sprt", "--engine", f"test={hanging(tag)}"),
                 *("--engine", "base=builtin:random", "--max-sets", "2", *timing),
                 *("--output", str(work / "sprt"), *box),
             ],
@@ -172,7 +177,7 @@ def shapes(work: Path, tag: str, sandbox: str, server: Path, site: Path) -> dict
         "serve": Shape(
             "serve",
             lambda i: [
-                *(ARENA, "serve", "--data", str(server), "--listen", "127.0.0.1:0", *token),
+                *(*ARENA_DEBUG, "serve", "--data", str(server), "--listen", "127.0.0.1:0", *token),
                 *("--http", "127.0.0.1:0"),
             ],
             4.0,
@@ -181,7 +186,7 @@ def shapes(work: Path, tag: str, sandbox: str, server: Path, site: Path) -> dict
         ),
         "web": Shape(
             "web",
-            lambda i: [ARENA, "web", str(site), "--http", "127.0.0.1:0"],
+            lambda i: [*ARENA_DEBUG, "web", str(site), "--http", "127.0.0.1:0"],
             3.0,
             lambda i: site,
             server=True,
@@ -300,7 +305,7 @@ def one_run(shape: Shape, i: int, way: Way, tag: str, rng: random.Random) -> Run
         err = proc.stderr.read() if proc.stderr else ""
         expected = way.status(shape.server)
         if proc.returncode != expected:
-            run.wrong = f"exit {proc.returncode}, not {expected}: {err.strip()[-300:]}"
+            run.wrong = f"exit {proc.returncode}, not {expected}: {err.strip()[-3000:]}"
             return run
         for bad in ("Traceback", "abandoned", "Exception ignored"):
             if bad in err:

@@ -164,20 +164,32 @@ def decisions(log: Path) -> int:
 def aborted(log: Path) -> bool:
     """The log is whole (it has its end record) and says the match was
     interrupted. Raises AssertionError when it is cut short."""
+    return _ending(log).termination == scopa_pb2.ABORTED
+
+
+def _ending(log: Path) -> scopa_pb2.MatchResult:
     contents = read_log(log)
     assert contents.complete, f"{log}: no end record"
-    return contents.records[-1].match_ended.result.termination == scopa_pb2.ABORTED
+    return contents.records[-1].match_ended.result
 
 
-def check_logs(directory: Path) -> int:
+def check_logs(directory: Path, faultless: bool = True) -> int:
     """Every log below ``directory`` is whole, played to its end or ended
-    ABORTED, and verifies against the rules; how many were aborted."""
+    ABORTED, and verifies against the rules; how many were aborted.
+    ``faultless``: its bots never fault (they hang, or play well), so a
+    fault or a forfeit can only be a stop recorded as the bot's doing."""
     count = 0
     for log in sorted(directory.glob("**/*.log")):
         if BOT_OUTPUT.search(log.name):
             continue
-        if aborted(log):
-            count += 1
+        result = _ending(log)
+        if faultless:
+            ended = scopa_pb2.Termination.Name(result.termination)
+            assert result.termination in (scopa_pb2.COMPLETED, scopa_pb2.ABORTED), (
+                f"{log}: a stop ended it {ended}: {result.reason}"
+            )
+            assert not result.faults, f"{log}: a stop became a fault: {result.faults[0]}"
+        count += result.termination == scopa_pb2.ABORTED
         replay = replay_log(log)
         assert replay.complete, f"{log}: {replay.status()}"
     return count
