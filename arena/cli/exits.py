@@ -76,9 +76,7 @@ def report_failure(
     leaves = list(_leaves(error))
     if any(isinstance(x, BrokenPipeError) for x in leaves):
         return _output_closed()
-    if debug:
-        traceback.print_exception(error)
-    if any(isinstance(x, KeyboardInterrupt) for x in leaves):
+    if any(isinstance(x, KeyboardInterrupt) for x in leaves):  # a stop, not an error
         if server:
             return TERMINATED if terminated else OK
         if terminated:
@@ -86,6 +84,8 @@ def report_failure(
             return TERMINATED
         print("arena: interrupted", file=sys.stderr)
         return INTERRUPTED
+    if debug:
+        traceback.print_exception(error)
     unexpected = [x for x in leaves if not isinstance(x, ArenaError | OSError)]
     if unexpected:
         bug = unexpected[0]
