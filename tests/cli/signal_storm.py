@@ -41,6 +41,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena.errors import ArenaError
 from tests.support.paths import ARENA, PY, ROOT
 from tests.support.processes import live
 from tests.support.stops import (
@@ -267,6 +268,7 @@ spec = "builtin:random"
 def one_run(shape: Shape, i: int, way: Way, tag: str, rng: random.Random) -> Run:
     """Start, stop, check."""
     run = Run()
+    began = time.time()  # the logs this run wrote are its to answer for
     proc = subprocess.Popen(
         shape.argv(i),
         stdout=subprocess.DEVNULL,
@@ -316,9 +318,9 @@ def one_run(shape: Shape, i: int, way: Way, tag: str, rng: random.Random) -> Run
         if alive or bots:
             run.wrong = f"alive after exit: {sorted({**alive, **bots}.values())}"
             return run
-        run.aborted = check_logs(shape.output(i))
+        run.aborted = check_logs(shape.output(i), since=began)
         check_stores(shape.output(i))
-    except AssertionError as e:
+    except (AssertionError, ArenaError) as e:  # a log or a store that is not whole
         run.wrong = f"{type(e).__name__}: {e}"
     finally:
         if proc.poll() is None:

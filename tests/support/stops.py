@@ -173,14 +173,17 @@ def _ending(log: Path) -> scopa_pb2.MatchResult:
     return contents.records[-1].match_ended.result
 
 
-def check_logs(directory: Path, faultless: bool = True) -> int:
-    """Every log below ``directory`` is whole, played to its end or ended
-    ABORTED, and verifies against the rules; how many were aborted.
-    ``faultless``: its bots never fault (they hang, or play well), so a
-    fault or a forfeit can only be a stop recorded as the bot's doing."""
+def check_logs(directory: Path, faultless: bool = True, since: float | None = None) -> int:
+    """Every log below ``directory`` (written from ``since`` on, a time.time()
+    value) is whole, played to its end or ended ABORTED, and verifies
+    against the rules; how many were aborted. ``faultless``: its bots never
+    fault (they hang, or play well), so a fault or a forfeit can only be a
+    stop recorded as the bot's doing."""
     count = 0
     for log in sorted(directory.glob("**/*.log")):
         if BOT_OUTPUT.search(log.name):
+            continue
+        if since is not None and log.stat().st_mtime < since:
             continue
         result = _ending(log)
         if faultless:
