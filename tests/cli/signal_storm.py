@@ -59,8 +59,9 @@ SHAPES = ("match", "tournament", "gauntlet", "sprt", "serve", "web")
 MOVE_TIME = "120s"  # a hanging bot is never timed out within a run
 # A busy process, which ends when the storm does, however it ends.
 HOG = "import os, sys\nwhile os.getppid() == int(sys.argv[1]):\n    sum(range(100_000))"
-# An error of the arena's shows its traceback in the run's report.
-ARENA_DEBUG = (ARENA, "--debug")
+# The `arena` program, which also prints its trio tasks on SIGUSR1; with
+# --debug, so that an error of the arena's shows its traceback.
+ARENA_DEBUG = (PY, "-m", "tests.support.dumping_arena", "--debug")
 # A command still running long after its stop is sent SIGABRT: its traceback then.
 DUMPING = {**os.environ, "PYTHONFAULTHANDLER": "1"}
 
@@ -276,6 +277,7 @@ def one_run(shape: Shape, i: int, way: Way, tag: str, rng: random.Random) -> Run
         text=True,
         preexec_fn=as_started(way),
         env=DUMPING,
+        cwd=ROOT,
     )
     try:
         deadline = time.monotonic() + 60
@@ -298,9 +300,11 @@ def one_run(shape: Shape, i: int, way: Way, tag: str, rng: random.Random) -> Run
         deadline = time.monotonic() + 60
         while proc.poll() is None:
             if time.monotonic() > deadline:
+                proc.send_signal(signal.SIGUSR1)  # its trio tasks, where each waits
+                time.sleep(2)
                 proc.send_signal(signal.SIGABRT)  # faulthandler: every thread's traceback
                 proc.wait()
-                run.wrong = f"still running 60 s after {way.stopping.name}: {_tail(proc, 3000)}"
+                run.wrong = f"still running 60 s after {way.stopping.name}: {_tail(proc, 20000)}"
                 return run
             started.update(descendants(proc.pid))
             time.sleep(0.02)
