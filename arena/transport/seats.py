@@ -183,15 +183,20 @@ class WarmPool:
             workdir=spec.workdir,
         ) as conn:
             task_status.started(conn)
-            await held_until(self.released)
+            await held_until(self.released, self.nursery)
 
 
-async def held_until(released: trio.Event) -> None:
-    """Keep a launched bot until its users are done with it, a stop included.
-    The stop cancels every task at once: a bot closed meanwhile, under a
-    referee still ending its match (a call it makes before its next
-    checkpoint, a shielded probe), would turn the stop into a call on a
-    closed channel, an internal error or the bot's fault."""
+async def held_until(released: trio.Event, holders: trio.Nursery) -> None:
+    """Keep a launched bot, handed over to ``holders`` (task_status.started),
+    until its users are done with it, a stop included. The stop cancels every
+    task at once: a bot closed meanwhile, under a referee still ending its
+    match (a call it makes before its next checkpoint, a shielded probe),
+    would turn the stop into a call on a closed channel, an internal error
+    or the bot's fault. A bot whose starter was already cancelled when its
+    launch ended is never handed over (trio leaves its task with the
+    starter, and waits for it to end): nobody will use it, it ends now."""
+    if trio.lowlevel.current_task().parent_nursery is not holders:
+        return
     with trio.CancelScope(shield=True):
         await released.wait()
 
@@ -262,7 +267,11 @@ async def open_seats(
     remote: dict[str, GrpcConnection] = {}
 
     async def hold_process(
-        seat: int, spec: CommandEngine, *, task_status: trio.TaskStatus[GrpcConnection]
+        seat: int,
+        spec: CommandEngine,
+        holders: trio.Nursery,
+        *,
+        task_status: trio.TaskStatus[GrpcConnection],
     ) -> None:
         # Each launched bot lives in a task of its own: its nursery opens and
         # closes in that task, and cancelling it tears the process down.
@@ -279,7 +288,7 @@ async def open_seats(
             workdir=spec.workdir,
         ) as conn:
             task_status.started(conn)
-            await held_until(released)
+            await held_until(released, holders)
 
     async def open_one(
         seat: int, spec: EngineSpec | EngineConnection, holders: trio.Nursery
@@ -303,7 +312,7 @@ async def open_seats(
                     slot = seat // 2 if partnered(len(engines)) else 0  # each partner its own
                     seats[seat] = await warm.connection(spec, slot)
                 case CommandEngine():
-                    seats[seat] = await holders.start(hold_process, seat, spec)
+                    seats[seat] = await holders.start(hold_process, seat, spec, holders)
                 case HumanEngine():
                     if people is None:
                         raise ConfigError(

@@ -196,3 +196,46 @@ def test_a_stop_never_closes_a_seat_under_the_referee_still_ending_its_match(hel
     trio.run(main)
     assert answers == ["SERVING"]
     assert wait_gone(tag) == []
+
+
+@pytest.mark.parametrize("held_by", ["match", "warm pool"])
+def test_a_bot_whose_launch_ends_after_the_stop_is_not_held(held_by, tag, monkeypatch):
+    """The stop lands while a bot is being launched, and the launch completes
+    all the same: trio then leaves the bot's task where it was (its starter
+    is cancelled), and waits for it to end. Held until the seats' user is
+    done, which never comes, it deadlocked the run (the storm's hunt caught
+    `arena sprt` idle 60 s after its stop, a bot task held). The bot must end
+    with its launch's starter instead, before the run does."""
+    import contextlib
+
+    import trio
+
+    from arena.settings import CommandEngine, SandboxMode, SandboxSettings
+    from arena.transport import seats
+    from arena.transport.seats import open_seats, open_warm_pool
+
+    spec = CommandEngine("random", (sys.executable, bot("random").split()[1], tag))
+    unconfined = SandboxSettings(SandboxMode.OFF)
+    stop = trio.CancelScope()
+    real_launch = seats.launch
+
+    @contextlib.asynccontextmanager
+    async def launched_then_stopped(*args, **kwargs):
+        async with real_launch(*args, **kwargs) as conn:
+            stop.cancel()  # the stop, as the launch is done: no checkpoint before started()
+            yield conn
+
+    monkeypatch.setattr(seats, "launch", launched_then_stopped)
+
+    async def main() -> None:
+        with stop:
+            if held_by == "match":
+                async with open_seats([spec], match_id="m", sandbox=unconfined):
+                    raise AssertionError("the seats opened after the stop")
+            else:
+                async with open_warm_pool(sandbox=unconfined) as pool:
+                    await pool.connection(spec, 0)
+                    raise AssertionError("the pool's bot was handed over after the stop")
+
+    trio.run(main)
+    assert wait_gone(tag) == []
