@@ -226,16 +226,26 @@ def hold(args: argparse.Namespace) -> str:
     """What KIND says, in this process or in each of --children forked ones."""
     if not args.children:
         return HOLDS[args.hold](args)
+    done_r, done_w = os.pipe()
     for _ in range(args.children):
         if os.fork() == 0:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.close(done_r)
             try:
                 HOLDS[args.hold](args)
             except OSError as e:
                 print(f"HOG child refused {e}", file=sys.stderr, flush=True)
+            os.write(done_w, b"1")  # taken: however slow a loaded host made it
+            os.close(done_w)  # a child that died closed its own: no wait for it
             time.sleep(300)
             os._exit(0)
-    time.sleep(1 + args.count / 50)  # the children take theirs
+    os.close(done_w)
+    finished = 0
+    while finished < args.children:  # until each child took its share or died
+        got = os.read(done_r, args.children)
+        if not got:
+            break
+        finished += len(got)
     return f"{args.children} children, each: {args.hold} --count {args.count}"
 
 
