@@ -225,12 +225,17 @@ class ClusterSettings:
     core, without Ray); ``workers``: match workers (default one per CPU of the cluster);
     ``attempts``: how often a match is played from scratch when its worker or
     node is lost; ``working_dir``: a directory shipped to every node, where
-    launched engines' paths under it are found."""
+    launched engines' paths under it are found; ``node``: the IP address of
+    the Ray node of this machine the arena joins the cluster through (Ray's
+    choice when unset: the head, when it runs here). Ray ends a process
+    whose own node stops, whatever the arena does: a server that must
+    outlive its cluster's head joins through another node."""
 
     address: str = field(metadata={KEY: Key(missing=_RAY_ADDRESS)})
     workers: int | None = field(default=None, metadata={KEY: Key(least=1)})
     attempts: int = field(default=3, metadata={KEY: Key(least=1)})
     working_dir: Path | None = field(default=None, metadata={KEY: Key(directory=True)})
+    node: str | None = None
 
     def __post_init__(self) -> None:
         address = self.address.strip()
@@ -241,6 +246,8 @@ class ClusterSettings:
                 f"cluster {_RAY_ADDRESS}, not {address!r}" if address else _RAY_ADDRESS
             )
         object.__setattr__(self, "address", address)
+        if self.node is not None and address in ("local", "processes"):
+            raise ConfigError(f"cluster node is for a Ray cluster's address, not {address!r}")
 
 
 class ProbeSeats(enum.Enum):

@@ -106,7 +106,7 @@ class WorkerPool:
         )
 
     def _init_ray(self) -> None:
-        self.ray = connect(self.settings.address, self.temp_dir)
+        self.ray = connect(self.settings.address, self.temp_dir, self.settings.node)
         options: dict[str, Any] = {
             "num_cpus": 1,
             # Threads: each match waits in one (blocked, not holding the GIL).

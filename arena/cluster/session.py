@@ -135,9 +135,11 @@ _head: str | None = None  # the GCS server's HOST:PORT, once connected
 _owned = False  # this module called ray.init (and so calls ray.shutdown)
 
 
-def connect(address: str, temp_dir: Path | None) -> Any:
-    """Ray, connected to ``address`` (or a new local instance); in the Ray thread.
-    ClusterError when the cluster cannot be reached or does not start."""
+def connect(address: str, temp_dir: Path | None, node: str | None = None) -> Any:
+    """Ray, connected to ``address`` (or a new local instance) through the
+    node of this machine at the IP address ``node`` (Ray's choice if None);
+    in the Ray thread. ClusterError when the cluster cannot be reached or
+    does not start."""
     global _users, _address, _owned, _head
     ray = ray_module()
     with _lock:
@@ -150,7 +152,7 @@ def connect(address: str, temp_dir: Path | None) -> Any:
             if ray.is_initialized():
                 _owned = False  # the caller's own connection: theirs to close
             else:
-                _init(ray, address, temp_dir)
+                _init(ray, address, temp_dir, node)
                 _owned = True
             _address = address
             _head = str(ray.get_runtime_context().gcs_address)
@@ -196,7 +198,7 @@ class _NotMainThread(logging.Filter):
         return "SIGTERM handler is not set" not in record.getMessage()
 
 
-def _init(ray: Any, address: str, temp_dir: Path | None) -> None:
+def _init(ray: Any, address: str, temp_dir: Path | None, node: str | None) -> None:
     logging.getLogger("ray._private.worker").addFilter(_NotMainThread())
     options: dict[str, Any] = {"log_to_driver": False, "configure_logging": False}
     if address == LOCAL:
@@ -237,10 +239,19 @@ def _init(ray: Any, address: str, temp_dir: Path | None) -> None:
     if refused is not None:
         raise ClusterError(f"cannot reach the Ray cluster at {address}: {refused}")
     os.environ.setdefault(*HEAD_LOSS_WAIT)  # read by ray.init, in this process
+    if node is not None:
+        # Ray joins through the head when it runs on this machine, and ends
+        # this process once that node is gone (its object store's connection
+        # fails): another node of the machine outlives a lost head.
+        options["_node_ip_address"] = node
     try:
         ray.init(address=address, **options)
     except (ConnectionError, RuntimeError, ValueError) as e:
         ray.shutdown()
+        if node is not None and "No node info found" in f"{e} {e.__cause__}":
+            raise ClusterError(
+                f"the Ray cluster at {address} has no node of this machine at {node}"
+            ) from None
         raise ClusterError(f"cannot reach the Ray cluster at {address}: {_line(e)}") from None
 
 

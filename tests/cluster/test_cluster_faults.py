@@ -8,6 +8,8 @@ ends its whole process 60 s after its head is gone, unless told otherwise."""
 
 from __future__ import annotations
 
+import os
+import signal
 import subprocess
 import time
 from collections.abc import Iterator
@@ -47,7 +49,7 @@ move_time = "2s"
 [cluster]
 address = "{address}"
 workers = 1
-"""
+{node}"""
 QUICK = '["builtin:random", "builtin:greedy"]'
 # A match of two seconds at least (the search thinks 50 ms a decision, one match
 # at a time on the one worker): 60 of them outlast Ray's 60 s after the head is lost.
@@ -64,6 +66,23 @@ def start_head(sessions: Sessions, env: dict[str, str], port: int, temp: Path, c
         env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     until(lambda: unreachable(f"{HEAD_IP}:{port}") is None, 120, "the Ray head to listen")
+
+
+def start_node(
+    sessions: Sessions, env: dict[str, str], address: str, said: Path
+) -> subprocess.Popen[str]:
+    """A second Ray node on loopback (NODE_IP), joining the head at ``address``,
+    once it has joined (it says so in ``said``); told to outwait a lost head,
+    as the arena tells its own driver."""
+    with said.open("w") as out:
+        node = sessions.start(
+            [RAY, "start", f"--address={address}", f"--node-ip-address={NODE_IP}", "--num-cpus=1",
+             "--disable-usage-stats", "--block"],
+            {**env, "RAY_gcs_rpc_server_reconnect_timeout_s": "3600"},
+            stdout=out, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+    until(lambda: "Ray runtime started" in said.read_text(), 120, "the second node to join")
+    return node
 
 
 def create(server: Server, config: str) -> str:
@@ -120,7 +139,7 @@ def test_a_cluster_that_does_not_start_pauses_the_competition_and_a_restart_trie
     server = new_server(tmp_path)
     server.start()
     try:
-        config = COMPETITION.format(name="s", bots=QUICK, rounds=2, address="local")
+        config = COMPETITION.format(name="s", bots=QUICK, rounds=2, address="local", node="")
         comp_id = create(server, config)
         paused = reason_says(server, comp_id, "try 2 failed", 120)
         assert "the local Ray instance did not start: Timed out waiting for file" in paused.reason
@@ -141,7 +160,8 @@ def test_a_cluster_that_refuses_pauses_the_competition_until_it_is_there(
 ) -> None:
     port = free_port()
     address = f"{HEAD_IP}:{port}"
-    comp_id = create(server, COMPETITION.format(name="c", bots=QUICK, rounds=2, address=address))
+    config = COMPETITION.format(name="c", bots=QUICK, rounds=2, address=address, node="")
+    comp_id = create(server, config)
     first = reason_says(server, comp_id, "try 1 failed", 120)
     assert first.reason.startswith("waiting for its cluster (try 1 failed; the next in 5 s")
     assert f"cannot reach the Ray cluster at {address}" in first.reason
@@ -157,26 +177,25 @@ def test_a_cluster_that_refuses_pauses_the_competition_until_it_is_there(
     start_head(sessions, ray_env(ray_temp), port, ray_temp, cpus=1)
     done = wait_for(server.stub(), comp_id, "finished", 240)
     assert done.matches_done == done.matches_total == 2 and done.reason == ""
-    assert server.proc is not None and server.proc.poll() is None
+    assert server.proc is not None and server.proc.poll() is None, server.last_said()
 
 
 @pytest.mark.slow
 def test_a_lost_head_pauses_the_competition_and_never_takes_the_server_with_it(
-    server: Server, ray_temp: Path, sessions: Sessions
+    server: Server, ray_temp: Path, sessions: Sessions, tmp_path: Path
 ) -> None:
     env = ray_env(ray_temp)
     port = free_port()
     address = f"{HEAD_IP}:{port}"
     # The head has no CPU: the match worker is placed on the second node,
     # whose raylet outlives a lost head (as a machine of a real cluster may).
+    # The server joins through that node too: Ray ends a driver whose own
+    # node is gone (it joins through the head when one runs on its machine).
     start_head(sessions, env, port, ray_temp, cpus=0)
-    node = sessions.start(
-        [RAY, "start", f"--address={address}", f"--node-ip-address={NODE_IP}", "--num-cpus=1",
-         "--disable-usage-stats", "--block"],
-        {**env, "RAY_gcs_rpc_server_reconnect_timeout_s": "3600"},
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    config = COMPETITION.format(name="k", bots=THINKING, rounds=MATCHES, address=address)
+    node = start_node(sessions, env, address, tmp_path / "node.txt")
+    config = COMPETITION.format(
+        name="k", bots=THINKING, rounds=MATCHES, address=address, node=f'node = "{NODE_IP}"'
+    )
     comp_id = create(server, config)
     store = server.data / comp_id / "results.sqlite"
     until(lambda: matches_done(store) >= 2, 240, "two matches played on the cluster")
@@ -186,22 +205,31 @@ def test_a_lost_head_pauses_the_competition_and_never_takes_the_server_with_it(
     # plays on, on the node that is left.
     lost_at = time.monotonic()
     until(lambda: time.monotonic() - lost_at > 70, 80, "Ray's 60 s")
-    assert server.proc is not None and server.proc.poll() is None
+    assert server.proc is not None and server.proc.poll() is None, server.last_said()
     info = server.stub().GetCompetition(spb.CompetitionRef(id=comp_id), timeout=10)
     assert info.status == "running" and matches_done(store) < MATCHES, "too few matches"
 
-    sessions.kill(node)  # and now no node is left: nothing places a worker
+    # And now the match worker dies: with no head, nothing starts another one.
+    # (Its node stays: the server joined through it, and Ray would end the
+    # server's process with it while the server's Ray session is open.)
+    workers = subprocess.run(["pgrep", "-f", "^ray::MatchWorker"], capture_output=True, text=True)
+    assert workers.stdout.split(), "no match worker process found"
+    for pid in workers.stdout.split():
+        os.kill(int(pid), signal.SIGKILL)
     lost = reason_says(server, comp_id, "lost its head", 120)
     assert lost.reason.startswith("waiting for its cluster (try 1 failed")
 
+    # The head comes back, a new cluster: the machine's node joins it afresh.
+    sessions.kill(node)
     start_head(sessions, env, port, ray_temp, cpus=1)
+    start_node(sessions, env, address, tmp_path / "node-again.txt")
     resumed = remote(server, "resume", comp_id)  # at once, not at the next try
     assert resumed.returncode == 0, resumed.stdout + resumed.stderr
     done = wait_for(server.stub(), comp_id, "finished", 240)
     assert done.matches_done == done.matches_total == MATCHES
     assert all(r[0] == "done" for r in results(store).values())
     assert faults(store) == []  # the lost head is no bot's fault
-    assert server.proc.poll() is None
+    assert server.proc.poll() is None, server.last_said()
 
 
 def test_a_tournament_on_a_cluster_that_refuses_stops_at_once_in_one_line(
@@ -236,7 +264,7 @@ def test_a_competition_the_organiser_paused_is_not_started_again_by_its_cluster(
     data = tmp_path / "data"
     storage = storage_with_bots(data, {})
     address = f"{HEAD_IP}:{free_port()}"
-    config = COMPETITION.format(name="p", bots=QUICK, rounds=2, address=address)
+    config = COMPETITION.format(name="p", bots=QUICK, rounds=2, address=address, node="")
     comp_id = create_here(storage, data, "cpaused", config)
 
     async def main() -> None:

@@ -79,7 +79,7 @@ def test_a_competition_on_worker_processes_records_what_one_process_records(
         assert server.proc is not None
         if server.proc.poll() is None:
             server.proc.terminate()
-        said = server.proc.communicate(timeout=20)[0]
+        said = server.output_once_ended(20)
     assert said.count("2 worker processes on this machine") == 1, said
 
     expected = results(plain)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import subprocess
+import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import grpc
@@ -27,6 +28,8 @@ class Server:
     proc: subprocess.Popen | None = None
     address: str = ""
     options: tuple[str, ...] = ()  # more `arena serve` options
+    said: list[str] = field(default_factory=list)  # its output, as it comes
+    _reader: threading.Thread | None = None
 
     def start(self) -> None:
         self.proc = subprocess.Popen(
@@ -47,10 +50,32 @@ class Server:
         )
         assert self.proc.stdout is not None
         for line in self.proc.stdout:
+            self.said.append(line)
             if line.startswith("LISTENING "):
                 self.address = line.split()[1]
+                # Read on: a server whose output nobody reads blocks once the
+                # pipe is full, and what it said is how a failed test explains.
+                self._reader = threading.Thread(target=self._read, args=(self.proc,), daemon=True)
+                self._reader.start()
                 return
-        raise AssertionError("server did not start")
+        raise AssertionError("server did not start:\n" + "".join(self.said[-40:]))
+
+    def _read(self, proc: subprocess.Popen) -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            self.said.append(line)
+
+    def output_once_ended(self, seconds: float) -> str:
+        """All the server printed, once it has exited (within ``seconds``)."""
+        assert self.proc is not None
+        self.proc.wait(timeout=seconds)
+        if self._reader is not None:
+            self._reader.join(timeout=seconds)
+        return "".join(self.said)
+
+    def last_said(self, lines: int = 40) -> str:
+        """The end of what the server printed: for a failed assertion's message."""
+        return "".join(self.said[-lines:])
 
     def stub(self) -> server_pb2_grpc.ArenaStub:
         return server_pb2_grpc.ArenaStub(grpc.insecure_channel(self.address))

@@ -137,6 +137,8 @@ def test_an_sprt_config_with_numbers_of_either_kind_loads():
         ({"address": 3}, "[cluster]: address must be a string"),
         ({"address": "local", "workers": 0}, "[cluster]: workers must be at least 1"),
         ({"address": "local", "attempts": 0}, "[cluster]: attempts must be at least 1"),
+        ({"address": "1.2.3.4:6379", "node": 3}, "[cluster]: node must be a string"),
+        ({"address": "local", "node": "127.0.0.3"}, "node is for a Ray cluster's address"),
         ({"address": "local", "working_dir": "nowhere"}, "working_dir 'nowhere' is not a dir"),
     ],
 )
