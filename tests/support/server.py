@@ -62,8 +62,9 @@ class Server:
 
     def _read(self, proc: subprocess.Popen) -> None:
         assert proc.stdout is not None
-        for line in proc.stdout:
-            self.said.append(line)
+        with proc.stdout:  # closed once the server and what it started are gone
+            for line in proc.stdout:
+                self.said.append(line)
 
     def output_once_ended(self, seconds: float) -> str:
         """All the server printed, once it has exited (within ``seconds``)."""
