@@ -129,3 +129,50 @@ ABOVE = {
 def test_no_layer_imports_one_above_it(layer):
     for above in ABOVE[layer]:
         assert importers(f"arena.{above}", layer) == [], f"{layer} imports {above}"
+
+
+def private_names_used(path: Path) -> list[str]:
+    """Another arena module's private names ``path`` uses: imported by name
+    (``from arena.x import _y``) or read from an imported module (``x._y``).
+    Generated code (arena/wire/v1) is protobuf's, not checked."""
+    tree = ast.parse(path.read_text())
+    modules: set[str] = set()
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (
+            node.level or (node.module or "").startswith("arena")
+        ):
+            for alias in node.names:
+                if alias.name.startswith("_") and not alias.name.startswith("__"):
+                    found.append(f"line {node.lineno}: from {node.module} import {alias.name}")
+                else:
+                    modules.add(alias.asname or alias.name)
+        elif isinstance(node, ast.Import):
+            modules.update(
+                (alias.asname or alias.name).split(".")[0]
+                for alias in node.names
+                if alias.name.startswith("arena")
+            )
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in modules
+            and node.attr.startswith("_")
+            and not node.attr.startswith("__")
+        ):
+            found.append(f"line {node.lineno}: {node.value.id}.{node.attr}")
+    return found
+
+
+def test_no_module_uses_another_modules_private_names():
+    """A name with a leading underscore is its module's own: what another
+    module needs is given a public name where it is defined."""
+    used = {
+        str(path.relative_to(ARENA.parent)): names
+        for path in sorted(ARENA.rglob("*.py"))
+        if "v1" not in path.relative_to(ARENA).parts
+        for names in [private_names_used(path)]
+        if names
+    }
+    assert used == {}

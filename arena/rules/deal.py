@@ -20,10 +20,10 @@ from arena.rules.declarations import (
     opening_scope,
 )
 from arena.rules.moves import (
-    _CARD_PATTERN,
-    _HANDS,
-    _PATTERN_BY_BITS,
-    _PLANS,
+    CARD_PATTERN,
+    HANDS,
+    PATTERN_BY_BITS,
+    PLANS,
     Declaring,
     Move,
     OfferedMove,
@@ -403,8 +403,8 @@ class Deal:
         low, high = (1 if ordinary else 5, 14) if fifteen else (1, 10)
         last_capturer, dealer = self.last_capturer, self.dealer
         following = (*range(1, seats), 0)  # following[s]: the seat after s
-        hands_get = _HANDS.get
-        p, plans, card_pattern, bits = _PATTERN_BY_BITS, _PLANS, _CARD_PATTERN, BIT
+        hands_get = HANDS.get
+        p, plans, card_pattern, bits = PATTERN_BY_BITS, PLANS, CARD_PATTERN, BIT
         rs, ranks = _RANK_SUM, RANK
         # The table's rank pattern, kept up to date as cards come and go.
         key = p[table & 1023] + p[table >> 10 & 1023] + p[table >> 20 & 1023] + p[table >> 30]

@@ -89,17 +89,17 @@ _new_move = tuple.__new__  # Move(c, m) without NamedTuple's Python-level __new_
 # several equal ranks (two 3s on the table, one taken) lists them apart.
 # Kings are left out of patterns: a king adds up to 10 only alone, which
 # capture_sets adds back, so counting them would only halve the memo's hits.
-_PATTERN_BY_BITS = tuple(
+PATTERN_BY_BITS = tuple(
     sum(1 << (3 * i) for i in range(9) if bits >> i & 1) for bits in range(1024)
 )
-# _CARD_PATTERN[c]: what card c adds to a table's pattern.
-_CARD_PATTERN = tuple(_PATTERN_BY_BITS[1 << (c % 10)] for c in range(40))
+# CARD_PATTERN[c]: what card c adds to a table's pattern.
+CARD_PATTERN = tuple(PATTERN_BY_BITS[1 << (c % 10)] for c in range(40))
 Selection = tuple[int, tuple[tuple[int, int], ...]]  # (whole-rank mask, ((rank mask, k), ...))
 _PATTERNS: dict[int, tuple[tuple[Selection, ...], ...]] = {}
 
 
 def _pattern(table: int) -> int:
-    p = _PATTERN_BY_BITS
+    p = PATTERN_BY_BITS
     return p[table & 1023] + p[table >> 10 & 1023] + p[table >> 20 & 1023] + p[table >> 30]
 
 
@@ -137,25 +137,25 @@ def _compute_selections(pattern: int, limit: int = 10) -> tuple[tuple[Selection,
     return tuple(tuple(sels) for sels in by_sum)
 
 
-# _PLANS[pattern][r]: what a card of rank r with no same-rank card on such a
+# PLANS[pattern][r]: what a card of rank r with no same-rank card on such a
 # table does, in one look-up: 0, no set adds up to r, so it is trailed; a
 # positive mask, exactly one set does and it takes every table card of the
 # ranks in the mask (``table & mask``), the common case; -1, anything else
 # (several sets, or some of several equal cards): ask ``capture_sets``.
-_PLANS: dict[int, tuple[int, ...]] = {}
+PLANS: dict[int, tuple[int, ...]] = {}
 
 
 def plan_of(pattern: int) -> tuple[int, ...]:
-    """The per-rank plan of a table pattern (see _PLANS); memoised."""
-    found = _PLANS.get(pattern)
+    """The per-rank plan of a table pattern (see PLANS); memoised."""
+    found = PLANS.get(pattern)
     if found is None:
         sels = _PATTERNS.get(pattern) or selections_of(pattern)
-        found = _PLANS[pattern] = tuple(_plan_entry(options) for options in sels)
+        found = PLANS[pattern] = tuple(_plan_entry(options) for options in sels)
     return found
 
 
 def _plan_entry(options: tuple[Selection, ...]) -> int:
-    """A plan's entry for the selections of one sum (see _PLANS)."""
+    """A plan's entry for the selections of one sum (see PLANS)."""
     return 0 if not options else options[0][0] if len(options) == 1 and not options[0][1] else -1
 
 
@@ -229,23 +229,23 @@ _SUIT_CARDS: tuple[tuple[tuple[CardInfo, ...], ...], ...] = tuple(
 )
 
 
-# _HANDS[hand]: the cards of a hand of at most three cards, as _SUIT_CARDS
+# HANDS[hand]: the cards of a hand of at most three cards, as _SUIT_CARDS
 # gives them; Scopa hands never hold more, so one look-up splits them.
-_HANDS: dict[int, tuple[CardInfo, ...]] = {}
+HANDS: dict[int, tuple[CardInfo, ...]] = {}
 
 
 def hand_cards(hand: int) -> tuple[CardInfo, ...]:
     """The cards of a hand (mask) in increasing order, as _SUIT_CARDS gives
-    them. Callers look in _HANDS first; hands of up to three cards are
+    them. Callers look in HANDS first; hands of up to three cards are
     remembered there (at most 10,701 of them)."""
     d, c, s, b = _SUIT_CARDS
     found = d[hand & 1023] + c[hand >> 10 & 1023] + s[hand >> 20 & 1023] + b[hand >> 30]
     if len(found) <= 3:
-        _HANDS[hand] = found
+        HANDS[hand] = found
     return found
 
 
-_hands_get, _plans_get = _HANDS.get, _PLANS.get  # bound once: legal_moves is hot
+_hands_get, _plans_get = HANDS.get, PLANS.get  # bound once: legal_moves is hot
 
 
 def legal_moves(
@@ -273,7 +273,7 @@ def legal_moves(
             moves += ready[same]
             continue
         if plan is None:
-            p = _PATTERN_BY_BITS
+            p = PATTERN_BY_BITS
             key = p[table & 1023] + p[table >> 10 & 1023] + p[table >> 20 & 1023] + p[table >> 30]
             plan = _plans_get(key) or plan_of(key)
         how = plan[r]
@@ -301,7 +301,7 @@ _FULL_PATTERN_BY_BITS = tuple(
     sum(1 << (3 * i) for i in range(10) if bits >> i & 1) for bits in range(1024)
 )
 _FIFTEEN_PATTERNS: dict[int, tuple[tuple[Selection, ...], ...]] = {}
-# _FIFTEEN_PLANS[pattern][r]: as _PLANS, for a card of rank r and the sets
+# _FIFTEEN_PLANS[pattern][r]: as PLANS, for a card of rank r and the sets
 # adding up to 15 - r: 0 none, a positive mask one set of whole ranks, -1 others.
 _FIFTEEN_PLANS: dict[int, tuple[int, ...]] = {}
 

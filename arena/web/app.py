@@ -72,11 +72,11 @@ def _static_files() -> dict[str, tuple[str, str]]:
     return files
 
 
-def _json(value: Any, status: int = 200) -> Response:
+def json_response(value: Any, status: int = 200) -> Response:
     return JSONResponse(value, status_code=status, headers=HEADERS)
 
 
-def _html(text: str, status: int = 200) -> Response:
+def html_response(text: str, status: int = 200) -> Response:
     return HTMLResponse(text, status_code=status, headers=HEADERS)
 
 
@@ -86,8 +86,8 @@ def _wants_json(request: Request) -> bool:
 
 def _missing(request: Request, what: str) -> Response:
     if _wants_json(request):
-        return _json({"error": what}, 404)
-    return _html(pages.not_found(what), 404)
+        return json_response({"error": what}, 404)
+    return html_response(pages.not_found(what), 404)
 
 
 async def _close(stream: object) -> None:
@@ -136,7 +136,7 @@ class StreamCaps:
             )
         else:
             return None
-        response = _json({"error": why}, 503)
+        response = json_response({"error": why}, 503)
         response.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
         return response
 
@@ -332,8 +332,8 @@ class Site:
         self._sync()
         infos = await run_in_threadpool(self.source.competitions)
         if _wants_json(request):
-            return _json({"competitions": [message_dict(c) for c in infos]})
-        return _html(pages.competitions_page(self.source.title, infos, self.challenges))
+            return json_response({"competitions": [message_dict(c) for c in infos]})
+        return html_response(pages.competitions_page(self.source.title, infos, self.challenges))
 
     async def competition(self, request: Request) -> Response:
         self._sync()
@@ -344,7 +344,7 @@ class Site:
             return _missing(request, f"no competition {cid!r}")
         info, overview = found
         if _wants_json(request):
-            return _json(
+            return json_response(
                 {
                     "competition": message_dict(info),
                     "standings": message_dict(overview.standings),
@@ -364,7 +364,7 @@ class Site:
                     },
                 }
             )
-        return _html(pages.competition_page(info, overview))
+        return html_response(pages.competition_page(info, overview))
 
     async def matches(self, request: Request) -> Response:
         self._sync()
@@ -381,7 +381,7 @@ class Site:
             return _missing(request, f"no competition {cid!r}")
         info, mp = found
         if _wants_json(request):
-            return _json(
+            return json_response(
                 {
                     "matches": [match_dict(m) for m in mp.matches],
                     "page": mp.page,
@@ -390,7 +390,7 @@ class Site:
                     "faulty": sorted(m.id for m in mp.matches if m.id in mp.faulty),
                 }
             )
-        return _html(pages.matches_page(info, flt, mp))
+        return html_response(pages.matches_page(info, flt, mp))
 
     async def match(self, request: Request) -> Response:
         self._sync()
@@ -419,8 +419,8 @@ class Site:
         elif data is None:
             data = {"frames": [], "status": "not played yet"}
         if _wants_json(request):
-            return _json({"match": match_dict(m), "viewer": data, "events": live})
-        return _html(pages.match_page(info, m, data, live))
+            return json_response({"match": match_dict(m), "viewer": data, "events": live})
+        return html_response(pages.match_page(info, m, data, live))
 
     async def engine(self, request: Request) -> Response:
         self._sync()
@@ -434,7 +434,7 @@ class Site:
             return _missing(request, f"no bot {name!r}{of} in competition {cid!r}")
         info, ep = found
         if _wants_json(request):
-            return _json(
+            return json_response(
                 {
                     "name": ep.name,
                     "versions": ep.versions,
@@ -449,7 +449,7 @@ class Site:
                     "version": ep.version,
                 }
             )
-        return _html(pages.engine_page(info, ep))
+        return html_response(pages.engine_page(info, ep))
 
     async def static_file(self, request: Request) -> Response:
         found = self._static.get(request.path_params["name"])
@@ -473,7 +473,7 @@ class Site:
 
         seats, delay = await run_in_threadpool(read)
         if seats is None:
-            return _json({"error": f"no live match {key!r}"}, 404)
+            return json_response({"error": f"no live match {key!r}"}, 404)
         refused = self.streams.refusal(request)
         if refused is not None:
             return refused
@@ -495,7 +495,7 @@ class Site:
         cid = request.path_params["cid"]
         info = await run_in_threadpool(self.source.competition, cid)
         if info is None:
-            return _json({"error": f"no competition {cid!r}"}, 404)
+            return json_response({"error": f"no competition {cid!r}"}, 404)
         refused = self.streams.refusal(request)
         if refused is not None:
             return refused

@@ -24,7 +24,7 @@ from starlette.routing import BaseRoute, Route
 
 from arena.errors import ArenaError
 from arena.web import pages
-from arena.web.app import _html
+from arena.web.app import html_response
 from arena.web.table import private_json
 
 
@@ -61,7 +61,7 @@ class AuditPages:
             '<p id="audit-message" role="status"></p></form>'
             f'<div id="audit" data-competition="{pages.e(cid)}"></div>'
         )
-        return _html(pages.page(f"Audit: {cid}", body, scripts=("/static/audit.js",)))
+        return html_response(pages.page(f"Audit: {cid}", body, scripts=("/static/audit.js",)))
 
     async def report(self, request: Request) -> Response:
         scheme, _, token = request.headers.get("authorization", "").partition(" ")

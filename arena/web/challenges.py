@@ -24,7 +24,7 @@ from arena.rules import Variant
 from arena.transport.human import People
 from arena.viewer import script_json, viewer_data
 from arena.web import pages
-from arena.web.app import HEADERS, BadRequest, _html, _json, body_field, json_object
+from arena.web.app import HEADERS, BadRequest, body_field, html_response, json_object, json_response
 from arena.web.table import Table, private_json
 
 MAX_BODY_BYTES = 4096
@@ -87,7 +87,7 @@ class ChallengePages:
             body = (
                 "<h1>Challenges</h1><p>The organiser has turned challenges off on this server.</p>"
             )
-            return _html(pages.page("Challenges", body))
+            return html_response(pages.page("Challenges", body))
         options = "".join(
             f'<option value="{pages.e(o)}">{pages.e(o)}</option>' for o in self.host.opponents()
         )
@@ -103,7 +103,7 @@ class ChallengePages:
             '<p><button type="submit">Sit down</button></p>'
             '<p id="challenge-message" role="status"></p></form>'
         )
-        return _html(pages.page("Challenges", body, scripts=("/static/challenge.js",)))
+        return html_response(pages.page("Challenges", body, scripts=("/static/challenge.js",)))
 
     async def open(self, request: Request) -> Response:
         scheme, _, token = request.headers.get("authorization", "").partition(" ")
@@ -140,7 +140,7 @@ class ChallengePages:
         if log is not None:
             data = await run_in_threadpool(lambda: viewer_data(replay_log(log)))
         if request.query_params.get("format") == "json":
-            return _json({"challenge": record, "viewer": data})
+            return json_response({"challenge": record, "viewer": data})
         scores = " - ".join(str(s) for s in record["scores"])
         winner = record["winner"] or "nobody"
         summary = (
@@ -163,7 +163,7 @@ class ChallengePages:
                 f'<script type="application/json" id="viewer-data">{payload}</script>'
             )
             scripts = ("/static/viewer.js", "/static/site.js")
-        return _html(
+        return html_response(
             pages.page(f"challenge {cid}", body, scripts=scripts, css=("/static/viewer.css",))
         )
 
@@ -171,7 +171,7 @@ class ChallengePages:
         name = request.path_params["name"]
         found = await run_in_threadpool(self.host.of, name)
         if request.query_params.get("format") == "json":
-            return _json({"participant": name, "challenges": found})
+            return json_response({"participant": name, "challenges": found})
         rows = "".join(
             f'<tr><td><a href="/challenges/{pages.e(c["id"])}">{pages.e(c["id"])}</a></td>'
             f"<td>{pages.e(c['opponent'])}</td><td>{pages.e(c['status'])}</td>"
@@ -185,7 +185,7 @@ class ChallengePages:
             "<th>status</th><th>score</th><th>winner</th></tr></thead>"
             f"<tbody>{rows}</tbody></table>" + ("" if found else "<p>No challenge yet.</p>")
         )
-        return _html(pages.page(name, body))
+        return html_response(pages.page(name, body))
 
     # The seat, delegated to the challenge's table ----------------------------------
 
@@ -231,5 +231,5 @@ class ChallengePages:
 
 def _missing(request: Request, what: str) -> Response:
     if request.query_params.get("format") == "json" or request.url.path.startswith("/api/"):
-        return _json({"error": what}, 404)
+        return json_response({"error": what}, 404)
     return Response(pages.not_found(what), 404, media_type="text/html", headers=HEADERS)

@@ -44,11 +44,11 @@ from arena.web.app import (
     HEADERS,
     BadRequest,
     StreamCaps,
-    _html,
-    _json,
     body_field,
     event_stream,
+    html_response,
     json_object,
+    json_response,
 )
 from arena.web.data import VIEWER_ASSETS
 from arena.web.live import LiveFrames
@@ -124,7 +124,7 @@ class Table:
             "address their seat was given; everyone else can "
             '<a href="/watch">watch it</a>.</p>'
         )
-        return _html(pages.page("Scopa Arena table", body))
+        return html_response(pages.page("Scopa Arena table", body))
 
     async def seat_page(self, request: Request) -> Response:
         body = (
@@ -142,7 +142,7 @@ class Table:
     async def watch_page(self, request: Request) -> Response:
         if request.query_params.get("format") == "json":
             status = "done" if self.result is not None else "live"
-            return _json({"match": {"status": status, "result": self.result or ""}})
+            return json_response({"match": {"status": status, "result": self.result or ""}})
         data = LiveFrames(self.variant, self.names).data()
         payload = script_json(data)
         seats = ", ".join(f"{pages.e(n)} (seat {i})" for i, n in enumerate(self.names))
@@ -153,7 +153,7 @@ class Table:
             '<div id="viewer" data-live="/api/watch/events" data-faces="italian"></div>'
             f'<script type="application/json" id="viewer-data">{payload}</script>'
         )
-        return _html(
+        return html_response(
             pages.page(
                 "Scopa Arena: watching",
                 body,
@@ -165,14 +165,14 @@ class Table:
     async def static_file(self, request: Request) -> Response:
         found = self._files.get(request.path_params["name"])
         if found is None:
-            return _json({"error": "no such file"}, 404)
+            return json_response({"error": "no such file"}, 404)
         text, media = found
         return Response(text, media_type=media, headers={**HEADERS, "Cache-Control": "no-cache"})
 
     async def not_found(self, request: Request, exc: Exception) -> Response:
         if request.url.path.startswith("/api/"):
-            return _json({"error": "no such page"}, 404)
-        return _html(pages.not_found("no such page"), 404)
+            return json_response({"error": "no such page"}, 404)
+        return html_response(pages.not_found("no such page"), 404)
 
     # Streams --------------------------------------------------------------------
 

@@ -467,7 +467,7 @@ def _public_to_pb(v: Public, msg: Any) -> None:
     msg.captured_counts.extend(v.captured_counts)
     msg.scope.extend(v.scope)
     msg.match_scores.extend(v.scores)
-    msg.variant.CopyFrom(_cached(_VARIANT_PB, v.variant, variant_to_pb))
+    msg.variant.CopyFrom(memoised(_VARIANT_PB, v.variant, variant_to_pb))
     if v.to_move is not None:
         msg.to_move = v.to_move
     set_cards(msg.table, v.table)
@@ -475,7 +475,7 @@ def _public_to_pb(v: Public, msg: Any) -> None:
         msg.MergeFrom(_plays_pb(type(msg), v.plays))
     add_set = msg.captured_cards.add
     for pile in v.captured_cards:  # a side's pile changes only when it captures
-        add_set().CopyFrom(_cached(_CARD_SET_PB, pile, card_set_to_pb))
+        add_set().CopyFrom(memoised(_CARD_SET_PB, pile, card_set_to_pb))
     if v.last_capture_seat is not None:
         msg.last_capture_seat = v.last_capture_seat
     set_cards(msg.opening_table, v.opening_table)
@@ -501,11 +501,11 @@ def _plays_pb(kind: type[Any], plays: tuple[Play, ...]) -> Any:
         before = _PLAYS_PB.get((kind, plays[:-1])) if len(plays) > 1 else None
         if before is not None:
             found.CopyFrom(before)
-            found.plays.add().CopyFrom(_cached(_PLAY_PB, plays[-1], play_to_pb))
+            found.plays.add().CopyFrom(memoised(_PLAY_PB, plays[-1], play_to_pb))
         else:
             add = found.plays.add
             for p in plays:
-                add().CopyFrom(_cached(_PLAY_PB, p, play_to_pb))
+                add().CopyFrom(memoised(_PLAY_PB, p, play_to_pb))
         if len(_PLAYS_PB) >= _CACHE_LIMIT:
             _PLAYS_PB.clear()
         _PLAYS_PB[key] = found
@@ -516,7 +516,7 @@ def moves_to_pb(moves: Iterable[OfferedMove], field: Any) -> None:
     """Fill a repeated Move field (legal moves), through the same memo."""
     add = field.add
     for m in moves:
-        add().CopyFrom(_cached(_MOVE_PB, m, move_to_pb))
+        add().CopyFrom(memoised(_MOVE_PB, m, move_to_pb))
 
 
 # An observation repeats every play of the deal so far, and the referee sends
@@ -530,7 +530,7 @@ _CARD_SET_PB: dict[Any, Any] = {}
 _CACHE_LIMIT = 1 << 14
 
 
-def _cached(cache: dict[Any, Any], key: Any, build: Callable[[Any], Any]) -> Any:
+def memoised(cache: dict[Any, Any], key: Any, build: Callable[[Any], Any]) -> Any:
     found = cache.get(key)
     if found is None:
         if len(cache) >= _CACHE_LIMIT:
@@ -641,10 +641,10 @@ def handshake_request(variant: Variant | None = None) -> epb.HandshakeRequest:
 def clock_to_pb(clock: SeatClock) -> epb.Clock:
     """The Clock message a seat is sent: its deadline as the referee holds it to."""
     return epb.Clock(
-        move_time_ms=_ms(clock.move_time),
-        bank_ms=_ms(clock.bank),
-        increment_ms=_ms(clock.increment),
-        deadline_ms=_ms(clock.deadline),
+        move_time_ms=milliseconds(clock.move_time),
+        bank_ms=milliseconds(clock.bank),
+        increment_ms=milliseconds(clock.increment),
+        deadline_ms=milliseconds(clock.deadline),
     )
 
 
@@ -791,7 +791,7 @@ def _deal_end_base(deal: FinishedDeal) -> epb.DealEnd:
         _DEAL_ENDS.clear()
     base = epb.DealEnd(
         result=deal_result_to_pb(deal),
-        plays=[_cached(_PLAY_PB, p, play_to_pb) for p in deal.plays],
+        plays=[memoised(_PLAY_PB, p, play_to_pb) for p in deal.plays],
     )
     _DEAL_ENDS[id(deal)] = (deal, base)
     return base
@@ -800,7 +800,7 @@ def _deal_end_base(deal: FinishedDeal) -> epb.DealEnd:
 # Match logs --------------------------------------------------------------------
 
 
-def _ms(seconds: float | None) -> int:
+def milliseconds(seconds: float | None) -> int:
     return round((seconds or 0) * 1000)
 
 
@@ -840,9 +840,9 @@ def log_header(
             strikes=settings.policy.strikes,
             substitute=settings.policy.substitute,
         ),
-        startup_timeout_ms=_ms(settings.startup_timeout),
-        handshake_timeout_ms=_ms(settings.handshake_timeout),
-        notify_timeout_ms=_ms(settings.notify_timeout),
+        startup_timeout_ms=milliseconds(settings.startup_timeout),
+        handshake_timeout_ms=milliseconds(settings.handshake_timeout),
+        notify_timeout_ms=milliseconds(settings.notify_timeout),
         sandbox=_sandbox_to_pb(settings.sandbox),
         source_revision=source_revision,
     )
@@ -853,10 +853,10 @@ def log_header(
 
 def _clock_settings_to_pb(clock: ClockSettings) -> log_pb2.ClockSettings:
     return log_pb2.ClockSettings(
-        move_time_ms=_ms(clock.move_time),
-        bank_ms=_ms(clock.bank),
-        increment_ms=_ms(clock.increment),
-        grace_ms=_ms(clock.grace),
+        move_time_ms=milliseconds(clock.move_time),
+        bank_ms=milliseconds(clock.bank),
+        increment_ms=milliseconds(clock.increment),
+        grace_ms=milliseconds(clock.grace),
     )
 
 
@@ -942,9 +942,9 @@ def decision_record(r: DecisionRecord) -> log_pb2.LogRecord:
         comment=r.comment,
     )
     if r.deadline is not None:
-        decision.deadline_ms = _ms(r.deadline)
+        decision.deadline_ms = milliseconds(r.deadline)
     if r.bank_left is not None:
-        decision.bank_left_ms = _ms(r.bank_left)
+        decision.bank_left_ms = milliseconds(r.bank_left)
     if r.move is not None:
         move_to_pb(r.move, decision.move)
     if r.fault is not None:

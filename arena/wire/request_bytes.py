@@ -24,7 +24,7 @@ from arena.outcome import DecisionRecord
 from arena.rules import Observation, Play
 from arena.rules.cards import cards_of
 from arena.wire import convert
-from arena.wire.convert import _cached, _ms
+from arena.wire.convert import memoised, milliseconds
 from arena.wire.v1 import scopa_pb2 as pb
 
 # Wire types.
@@ -86,7 +86,7 @@ def _packed_field(key: tuple[int, tuple[int, ...]]) -> bytes:
 
 def _kept(table: dict[Any, bytes], key: Any, build: Callable[[Any], bytes]) -> bytes:
     """``build(key)``, kept in ``table`` (convert's memo, typed for bytes)."""
-    found: bytes = _cached(table, key, build)
+    found: bytes = memoised(table, key, build)
     return found
 
 
@@ -235,10 +235,10 @@ def decision_bytes(decision: Decision) -> bytes:
     c = decision.clock
     clock = b"".join(
         (
-            _scalar(1, _ms(c.move_time)),
-            _scalar(2, _ms(c.bank)),
-            _scalar(3, _ms(c.increment)),
-            _scalar(4, _ms(c.deadline)),
+            _scalar(1, milliseconds(c.move_time)),
+            _scalar(2, milliseconds(c.bank)),
+            _scalar(3, milliseconds(c.increment)),
+            _scalar(4, milliseconds(c.deadline)),
         )
     )
     parts = [
@@ -267,8 +267,8 @@ def decision_record_bytes(r: DecisionRecord) -> bytes | None:
     if r.fault is not None or r.probes or r.move is None:
         return None
     think_us = round(r.think_time * 1e6) if math.isfinite(r.think_time) else 0
-    deadline = None if r.deadline is None else _ms(r.deadline)
-    bank = None if r.bank_left is None else _ms(r.bank_left)
+    deadline = None if r.deadline is None else milliseconds(r.deadline)
+    bank = None if r.bank_left is None else milliseconds(r.bank_left)
     if not (
         0 <= r.deal_number < _UINT32
         and 0 <= r.decision < _UINT32
