@@ -22,7 +22,9 @@ bookkeeping.
 
 Outside a trio run (parsing, reading a configuration, the commands that run
 no trio), the first signal raises KeyboardInterrupt where the command is, as
-Python's own Ctrl-C does. Where Python drops it instead (it landed in a
+Python's own Ctrl-C does; inside code run from a string (exec, eval: a
+dataclass being made), once that code is left, since CPython would end a
+`python -m arena.cli` run by SIGINT for it. Where Python drops it instead (it landed in a
 finalizer or a weakref callback: "Exception ignored in ..."), the stop is
 still recorded, unprinted: the next trio run ends as soon as it starts, and
 main reports the stop when the command returns (a further signal raises
@@ -39,6 +41,7 @@ resets Python's handlers, and would die of one.
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import functools
 import signal
@@ -65,6 +68,7 @@ class Stop:
         self._raises = False  # the command runs outside trio: the first signal raises
         self._cancel: Callable[[], None] | None = None  # a trio run listens
         self._swallowed = False  # the interrupt raised landed where Python drops it
+        self._deferred = False  # it landed in code run from a string: raised once out
 
     @property
     def terminated(self) -> bool:
@@ -78,8 +82,20 @@ class Stop:
         cancel = self._cancel
         if cancel is not None:
             cancel()
-        elif (first or self._swallowed) and self._raises:
-            self._swallowed = False
+        elif (first or self._swallowed or self._deferred) and self._raises:
+            if _from_a_string(frame):
+                # CPython remembers an interrupt that left code run from a
+                # string (exec, eval: dataclasses and namedtuples make their
+                # methods so, as modules are imported) and ends a `python -m`
+                # run by SIGINT after it has exited, whatever handled the
+                # interrupt and whatever status the command chose. Raised
+                # once that code is left: the signal comes again in 5 ms.
+                self._deferred = True
+                again = threading.Timer(0.005, _thread.interrupt_main, args=(signum,))
+                again.daemon = True
+                again.start()
+                return
+            self._swallowed = self._deferred = False
             raise KeyboardInterrupt
 
     def _unraisable(self, unraisable: Any) -> bool:
@@ -122,6 +138,15 @@ class Stop:
     def deaf(self) -> None:
         """The run's root task is ending: signals are recorded again."""
         self._cancel = None
+
+
+def _from_a_string(frame: types.FrameType | None) -> bool:
+    """Whether ``frame`` or a caller of it runs code compiled from a string."""
+    while frame is not None:
+        if frame.f_code.co_filename == "<string>":
+            return True
+        frame = frame.f_back
+    return False
 
 
 def _cancel_soon(token: trio.lowlevel.TrioToken, scope: trio.CancelScope) -> None:

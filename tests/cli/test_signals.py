@@ -9,6 +9,7 @@ the stress command tests/cli/signal_storm.py sends them by the hundred.)"""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -463,4 +464,41 @@ def test_a_stop_that_lands_in_a_finalizer_is_not_lost(then):
     done = subprocess.run(
         [sys.executable, "-c", script, then], capture_output=True, text=True, timeout=60
     )
+    assert (done.returncode, done.stderr) == (143, "arena: interrupted by SIGTERM\n"), done
+
+
+def test_a_stop_that_lands_in_code_run_from_a_string_ends_with_the_commands_status(tmp_path):
+    """CPython remembers an interrupt that left code run from a string (exec,
+    eval: dataclasses make their methods so while modules are imported) and
+    ends a `python -m` run by SIGINT after it exits, whatever status the
+    command chose (the storm saw `python -m` runs end -2 instead of 143). The
+    stop is raised once that code is left."""
+    (tmp_path / "stopped_in_exec.py").write_text(
+        textwrap.dedent(
+            """
+            import sys
+            import time
+            from arena.cli import main, match
+
+            def command(args):
+                exec("import signal\\nsignal.raise_signal(signal.SIGTERM)\\nfinished = True")
+                print("the string's code ran to its end", flush=True)
+                time.sleep(5)  # the stop lands here
+                return 0
+
+            match.cmd_play = command
+            sys.argv = ["arena", "play"]
+            sys.exit(main())
+            """
+        )
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "stopped_in_exec"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert done.stdout == "the string's code ran to its end\n", done
     assert (done.returncode, done.stderr) == (143, "arena: interrupted by SIGTERM\n"), done
