@@ -13,8 +13,10 @@ from hypothesis import HealthCheck, settings
 from tests.support.paths import ROOT
 from tests.support.processes import ended
 
-# The `browser` fixture (headless Chromium) of the viewer's and the site's tests.
-pytest_plugins = ["tests.browser"]
+# The `browser` fixture (headless Chromium) of the viewer's and the site's
+# tests; the check that no test leaves a process behind; pytest's own
+# `pytester`, which runs the check on tests written to fail it.
+pytest_plugins = ["tests.browser", "tests.support.leaks", "pytester"]
 
 # Hypothesis's per-example deadline and its too-slow health check are timing
 # assertions: on a loaded machine they fail tests whose logic is right.
