@@ -79,10 +79,13 @@ def thrown_and_taken(replay: Replay) -> list[Step]:
     return found
 
 
-def check_thrown_flagged(replay: Replay) -> Analysis:
+def check_thrown_flagged(replay: Replay, analysis: Analysis | None = None) -> Analysis:
+    """The thrown settebello of ``replay`` is flagged, in ``analysis`` (of
+    every seat) or in an analysis of seat 0 made here."""
     steps = thrown_and_taken(replay)
     assert steps, "the match no longer has the thrown settebello the test is about"
-    analysis = analyse_replay(replay, [0])
+    if analysis is None:
+        analysis = analyse_replay(replay, [0])
     by_index = {(d.deal, d.index): d for d in analysis.decisions}
     for step in steps:
         decision = by_index[(step.deal, step.index)]
@@ -94,12 +97,9 @@ def check_thrown_flagged(replay: Replay) -> Analysis:
     return analysis
 
 
-def test_a_thrown_settebello_is_flagged(tmp_path):
-    path = tmp_path / "thrown.log"
-    thrower = InProcessConnection(thrower_module().strategy, name="thrower")
-    run_match_sync([("thrower", thrower), "greedy=builtin:greedy"], settings(THROWN_SEED), log=path)
-    replay = replay_log(path)
-    analysis = check_thrown_flagged(replay)
+def test_a_thrown_settebello_is_flagged(thrown):  # tests/analysis/conftest.py
+    replay = thrown.replay
+    analysis = check_thrown_flagged(replay, thrown.analysis)
     (step,) = thrown_and_taken(replay)
     document = json.loads(dumps(analysis))
     flagged = [

@@ -10,31 +10,14 @@ import pytest
 from arena.analysis import analyse_replay, analysis_path, dumps, load_analysis, to_json
 from arena.errors import AnalysisError
 from arena.layout import Layout
-from arena.play import run_match_sync
 from arena.replay import replay_log
 from arena.rules import Game
 from arena.store import reading_store
-from arena.strategies import greedy_strategy
-from arena.transport.connection import InProcessConnection
 from arena.viewer import frames, viewer_data
 from arena.web.pages import match_url
-from tests.analysis.test_analysis import THROWN_SEED, settings, thrower_module
 from tests.replay.test_viewer import HOSTILE_NAMES, open_viewer, step
 from tests.support.logs import write_log
 from tests.support.sites import play_tournament, start_web
-
-
-@pytest.fixture(scope="module")
-def thrown(tmp_path_factory):
-    """A match of the settebello thrower against greedy, its seats named with
-    markup, and its analysis (few samples: what is shown, not how good)."""
-    path = tmp_path_factory.mktemp("viewing") / "thrown.log"
-    thrower = InProcessConnection(thrower_module().strategy, name="thrower")
-    greedy = InProcessConnection(greedy_strategy(), name="greedy")
-    engines = [(HOSTILE_NAMES[0], thrower), (HOSTILE_NAMES[1], greedy)]
-    run_match_sync(engines, settings(THROWN_SEED), log=path)
-    replay = replay_log(path)
-    return path, replay, to_json(analyse_replay(replay, samples=200))
 
 
 def play_frames(replay, analysis, seat=None):
@@ -43,7 +26,7 @@ def play_frames(replay, analysis, seat=None):
 
 
 def test_each_play_frame_carries_its_decisions_analysis(thrown):
-    _, replay, analysis = thrown
+    replay, analysis = thrown.replay, to_json(thrown.analysis)
     steps = [s for d in replay.deals for s in d.steps]
     shown = play_frames(replay, analysis)
     assert len(shown) == len(steps) == len(analysis["decisions"])
@@ -62,7 +45,7 @@ def test_each_play_frame_carries_its_decisions_analysis(thrown):
 
 
 def test_one_seats_view_shows_only_its_own_decisions_and_a_spectator_none(thrown):
-    _, replay, analysis = thrown
+    replay, analysis = thrown.replay, to_json(thrown.analysis)
     for seat in (0, 1):
         shown = play_frames(replay, analysis, seat)
         assert {f["seat"] for f in shown if f["analysis"]} == {seat}
@@ -73,7 +56,7 @@ def test_one_seats_view_shows_only_its_own_decisions_and_a_spectator_none(thrown
 
 
 def test_the_analysis_of_another_log_is_refused(thrown, tmp_path):
-    _, replay, analysis = thrown
+    replay, analysis = thrown.replay, to_json(thrown.analysis)
     other = tmp_path / "other.log"
     write_log(other, Game.SCOPA, 3)
     with pytest.raises(AnalysisError, match="not of this log"):
@@ -87,7 +70,7 @@ def test_the_analysis_of_another_log_is_refused(thrown, tmp_path):
 @pytest.mark.browser
 @pytest.mark.process
 def test_the_viewer_shows_the_thrown_settebello_as_flagged(browser, thrown, tmp_path):
-    _, replay, analysis = thrown
+    replay, analysis = thrown.replay, to_json(thrown.analysis)
     expected = frames(replay, analysis=analysis)
     at = next(
         i
