@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from arena.errors import ConfigError
 from arena.rules import Move, Observation, Strategy
 from arena.rules.cards import DENARI_MASK, PRIMIERA, RANK, SETTEBELLO, cards_of
-from arena.traditional import traditional_strategy
 
 
 def random_strategy(rng: _random.Random) -> Strategy:
@@ -110,6 +109,12 @@ def _plain(factory: Callable[[_random.Random], Strategy], name: str):  # type: i
     return make
 
 
+def _traditional(rng: _random.Random) -> Strategy:
+    from arena.traditional import traditional_strategy  # loads only when played
+
+    return traditional_strategy(rng)
+
+
 def _search(which: str):  # type: ignore[no-untyped-def]
     def make(rng: _random.Random, options: Sequence[str]) -> Strategy:
         from arena.search import players  # the search engines load only when used
@@ -131,7 +136,7 @@ BUILT_IN: dict[str, BuiltIn] = {
         BuiltIn(
             "traditional",
             "Chitarrella's and Saracino's rules for Scopone, in order of priority",
-            _plain(traditional_strategy, "traditional"),
+            _plain(_traditional, "traditional"),
         ),
         BuiltIn(
             "search",

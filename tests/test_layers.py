@@ -81,6 +81,8 @@ def loaded(module: str) -> set[str]:
 def test_settings_and_the_config_parser_load_neither_trio_nor_grpc(module):
     modules = loaded(module)
     assert not modules & {"trio", "grpc", "google"}, modules & {"trio", "grpc", "google"}
+    # Nor a player: the built-in engines load when one is played.
+    assert not modules & {"arena.traditional", "arena.search"}, modules
 
 
 @pytest.mark.process
