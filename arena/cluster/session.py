@@ -198,7 +198,7 @@ class _NotMainThread(logging.Filter):
         return "SIGTERM handler is not set" not in record.getMessage()
 
 
-def _init(ray: Any, address: str, temp_dir: Path | None, node: str | None) -> None:
+def _init(ray: Any, address: str, temp_dir: Path | None, node: str | None = None) -> None:
     logging.getLogger("ray._private.worker").addFilter(_NotMainThread())
     options: dict[str, Any] = {"log_to_driver": False, "configure_logging": False}
     if address == LOCAL:

@@ -84,11 +84,11 @@ def play(server: Server, name: str, cluster: str = "", watch: Path | None = None
 
 
 def output(server: Server) -> str:
-    """What the server printed after its LISTENING line, once it has stopped."""
+    """What the server printed, once it has stopped."""
     assert server.proc is not None
     if server.proc.poll() is None:
         server.proc.terminate()
-    return server.proc.communicate(timeout=20)[0]
+    return server.output_once_ended(20)
 
 
 def test_competitions_on_a_cluster_record_what_one_process_records(
