@@ -22,9 +22,9 @@ bookkeeping.
 
 Outside a trio run (parsing, reading a configuration, the commands that run
 no trio), the first signal raises KeyboardInterrupt where the command is, as
-Python's own Ctrl-C does; inside code run from a string (exec, eval: a
-dataclass being made), once that code is left, since CPython would end a
-`python -m arena.cli` run by SIGINT for it. Where Python drops it instead (it landed in a
+Python's own Ctrl-C does (one that lands in code run from a string, a
+dataclass being made, is forgotten by CPython at the command's end, which
+would otherwise end `python -m arena.cli` by SIGINT). Where Python drops it instead (it landed in a
 finalizer or a weakref callback: "Exception ignored in ..."), the stop is
 still recorded, unprinted: the next trio run ends as soon as it starts, and
 main reports the stop when the command returns (a further signal raises
@@ -41,7 +41,6 @@ resets Python's handlers, and would die of one.
 
 from __future__ import annotations
 
-import _thread
 import contextlib
 import functools
 import signal
@@ -68,7 +67,6 @@ class Stop:
         self._raises = False  # the command runs outside trio: the first signal raises
         self._cancel: Callable[[], None] | None = None  # a trio run listens
         self._swallowed = False  # the interrupt raised landed where Python drops it
-        self._deferred = False  # it landed in code run from a string: raised once out
 
     @property
     def terminated(self) -> bool:
@@ -82,20 +80,8 @@ class Stop:
         cancel = self._cancel
         if cancel is not None:
             cancel()
-        elif (first or self._swallowed or self._deferred) and self._raises:
-            if _from_a_string(frame):
-                # CPython remembers an interrupt that left code run from a
-                # string (exec, eval: dataclasses and namedtuples make their
-                # methods so, as modules are imported) and ends a `python -m`
-                # run by SIGINT after it has exited, whatever handled the
-                # interrupt and whatever status the command chose. Raised
-                # once that code is left: the signal comes again in 5 ms.
-                self._deferred = True
-                again = threading.Timer(0.005, _thread.interrupt_main, args=(signum,))
-                again.daemon = True
-                again.start()
-                return
-            self._swallowed = self._deferred = False
+        elif (first or self._swallowed) and self._raises:
+            self._swallowed = False
             raise KeyboardInterrupt
 
     def _unraisable(self, unraisable: Any) -> bool:
@@ -138,15 +124,6 @@ class Stop:
     def deaf(self) -> None:
         """The run's root task is ending: signals are recorded again."""
         self._cancel = None
-
-
-def _from_a_string(frame: types.FrameType | None) -> bool:
-    """Whether ``frame`` or a caller of it runs code compiled from a string."""
-    while frame is not None:
-        if frame.f_code.co_filename == "<string>":
-            return True
-        frame = frame.f_back
-    return False
 
 
 def _cancel_soon(token: trio.lowlevel.TrioToken, scope: trio.CancelScope) -> None:
@@ -200,6 +177,13 @@ def taken(restore: bool = True) -> Iterator[Stop]:
             signal.signal(number, handler if restore else signal.SIG_IGN)
         if restore:
             _current = None
+        else:
+            # CPython remembers an interrupt that left code run from a string
+            # (exec, eval: dataclasses and namedtuples make their methods so
+            # while a module is imported) and ends a `python -m` run by SIGINT
+            # once it has exited, whatever handled the interrupt and whatever
+            # status the command chose. Running code from a string clears it.
+            exec("pass")
 
 
 def run(async_fn: Callable[..., Awaitable[T]], *args: Any, guest: bool = False) -> T:
