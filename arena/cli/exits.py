@@ -114,8 +114,17 @@ def _describe(error: BaseException) -> str:
 
 
 def _leaves(error: BaseException) -> Iterator[BaseException]:
+    """The errors inside ``error``'s groups; an error Python raised because of
+    an interrupt (a stop landing in a class being made: "Error calling
+    __set_name__") is the interrupt."""
     if isinstance(error, BaseExceptionGroup):
         for inner in error.exceptions:
             yield from _leaves(inner)
-    else:
-        yield error
+        return
+    cause: BaseException | None = error
+    while cause is not None:
+        if isinstance(cause, KeyboardInterrupt):
+            yield cause
+            return
+        cause = cause.__cause__
+    yield error

@@ -501,3 +501,34 @@ def test_a_stop_that_lands_in_code_run_from_a_string_ends_with_the_commands_stat
     )
     assert done.stdout == "", done  # stopped in the string's code
     assert (done.returncode, done.stderr) == (143, "arena: interrupted by SIGTERM\n"), done
+
+
+def test_a_stop_that_lands_in_a_class_being_made_is_a_stop():
+    """Python wraps an interrupt raised while a class is made (in a field's
+    __set_name__, as a module is imported) in a RuntimeError: the storm saw
+    `arena serve` report it as an internal error (exit 70). It is the stop."""
+    script = textwrap.dedent(
+        """
+        import signal, sys
+        from arena.cli import main, match
+
+        class Field:
+            def __set_name__(self, owner, name):
+                signal.raise_signal(signal.SIGTERM)  # its handler runs in here
+
+        def command(args):
+            class Made:
+                field = Field()
+            print("went on", flush=True)
+            return 0
+
+        match.cmd_play = command
+        sys.argv = ["arena", "play"]
+        sys.exit(main())
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
+    )
+    assert done.stdout == "", done
+    assert (done.returncode, done.stderr) == (143, "arena: interrupted by SIGTERM\n"), done
