@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import threading
 import time
@@ -62,7 +63,9 @@ class Server:
 
     def _read(self, proc: subprocess.Popen) -> None:
         assert proc.stdout is not None
-        with proc.stdout:  # closed once the server and what it started are gone
+        # Closed once the server and what it started are gone, or by stop()
+        # when something it started still holds the pipe.
+        with contextlib.suppress(ValueError, OSError), proc.stdout:
             for line in proc.stdout:
                 self.said.append(line)
 
@@ -88,6 +91,9 @@ class Server:
             else:
                 self.proc.send_signal(sig)
         if self.proc is not None:
+            self.proc.wait(20)
+            if self._reader is not None:
+                self._reader.join(5)  # it closes the pipe at the output's end
             ended(self.proc, 20)
 
 
