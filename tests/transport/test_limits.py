@@ -195,7 +195,10 @@ def test_memory_a_bot_pins_by_any_means_is_its_memory(name, limit, tag, tmp_path
 
 @pytest.mark.parametrize("name", list(ATTACKS))
 def test_each_attack_takes_more_than_the_bound_unconfined(name, tag, tmp_path):
-    report, fell = hog(f"{attack(name, 128)} --path {tmp_path}", tag, OFF, tmp_path / "bots")
+    hold = attack(name, 128)
+    if name == "socket-pairs-forked":  # the count read is one child's: one alone passes the bound
+        hold = ATTACKS[name].format(quarter_pairs=32)
+    report, fell = hog(f"{hold} --path {tmp_path}", tag, OFF, tmp_path / "bots")
     assert report.result.termination is Termination.COMPLETED, report.result
     assert said(report)[0].startswith("HOG"), said(report)
     assert max(fell, counted(tmp_path / "bots")) > bound(128), (fell, said(report))
