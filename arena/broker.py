@@ -21,7 +21,7 @@ from typing import Any
 
 import trio
 
-from arena.outcome import MatchEvent, MatchResult
+from arena.match.outcome import MatchEvent, MatchResult
 from arena.rules import Play
 from arena.wire import convert
 from arena.wire.v1 import server_pb2 as spb

@@ -21,13 +21,13 @@ from pathlib import Path
 
 import trio
 
-from arena.engine import Decision, SeatClock
 from arena.errors import BotError
-from arena.outcome import FaultKind
+from arena.match.engine import Decision, SeatClock
+from arena.match.outcome import FaultKind
+from arena.match.settings import ClockSettings, SandboxSettings
 from arena.rules import OPTIONS, Declaring, Game, Match, Variant
 from arena.rules.declarations import undeclarable_reason
 from arena.rules.variants import CIRULLA_OPTIONS, ORIGINAL_GAMES
-from arena.settings import ClockSettings, SandboxSettings
 from arena.transport.connection import GrpcConnection
 from arena.transport.process import launch
 from arena.transport.seats import handshake, protocol_mismatch, unwrap

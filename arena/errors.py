@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # outcome builds on the rules, which raise these errors
     from os import PathLike
 
-    from arena.outcome import FaultKind
+    from arena.match.outcome import FaultKind
 
 
 class ArenaError(Exception):

@@ -26,11 +26,9 @@ import sniffio
 import trio
 
 from arena.errors import ConfigError
-from arena.outcome import LaunchKind, MatchReport, SeatLaunch
-from arena.record import LogWriter
-from arena.referee import Referee, Spectator
-from arena.rules.variants import partnered
-from arena.settings import (
+from arena.logs.record import LogWriter
+from arena.match.outcome import LaunchKind, MatchReport, SeatLaunch
+from arena.match.settings import (
     AddressEngine,
     BuiltinEngine,
     CommandEngine,
@@ -40,6 +38,8 @@ from arena.settings import (
     ProbeSeats,
     parse_engine,
 )
+from arena.referee import Referee, Spectator
+from arena.rules.variants import partnered
 from arena.transport.connection import EngineConnection, GrpcConnection
 from arena.transport.human import People
 from arena.transport.seats import WarmPool, greet, open_seats

@@ -1,6 +1,6 @@
 """One match between bots the arena does not trust: the match loop, its clock
 and its fault policy. Nothing else: seats are opened and greeted before
-(arena.transport.seats) and spoken to in the plain values of arena.engine,
+(arena.transport.seats) and spoken to in the plain values of arena.match.engine,
 log records are built by the wire layer, and spectators get the observer's
 public view (arena.rules.observe).
 
@@ -8,7 +8,7 @@ The referee owns the truth: the deck, every hand, the clock. For each
 decision it sends the seat to move exactly what that seat may know (its
 observation and the legal moves), waits under its own clock, and checks the
 answer with the rules engine, never with the bot's claims. Every failure is
-classified (arena.outcome.FaultKind), recorded, and handled by the match's
+classified (arena.match.outcome.FaultKind), recorded, and handled by the match's
 fault policy: by default the faulting side loses; or a legal substitute move
 is played and the bot is forfeited after N strikes. A seat that failed before
 the first deal makes the match no contest: it never began, nobody wins it. An
@@ -23,7 +23,9 @@ from collections.abc import Callable, Sequence
 
 import trio
 
-from arena.engine import (
+from arena.errors import BotError, ConfigError, IllegalMoveError
+from arena.logs.record import LogWriter
+from arena.match.engine import (
     Answer,
     DealEnded,
     Decision,
@@ -34,8 +36,7 @@ from arena.engine import (
     forfeit_winner,
     forfeits,
 )
-from arena.errors import BotError, ConfigError, IllegalMoveError
-from arena.outcome import (
+from arena.match.outcome import (
     DealBegan,
     DealScored,
     DecisionRecord,
@@ -47,12 +48,11 @@ from arena.outcome import (
     ProbeRecord,
     Termination,
 )
-from arena.record import LogWriter
+from arena.match.settings import MatchSettings, Substitute
 from arena.rules import Declaring, Match, Observation, OfferedMove, Play, Sight, observe, view
 from arena.rules.cards import card_name
 from arena.rules.declarations import undeclarable_reason
 from arena.rules.determinize import determinize
-from arena.settings import MatchSettings, Substitute
 from arena.transport.connection import EngineConnection
 from arena.transport.seats import Greeting
 from arena.wire.protocol import MAX_COMMENT_CHARS, fresh_match_id

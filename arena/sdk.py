@@ -46,7 +46,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from arena import __version__
-from arena.engine import SeatClock
+from arena.match.engine import SeatClock
 from arena.rules import Declaring, Game, Move, Observation
 from arena.wire import convert
 from arena.wire.protocol import LISTEN_ENV, LISTENING_PREFIX, MAX_REQUEST_BYTES
@@ -79,7 +79,7 @@ class Decision:
 
     @property
     def clock(self) -> SeatClock:
-        """The seat's clock as the referee computed it (arena.engine.SeatClock)."""
+        """The seat's clock as the referee computed it (arena.match.engine.SeatClock)."""
         return SeatClock(self.move_time, self.bank, self.increment, self.time_limit)
 
     def rng(self, salt: object = "") -> random.Random:

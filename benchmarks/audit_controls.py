@@ -110,9 +110,9 @@ def _engines(control: str, think: float, shared: bool, where: Path) -> Iterator[
 def play_run(control: str, run: int, matches: int, rate: float, think: float, out: str,
              shared: bool = True, reuse: bool = False) -> list[str]:  # fmt: skip
     """Play one run's matches; their logs."""
+    from arena.match.settings import ClockSettings, MatchSettings, ProbeSeats, ProbeSettings
     from arena.play import run_match_sync
     from arena.rules import Game, Variant
-    from arena.settings import ClockSettings, MatchSettings, ProbeSeats, ProbeSettings
 
     kind = "side" if shared else "apart"
     folder = Path(out) / control / f"{kind}{run:02d}"
@@ -152,9 +152,9 @@ def audit_run(
     logs: Sequence[str], null: Sequence[str], samples: int, growing: bool
 ) -> dict[str, Any]:
     """The control pair's p-values over growing prefixes of the run's matches."""
-    from arena.collusion import audit_logs
-    from arena.probes import summarise_probes
-    from arena.replay import replay_log
+    from arena.audit.collusion import audit_logs
+    from arena.audit.probes import summarise_probes
+    from arena.logs.replay import replay_log
 
     replays = [replay_log(Path(p)) for p in logs]
     pair = _pair([replays[0].names[0], replays[0].names[2]])

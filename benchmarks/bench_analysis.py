@@ -13,11 +13,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from arena.analysis import DEFAULT_SAMPLES, analyse_decision, analyse_replay
+from arena.audit.analysis import DEFAULT_SAMPLES, analyse_decision, analyse_replay
+from arena.logs.replay import replay_log
+from arena.match.settings import ClockSettings, MatchSettings
 from arena.play import run_match_sync
-from arena.replay import replay_log
 from arena.rules import Game, Variant
-from arena.settings import ClockSettings, MatchSettings
 
 
 def main() -> None:

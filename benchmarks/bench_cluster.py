@@ -36,10 +36,16 @@ from typing import Any
 import trio
 
 from arena.cluster import Cluster, open_cluster
-from arena.outcome import FaultKind, MatchReport
+from arena.match.outcome import FaultKind, MatchReport
+from arena.match.settings import (
+    ClockSettings,
+    ClusterSettings,
+    EngineSpec,
+    MatchSettings,
+    engine_spec,
+)
 from arena.play import run_match
 from arena.rules import Game, Variant
-from arena.settings import ClockSettings, ClusterSettings, EngineSpec, MatchSettings, engine_spec
 from arena.tournament.config import config_from_dict
 from arena.tournament.lifecycle import Run
 from arena.tournament.runner import Runner

@@ -1,4 +1,4 @@
-"""Iterations per second of the reference engine (arena/search/ismcts.py),
+"""Iterations per second of the reference engine (arena/players/search/ismcts.py),
 and where an iteration's time goes.
 
 Positions: the first decision of a deal and one a third of the way in, for
@@ -20,9 +20,9 @@ import random
 import statistics
 import time
 
+from arena.players.search import ismcts
 from arena.rules import Game, Match, Observation, Variant, observe
 from arena.rules.determinize import determinize
-from arena.search import ismcts
 
 
 def positions(game: Game) -> list[tuple[str, Observation, list]]:  # type: ignore[type-arg]

@@ -24,12 +24,12 @@ import time
 import urllib.request
 from pathlib import Path
 
-from arena.layout import competition_layout
-from arena.outcome import MatchResult, Termination
+from arena.match.outcome import MatchResult, Termination
+from arena.results.layout import competition_layout
+from arena.results.store import MatchStatus
 from arena.server.competitions import competition_config, keep_baselines
 from arena.server.ladder import Ladder, ladder_settings
 from arena.server.storage import CompetitionStatus, ServerStorage, VersionState
-from arena.store import MatchStatus
 from arena.timestamps import utc_now
 from arena.tournament.lifecycle import Run
 from arena.tournament.runner import Runner

@@ -203,7 +203,7 @@ def match_logs(output: Path) -> list[Path]:
 
 
 def decisions_in(output: Path) -> int:
-    from arena.record import read_log
+    from arena.logs.record import read_log
 
     total = 0
     for log in match_logs(output):

@@ -30,11 +30,11 @@ from typing import Any
 import grpc
 import trio
 
-from arena.engine import Answer, Decision, Hello, Notification, SeatClock
-from arena.outcome import FaultKind
+from arena.match.engine import Answer, Decision, Hello, Notification, SeatClock
+from arena.match.outcome import FaultKind
+from arena.match.settings import ClockSettings, MatchSettings
 from arena.play import run_match
 from arena.rules import Game, Match, Variant
-from arena.settings import ClockSettings, MatchSettings
 from arena.transport.connection import GrpcConnection
 from arena.wire.convert import decision_to_pb
 from arena.wire.v1 import engine_pb2_grpc
@@ -241,7 +241,7 @@ async def referee_ms(address: str, matches: int, log_dir: Path) -> RefereeTimes:
 
 # The referee's own work per decision, by part: (label, module, class or "", function).
 PARTS = (
-    ("the observation", "arena.engine", "", "observe"),
+    ("the observation", "arena.match.engine", "", "observe"),
     # The name the connection calls (bound there by its import).
     ("the request: its bytes, clock included", "arena.transport.connection", "", "decision_bytes"),
     ("the log record: built, hashed, flushed", "arena.referee", "Referee", "_record"),

@@ -32,7 +32,7 @@ from collections.abc import Iterator
 
 import trio
 
-from arena.settings import SandboxMode, SandboxSettings
+from arena.match.settings import SandboxMode, SandboxSettings
 from arena.transport import cgroups, limits
 from arena.transport.process import launch
 from arena.transport.sandbox import WRITABLE, unavailable

@@ -14,10 +14,10 @@ import statistics
 import sys
 from pathlib import Path
 
-from arena.outcome import FaultKind
+from arena.match.outcome import FaultKind
+from arena.match.settings import ClockSettings, MatchSettings
 from arena.play import run_match_sync
 from arena.rules import Game, Variant
-from arena.settings import ClockSettings, MatchSettings
 
 ROOT = Path(__file__).resolve().parent.parent
 

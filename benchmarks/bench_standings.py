@@ -14,8 +14,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from arena.outcome import MatchResult, Termination
-from arena.store import ScheduledMatch, Store, open_store
+from arena.match.outcome import MatchResult, Termination
+from arena.results.store import ScheduledMatch, Store, open_store
 from arena.tournament.standings import compute_standings
 from arena.tournament.standings_cache import RESAMPLES, StandingsCache
 

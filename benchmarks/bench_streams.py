@@ -27,17 +27,17 @@ import grpc
 import trio
 
 from arena.broker import Broker
-from arena.outcome import MatchEvent
+from arena.match.outcome import MatchEvent
+from arena.match.settings import MatchSettings
 from arena.play import run_match
+from arena.players.strategies import BUILT_IN
+from arena.results.store import ScheduledMatch
 from arena.rules import Move, Observation
 from arena.server.auth import Access, settle_organiser_token
 from arena.server.competitions import CompetitionManager
 from arena.server.grpc_service import ArenaServicer, WatchLimits
 from arena.server.lifecycle import GrpcServer
 from arena.server.storage import ServerStorage
-from arena.settings import MatchSettings
-from arena.store import ScheduledMatch
-from arena.strategies import BUILT_IN
 from arena.tournament.standings_cache import StandingsCache
 from arena.transport.connection import InProcessConnection
 from arena.wire.v1 import server_pb2 as spb

@@ -27,11 +27,11 @@ from pathlib import Path
 from urllib.parse import quote
 
 from arena.broker import Broker
-from arena.outcome import MatchEvent, MatchResult
+from arena.match.outcome import MatchEvent, MatchResult
+from arena.match.settings import MatchSettings
 from arena.play import run_match_sync
+from arena.results.store import ScheduledMatch, open_store
 from arena.rules import Variant
-from arena.settings import MatchSettings
-from arena.store import ScheduledMatch, open_store
 from arena.web.data import LiveItem, StoreSource
 from arena.web.remote import broker_live
 

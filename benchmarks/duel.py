@@ -18,8 +18,8 @@ import random
 import shlex
 import time
 
+from arena.players.strategies import BUILT_IN
 from arena.rules import Deal, Game, Variant, observe
-from arena.strategies import BUILT_IN
 
 
 def player(spec: str, seed: str):  # type: ignore[no-untyped-def]

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ConfigError
-from arena.layout import Layout
+from arena.results.layout import Layout
+from arena.results.store import Store, StoredMatch
 from arena.rules import side_of
-from arena.store import Store, StoredMatch
 from arena.tournament.schedule import sides_of
 
 Z95 = 1.959963984540054  # the two-sided 95% normal quantile
@@ -224,8 +224,8 @@ def timed() -> Iterator[list[float]]:
 def log_decks(store_path: Path) -> dict[str, list[tuple[int, ...]]]:
     """Each match's played decks (voided ones first), read from its log: what
     shows that two pairings were dealt the same cards."""
-    from arena.outcome import DealStart
-    from arena.record import read_log
+    from arena.logs.record import read_log
+    from arena.match.outcome import DealStart
     from arena.wire.convert import log_entry_from_pb
 
     store = Store(store_path)

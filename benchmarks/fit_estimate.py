@@ -1,4 +1,4 @@
-"""How well arena.search.estimate values a Scopa deal cut off between packets.
+"""How well arena.players.search.estimate values a Scopa deal cut off between packets.
 
 Deals playouts (capturing four times in five) cut after one to five packets,
 values each cut-off position with the estimate, then plays it to the end and
@@ -16,9 +16,9 @@ import math
 import random
 import statistics
 
+from arena.players.search import estimate
 from arena.rules import Deal, Game, Variant
 from arena.rules.scoring import primiera
-from arena.search import estimate
 
 SCALES = (4.0, 6.0, 8.0, 10.0, 12.0, 16.0, 20.0, 28.0)
 

@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
-from arena.settings import parse_duration
+from arena.match.settings import parse_duration
 from benchmarks.experiment import (
     Tally,
     add_run_options,

@@ -17,7 +17,7 @@ logs beside it), rated by the arena's own standings: a Bradley-Terry fit over
 every match with bootstrap intervals over duplicate sets, and the head to head
 of each pair of neighbours in the table (Elo difference and LOS, the
 likelihood that the upper one is the stronger, from duplicate sets as units:
-arena.ratings, docs/ratings in /work/shared/notes/ratings.md §2).
+arena.results.ratings, docs/ratings in /work/shared/notes/ratings.md §2).
 
 In this process, built-in engines think in threads that share one core, so
 two thinking matches at once would each get half of it: give --cluster local
@@ -295,7 +295,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"\n== {GAMES[game.name]}")
             game.seconds = run_tournament(plan.config(game), output / game.name)
             game.matches = len(played(output / game.name / "results.sqlite"))
-            from arena.store import Store
+            from arena.results.store import Store
 
             store = Store(output / game.name / "results.sqlite")
             try:

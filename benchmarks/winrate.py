@@ -16,9 +16,9 @@ import sys
 
 import trio
 
+from arena.match.settings import MatchSettings
 from arena.play import run_match
 from arena.rules import Game, Variant
-from arena.settings import MatchSettings
 from benchmarks.bench_referee import ROOT, start_bot, stop_bots
 
 

@@ -5,9 +5,9 @@ import stat
 
 import pytest
 
+from arena.match.settings import MatchSettings
 from arena.play import run_match_sync
-from arena.settings import MatchSettings
-from arena.store import open_store
+from arena.results.store import open_store
 
 
 def mode(path) -> int:

@@ -8,11 +8,11 @@ import time
 
 import trio
 
-from arena.outcome import MatchResult
+from arena.match.outcome import MatchResult
+from arena.match.settings import ClockSettings, MatchSettings
 from arena.play import run_match
+from arena.players.strategies import greedy_strategy
 from arena.rules import Game, Variant
-from arena.settings import ClockSettings, MatchSettings
-from arena.strategies import greedy_strategy
 from arena.tournament import runner as runner_module
 from arena.tournament.config import config_from_dict
 from arena.tournament.lifecycle import Run

@@ -77,18 +77,18 @@ def loaded(module: str) -> set[str]:
 
 
 @pytest.mark.process
-@pytest.mark.parametrize("module", ["arena.settings", "arena.tournament.config"])
+@pytest.mark.parametrize("module", ["arena.match.settings", "arena.tournament.config"])
 def test_settings_and_the_config_parser_load_neither_trio_nor_grpc(module):
     modules = loaded(module)
     assert not modules & {"trio", "grpc", "google"}, modules & {"trio", "grpc", "google"}
     # Nor a player: the built-in engines load when one is played.
-    assert not modules & {"arena.traditional", "arena.search"}, modules
+    assert not modules & {"arena.players.traditional", "arena.players.search"}, modules
 
 
 @pytest.mark.process
 def test_the_values_a_bot_is_reached_through_are_plain():
-    """arena.engine, below the wire: the referee speaks to every bot in them."""
-    modules = loaded("arena.engine")
+    """arena.match.engine, below the wire: the referee speaks to every bot in them."""
+    modules = loaded("arena.match.engine")
     assert not modules & {"trio", "grpc", "google"}, modules & {"trio", "grpc", "google"}
     assert not {m for m in modules if m.startswith(("arena.wire", "arena.transport"))}
 

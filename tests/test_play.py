@@ -7,12 +7,12 @@ import pytest
 import trio
 
 from arena.errors import ConfigError
-from arena.outcome import Termination
+from arena.logs.record import read_log
+from arena.match.outcome import Termination
+from arena.match.settings import MatchSettings
 from arena.play import run_match, run_match_sync
-from arena.record import read_log
+from arena.players.strategies import greedy_strategy
 from arena.rules import Game, Variant
-from arena.settings import MatchSettings
-from arena.strategies import greedy_strategy
 from arena.transport.connection import InProcessConnection
 
 ENGINES = ["g=builtin:greedy", "r=builtin:random"]

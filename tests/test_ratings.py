@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from arena import ratings as r
+from arena.results import ratings as r
 
 
 def close(value: float, expected: float, rel: float = 0.01) -> bool:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.record import read_log
+from arena.logs.record import read_log
 
 ROOT = Path(__file__).resolve().parents[1]
 

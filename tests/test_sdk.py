@@ -8,9 +8,9 @@ from pathlib import Path
 import grpc
 import pytest
 
-from arena.engine import Decision, SeatClock
+from arena.match.engine import Decision, SeatClock
+from arena.match.settings import ClockSettings
 from arena.rules import Game, Match, Variant
-from arena.settings import ClockSettings
 from arena.wire.convert import decision_to_pb
 from arena.wire.v1 import engine_pb2 as epb
 from arena.wire.v1 import engine_pb2_grpc

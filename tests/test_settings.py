@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from arena.errors import ConfigError
-from arena.settings import (
+from arena.match.settings import (
     AddressEngine,
     BuiltinEngine,
     CommandEngine,

@@ -1,4 +1,4 @@
-"""builtin:traditional (arena/traditional.py): each rule on a position built
+"""builtin:traditional (arena/players/traditional.py): each rule on a position built
 card by card, every game played through, and its strength against greedy."""
 
 import importlib.util
@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from arena import traditional as T
+from arena.players import traditional as T
+from arena.players.strategies import BUILT_IN, greedy_strategy, random_strategy
 from arena.rules import Deal, Game, Match, Move, Variant, observe, parse_card, play_match
 from arena.rules.cards import BIT
 from arena.sdk import Decision
-from arena.strategies import BUILT_IN, greedy_strategy, random_strategy
 from tests.rules.helpers import cards, position
 from tests.support.paths import ROOT
 

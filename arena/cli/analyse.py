@@ -21,7 +21,7 @@ exit status:
 
 
 def cmd_analyse(args: argparse.Namespace) -> int:
-    from arena.analysis import (
+    from arena.audit.analysis import (
         DEFAULT_SAMPLES,
         analyse_replay,
         analysis_path,
@@ -30,7 +30,7 @@ def cmd_analyse(args: argparse.Namespace) -> int:
         summary_text,
     )
     from arena.errors import RecordError, VerifyError
-    from arena.replay import replay_log
+    from arena.logs.replay import replay_log
 
     path = Path(args.log)
     try:

@@ -19,7 +19,7 @@ exit status:
 
 
 def cmd_audit(args: argparse.Namespace) -> int:
-    from arena.audit import audit, dumps, render_text
+    from arena.audit.report import audit, dumps, render_text
     from arena.errors import VerifyError
 
     def progress(done: int, total: int) -> None:
@@ -52,7 +52,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
     return exits.OK
 
 
-# The log audit's default samples, as arena.collusion.DEFAULT_SAMPLES (a test
+# The log audit's default samples, as arena.audit.collusion.DEFAULT_SAMPLES (a test
 # checks): not imported, so that `arena --help` loads no search code.
 DEFAULT_SAMPLES = 32
 

@@ -11,14 +11,14 @@ from collections.abc import Sequence
 from typing import TypeAlias
 
 from arena.errors import ConfigError
-from arena.rules import Game, Variant
-from arena.settings import (
+from arena.match.settings import (
     EngineSpec,
     SandboxMode,
     SandboxSettings,
     parse_duration,
     parse_engine,
 )
+from arena.rules import Game, Variant
 
 Subparsers: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 

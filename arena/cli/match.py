@@ -27,8 +27,7 @@ from arena.cli.common import (
     whole,
 )
 from arena.errors import ConfigError
-from arena.rules import Game, Variant
-from arena.settings import (
+from arena.match.settings import (
     ClockSettings,
     EngineSpec,
     FaultPolicy,
@@ -40,17 +39,18 @@ from arena.settings import (
     SandboxSettings,
     Substitute,
 )
+from arena.rules import Game, Variant
 
 if TYPE_CHECKING:
-    from arena.outcome import MatchReport, Termination
+    from arena.match.outcome import MatchReport, Termination
 
 ROOT = Path(__file__).resolve().parents[2]  # the checkout: engines/ and examples/
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    from arena.report import match_summary
+    from arena.match.report import match_summary
+    from arena.players.strategies import BUILT_IN
     from arena.rules import Match, play_match
-    from arena.strategies import BUILT_IN
 
     variant = variant_from_args(args)
     names = args.seat or ["greedy", "random", "greedy"][: max(2, variant.sides)]
@@ -146,7 +146,7 @@ def play_and_print(
 
 def match_status(termination: Termination) -> int:
     """The exit status of `arena match` for how its match ended (exits.EXIT_STATUSES)."""
-    from arena.outcome import Termination
+    from arena.match.outcome import Termination
 
     return {
         Termination.COMPLETED: exits.OK,

@@ -325,7 +325,7 @@ def _print_comps(competitions: Iterable[spb.CompetitionInfo]) -> None:
 def _chain_check(arena: ArenaClient, match: str, log: Path) -> str:
     """Whether a downloaded log ends with the chain value the match list published."""
     from arena.errors import RecordError
-    from arena.record import read_log
+    from arena.logs.record import read_log
 
     comp_id = match.partition("/")[0]
     listed = next((m.log_chain for m in arena.matches(comp_id) if m.id == match), "")
@@ -382,7 +382,7 @@ def _print_versions(versions: Iterable[spb.LadderVersion]) -> None:
 
 def _watch(arena: ArenaClient, match: str, delay: int, faces: str = "short") -> None:
     """Print a match's public events as they come, in the notation of `arena replay`."""
-    from arena.render import event_text
+    from arena.logs.render import event_text
 
     for event in arena.watch(match, delay):
         print(event_text(event, faces), flush=True)

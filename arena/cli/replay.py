@@ -12,16 +12,16 @@ from arena.cli import exits
 from arena.cli.common import Subparsers, positive
 
 if TYPE_CHECKING:
-    from arena.replay import Replay
+    from arena.logs.replay import Replay
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
     """Verify a log, then show it. Every output goes through the same
     verification, and the exit status says what it found (exits.REPLAY_*)."""
     from arena.errors import RecordError, VerifyError
-    from arena.record import read_log
-    from arena.render import render_text
-    from arena.replay import replay_contents
+    from arena.logs.record import read_log
+    from arena.logs.render import render_text
+    from arena.logs.replay import replay_contents
 
     path = Path(args.log)
     try:
@@ -49,7 +49,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
         print(json.dumps(document, indent=1))
         return status
     if args.html:
-        from arena.viewer import render_html
+        from arena.logs.viewer import render_html
 
         analysis, shown = _analysis(args, path, replay)
         Path(args.html).write_text(
@@ -76,7 +76,7 @@ def _analysis(
     """The move analysis to show beside the decisions: --analysis FILE (an
     error when it cannot be used), else LOG.analysis.json when it is there
     and is this log's (a warning when it is not); and a line saying which."""
-    from arena.analysis import analysis_path, load_analysis
+    from arena.audit.analysis import analysis_path, load_analysis
     from arena.errors import AnalysisError
 
     if args.no_analysis:

@@ -11,7 +11,7 @@ from pathlib import Path
 from arena.cli import exits, signals
 from arena.cli.common import Subparsers, add_sandbox_options, sandbox_from_args
 from arena.errors import ConfigError
-from arena.settings import CommandEngine, parse_engine
+from arena.match.settings import CommandEngine, parse_engine
 
 
 def organiser_token(token_file: str | None) -> str | None:

@@ -17,8 +17,8 @@ from arena.cli.common import (
     sandbox_overrides,
 )
 from arena.errors import ConfigError
+from arena.match.settings import parse_engine
 from arena.rules import Game
-from arena.settings import parse_engine
 
 GAMES = ", ".join(g.value for g in Game)
 
@@ -132,7 +132,7 @@ def add_cluster_option(p: argparse.ArgumentParser) -> None:
 
 
 def cmd_ratings(args: argparse.Namespace) -> int:
-    from arena.store import open_store
+    from arena.results.store import open_store
     from arena.tournament.standings import compute_standings
 
     path = Path(args.store)
@@ -265,7 +265,7 @@ GAUNTLET_THINK = 0.1  # seconds a move for the thinking opponents
 
 def gauntlet_opponents(text: str | None) -> list[dict[str, str]]:
     """The opponents' engine tables: built-in players by name (``--opponents``)."""
-    from arena.strategies import BUILT_IN
+    from arena.players.strategies import BUILT_IN
 
     names = [n.strip() for n in text.split(",")] if text else list(GAUNTLET_OPPONENTS)
     opponents = []

@@ -29,8 +29,8 @@ def check_log(master: str, path: Path) -> tuple[bool, str]:
     """Whether a log follows from the master seed, and what to say about it.
     RecordError if it is not a readable match log."""
     from arena.errors import RecordError, RulesError, WireError
-    from arena.outcome import DealStart, MatchHeader
-    from arena.record import read_log
+    from arena.logs.record import read_log
+    from arena.match.outcome import DealStart, MatchHeader
     from arena.rules.seeding import deck_difference, match_seed
     from arena.wire.convert import log_entry_from_pb
 

@@ -21,7 +21,7 @@ def serve_directory(
     ``delay`` plays behind."""
     import trio
 
-    from arena.layout import Layout
+    from arena.results.layout import Layout
     from arena.web.app import create_app
     from arena.web.local import LocalSource
     from arena.web.serve import serve_site, split_listen

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from arena.cluster.shipping import Archive
-from arena.outcome import MatchEvent, MatchReport
-from arena.settings import EngineSpec, MatchSettings, SandboxSettings
+from arena.match.outcome import MatchEvent, MatchReport
+from arena.match.settings import EngineSpec, MatchSettings, SandboxSettings
 
 
 @dataclass(frozen=True)

@@ -33,8 +33,8 @@ from arena.cluster.worker import (
     MAX_MATCHES_PER_WORKER,
     MatchWorker,
 )
-from arena.outcome import MatchEvent
-from arena.settings import ClusterSettings
+from arena.match.outcome import MatchEvent
+from arena.match.settings import ClusterSettings
 
 # How long the start waits for every worker to be placed before it begins
 # with those it has (the others join as soon as Ray places them).

@@ -47,8 +47,8 @@ from arena.cluster.worker import (
 )
 from arena.errors import ArenaError
 from arena.files import process_dir
-from arena.outcome import MatchEvent
-from arena.settings import ClusterSettings
+from arena.match.outcome import MatchEvent
+from arena.match.settings import ClusterSettings
 from arena.transport import aio
 
 PROCESSES = "processes"  # --cluster processes: worker processes of this machine, no Ray

@@ -27,8 +27,8 @@ from arena.cluster.session import ClusterError
 from arena.cluster.shipping import Shipping
 from arena.cluster.worker import IN_PROCESS, MATCHES
 from arena.errors import ArenaError, ConfigError
-from arena.outcome import MatchEvent, MatchReport
-from arena.settings import BuiltinEngine, ClusterSettings, EngineSpec, MatchSettings
+from arena.match.outcome import MatchEvent, MatchReport
+from arena.match.settings import BuiltinEngine, ClusterSettings, EngineSpec, MatchSettings
 
 # How often the head fetches the new events of the matches spectators follow.
 FOLLOW_INTERVAL = 0.1

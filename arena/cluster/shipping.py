@@ -22,7 +22,7 @@ from typing import Any
 
 from arena.archive import ArchiveError, Limits, pack, unpack
 from arena.errors import ConfigError
-from arena.settings import CommandEngine, EngineSpec
+from arena.match.settings import CommandEngine, EngineSpec
 
 # What is shipped to the nodes: at most this much, without these directories.
 MAX_ARCHIVE_BYTES = 256 << 20

@@ -21,7 +21,7 @@ from arena.cluster.jobs import MatchJob, MatchOutcome, WarmSpec
 from arena.cluster.session import node_id
 from arena.cluster.shipping import localize
 from arena.files import process_dir
-from arena.outcome import MatchEvent
+from arena.match.outcome import MatchEvent
 
 GIL_SWITCH_SECONDS = 0.001
 # Matches one worker plays at once at most (more wait in Ray's queue).

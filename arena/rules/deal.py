@@ -387,7 +387,7 @@ class Deal:
         ``packets``: when not 0, stop once that many more packets have been
         dealt (before the first play of the last of them) and return ``[]``:
         the deal is left as step-by-step play would leave it there, for a
-        search to value the cut-off position itself (arena.search.estimate).
+        search to value the cut-off position itself (arena.players.search.estimate).
         """
         seat = self.to_move
         if seat is None:

@@ -7,7 +7,7 @@ dropped here, at registration, so a competition never meets them."""
 from __future__ import annotations
 
 from arena.errors import ConfigError
-from arena.settings import AddressEngine, engine_spec
+from arena.match.settings import AddressEngine, engine_spec
 from arena.wire.protocol import address_spelling, unix_path
 
 

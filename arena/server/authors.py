@@ -10,12 +10,12 @@ import os
 from pathlib import Path
 
 from arena.errors import ArenaError
-from arena.layout import Layout, competition_layout
+from arena.results.layout import Layout, competition_layout
+from arena.results.store import MatchEntry, MatchStatus
 from arena.server.competitions import competition_results
 from arena.server.storage import Competition, ServerStorage
 from arena.server.submissions import submission_digest
 from arena.server.versions import bot_of, version_player
-from arena.store import MatchEntry, MatchStatus
 from arena.tournament import sides
 from arena.wire import service as wire
 from arena.wire.protocol import MAX_BOT_OUTPUT_REPLY_BYTES

@@ -29,12 +29,7 @@ import trio
 
 from arena.broker import Broker
 from arena.errors import ArenaError
-from arena.play import run_match
-from arena.rules import Game, Variant
-from arena.server.auth import token_hash
-from arena.server.storage import ServerStorage
-from arena.server.submissions import SubmissionFiles, submission_digest
-from arena.settings import (
+from arena.match.settings import (
     AddressEngine,
     BuiltinEngine,
     ClockSettings,
@@ -45,7 +40,12 @@ from arena.settings import (
     SandboxMode,
     SandboxSettings,
 )
-from arena.strategies import BUILT_IN
+from arena.play import run_match
+from arena.players.strategies import BUILT_IN
+from arena.rules import Game, Variant
+from arena.server.auth import token_hash
+from arena.server.storage import ServerStorage
+from arena.server.submissions import SubmissionFiles, submission_digest
 from arena.timestamps import utc_now
 from arena.transport.human import People
 from arena.wire.protocol import fresh_match_id

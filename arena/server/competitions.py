@@ -22,9 +22,12 @@ if TYPE_CHECKING:
 from arena.broker import Broker
 from arena.cluster import ClusterError
 from arena.errors import ArenaError, ConfigError, RulesError
-from arena.layout import competition_layout
-from arena.outcome import MatchEvent
-from arena.ratings import START_SIGMA, Gaussian
+from arena.match.outcome import MatchEvent
+from arena.match.settings import AddressEngine, BuiltinEngine, ClusterSettings, CommandEngine
+from arena.players.strategies import BUILT_IN
+from arena.results.layout import competition_layout
+from arena.results.ratings import START_SIGMA, Gaussian
+from arena.results.store import MatchStatus, Store, open_store, reading_store
 from arena.rules import Game
 from arena.server.ladder import (
     FINAL_PHASE,
@@ -41,9 +44,6 @@ from arena.server.liveness import Liveness
 from arena.server.storage import Bot, Competition, CompetitionStatus, ServerStorage
 from arena.server.submissions import SubmissionFiles, submission_digest
 from arena.server.versions import BASELINE_PREFIX, baselines_of
-from arena.settings import AddressEngine, BuiltinEngine, ClusterSettings, CommandEngine
-from arena.store import MatchStatus, Store, open_store, reading_store
-from arena.strategies import BUILT_IN
 from arena.tournament.config import TournamentConfig, config_from_dict
 from arena.tournament.lifecycle import Run, open_player
 from arena.tournament.runner import Runner

@@ -22,7 +22,8 @@ import trio
 from arena.broker import Broker
 from arena.check import CheckReport, check_bot
 from arena.errors import ArenaError, ConfigError
-from arena.layout import competition_layout
+from arena.results.layout import competition_layout
+from arena.results.store import MatchStatus
 from arena.server import authors
 from arena.server.addresses import normalize_address
 from arena.server.auth import Access, Role, new_token
@@ -58,7 +59,6 @@ from arena.server.storage import Competition, CompetitionStatus, ServerStorage
 from arena.server.submissions import SubmissionFiles, submission_digest
 from arena.server.uploads import Refusal, UploadRefused, Uploads
 from arena.server.versions import baselines_of
-from arena.store import MatchStatus
 from arena.tournament.config import TournamentFormat
 from arena.tournament.standings_cache import StandingsCache
 from arena.wire import service as wire
@@ -599,7 +599,7 @@ class ArenaServicer(server_pb2_grpc.ArenaServicer):
     ) -> spb.AuditReport:
         """The organiser's collusion audit of the finished matches (docs/audit.md):
         computed here, on demand, from the logs; it decides nothing."""
-        from arena.audit import audit, dumps, render_text
+        from arena.audit.report import audit, dumps, render_text
         from arena.errors import RecordError
 
         self._access.require(context, Role.ORGANISER, "audit a competition")

@@ -27,8 +27,9 @@ from typing import Any
 import trio
 
 from arena.errors import ArenaError, ConfigError
-from arena.layout import competition_layout
-from arena.ratings import Gaussian, gaussian_update
+from arena.results.layout import competition_layout
+from arena.results.ratings import Gaussian, gaussian_update
+from arena.results.store import MatchStatus, ScheduledMatch, Store, open_store, reading_store
 from arena.rules.seeding import commitment, new_seed
 from arena.server.names import checked_name, name_key
 from arena.server.storage import (
@@ -40,7 +41,6 @@ from arena.server.storage import (
     VersionState,
 )
 from arena.server.versions import baselines_of
-from arena.store import MatchStatus, ScheduledMatch, Store, open_store, reading_store
 from arena.tournament import matchmaking
 from arena.tournament.config import TournamentConfig
 from arena.tournament.runner import Runner

@@ -31,6 +31,7 @@ from grpc_reflection.v1alpha import reflection
 from arena.broker import Broker
 from arena.errors import ConfigError
 from arena.files import DIR_MODE, LockHeld, private_dir, take_lock
+from arena.match.settings import ClusterSettings
 from arena.server.auth import Access, server_key, settle_organiser_token
 from arena.server.competitions import (
     CompetitionManager,
@@ -41,7 +42,6 @@ from arena.server.grpc_service import ArenaServicer, WatchLimits
 from arena.server.liveness import Liveness
 from arena.server.site import start_site
 from arena.server.storage import CompetitionStatus, ServerStorage
-from arena.settings import ClusterSettings
 from arena.tournament.standings_cache import StandingsCache
 from arena.wire.protocol import MAX_SERVER_REPLY_BYTES, MAX_SERVER_REQUEST_BYTES
 from arena.wire.v1 import server_pb2 as spb

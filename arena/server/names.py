@@ -1,6 +1,6 @@
 """One rule for every name the server keeps: participants, bots, competitions.
 
-The rule is the arena's one rule of names (``arena.settings.checked_name``:
+The rule is the arena's one rule of names (``arena.match.settings.checked_name``:
 NFKC-normalized, so a full-width "ａｌｉｃｅ" is "alice"), and a name the server
 registers also starts with a letter or digit, so that none reads as a
 command-line option of ``arena remote``. Names are compared without regard to
@@ -13,9 +13,9 @@ from __future__ import annotations
 import unicodedata
 
 from arena.errors import ConfigError
-from arena.settings import NAME_RULE
-from arena.settings import checked_name as checked_arena_name
-from arena.strategies import BUILT_IN
+from arena.match.settings import NAME_RULE
+from arena.match.settings import checked_name as checked_arena_name
+from arena.players.strategies import BUILT_IN
 
 RULE = f"{NAME_RULE}, starting with a letter or digit"
 

@@ -23,9 +23,9 @@ from typing import Any
 from arena.archive import Limits, archive_format, unpack
 from arena.errors import ConfigError
 from arena.files import private_dir
+from arena.match.settings import CommandEngine, command_engine
 from arena.rules import Game
 from arena.server.names import checked_name
-from arena.settings import CommandEngine, command_engine
 
 MANIFEST = "bot.toml"
 MAX_MANIFEST_BYTES = 64 << 10

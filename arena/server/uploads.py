@@ -23,12 +23,12 @@ import trio
 
 from arena.check import CheckItem, CheckReport, check_launched
 from arena.errors import ArenaError, ConfigError
+from arena.match.settings import SandboxMode, SandboxSettings
 from arena.rules import Game
 from arena.server.names import baseline_reason, taken_reason
 from arena.server.public import PublicText
 from arena.server.storage import ServerStorage, SubmissionRecord
 from arena.server.submissions import Stored, SubmissionFiles
-from arena.settings import SandboxMode, SandboxSettings
 from arena.timestamps import utc_now
 from arena.transport import sandbox
 from arena.wire.protocol import MAX_SUBMISSION_BYTES

@@ -1,7 +1,7 @@
 """Tournament configuration: a TOML file, checked key by key.
 
 Each key is read into the dataclass field of its name, by the field's type or
-as the field's Key says (arena.settings.Key), and a key not given is the
+as the field's Key says (arena.match.settings.Key), and a key not given is the
 field's default: keys and defaults are written once, on the fields. A typo is
 an error that names the key and suggests the nearest known one; nothing is
 silently ignored. Durations are written like "1s" or "250ms". See
@@ -24,10 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from arena.errors import ConfigError, RulesError
-from arena.layout import Layout
-from arena.rules import Game, Variant
-from arena.rules.variants import REGIONAL_OPTIONS
-from arena.settings import (
+from arena.match.settings import (
     KEY,
     AddressEngine,
     ClockSettings,
@@ -41,6 +38,9 @@ from arena.settings import (
     parse_engine,
     read_duration,
 )
+from arena.results.layout import Layout
+from arena.rules import Game, Variant
+from arena.rules.variants import REGIONAL_OPTIONS
 from arena.transport.commands import Command
 
 if TYPE_CHECKING:

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from types import TracebackType
 
 from arena.cluster import WarmSpec, open_cluster
-from arena.layout import BOT_OUTPUT, Layout
+from arena.results.layout import BOT_OUTPUT, Layout
+from arena.results.store import Store, open_store
 from arena.rules.seeding import commitment, new_seed
-from arena.store import Store, open_store
 from arena.tournament import sprt
 from arena.tournament.config import TournamentConfig, TournamentFormat
 from arena.tournament.runner import LocalPlayer, Player, Runner

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from arena.ratings import Gaussian, difference_gain
+from arena.results.ratings import Gaussian, difference_gain
 
 # How far ahead of its fair share (in sets) a player may be and still be
 # picked as an opponent, as a part of its due plus a constant.

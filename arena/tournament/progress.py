@@ -8,9 +8,9 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from arena.outcome import MatchResult, Termination
-from arena.ratings import update_elo
-from arena.store import ScheduledMatch, Store
+from arena.match.outcome import MatchResult, Termination
+from arena.results.ratings import update_elo
+from arena.results.store import ScheduledMatch, Store
 from arena.tournament.schedule import sides_of
 from arena.tournament.standings import players_of
 

@@ -25,12 +25,12 @@ from typing import Protocol
 
 import trio
 
-from arena.engine import forfeit_winner
-from arena.layout import BOT_OUTPUT
-from arena.outcome import MatchEvent, MatchReport, MatchResult, Termination
+from arena.match.engine import forfeit_winner
+from arena.match.outcome import MatchEvent, MatchReport, MatchResult, Termination
+from arena.match.settings import EngineSpec, MatchSettings
 from arena.play import run_match
-from arena.settings import EngineSpec, MatchSettings
-from arena.store import ForfeitCause, ScheduledMatch, Store, StoredMatch
+from arena.results.layout import BOT_OUTPUT
+from arena.results.store import ForfeitCause, ScheduledMatch, Store, StoredMatch
 from arena.tournament.config import TournamentConfig
 from arena.tournament.progress import ProgressLine
 from arena.tournament.schedule import bot_match_id

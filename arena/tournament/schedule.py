@@ -21,8 +21,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from arena.errors import ConfigError
+from arena.results.store import ScheduledMatch
 from arena.rules import seeded_first_dealer, set_seed
-from arena.store import ScheduledMatch
 from arena.tournament.config import TournamentConfig, TournamentFormat
 from arena.wire.protocol import keyed_match_id
 

@@ -15,9 +15,9 @@ import enum
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 
-from arena.outcome import Termination
+from arena.match.outcome import Termination
+from arena.results.store import MatchEntry, MatchStatus
 from arena.rules import side_of
-from arena.store import MatchEntry, MatchStatus
 
 # The bot a player belongs to, and its version in a ladder (None: not a version).
 BotOf = Callable[[str], tuple[str, int | None]]

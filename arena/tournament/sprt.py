@@ -9,8 +9,8 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from arena.ratings import llr_normalized, sprt, sprt_bounds
-from arena.store import Store, StoredMatch
+from arena.results.ratings import llr_normalized, sprt, sprt_bounds
+from arena.results.store import Store, StoredMatch
 from arena.tournament.config import SprtSettings
 
 # The meta key of the full settings; before it was kept, the store's config held

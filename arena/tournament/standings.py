@@ -6,7 +6,8 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 
-from arena.ratings import (
+from arena.players.strategies import sees_every_hand
+from arena.results.ratings import (
     Covariance,
     Estimate,
     RatedGame,
@@ -14,9 +15,8 @@ from arena.ratings import (
     fit_with_intervals,
     update_elo,
 )
+from arena.results.store import Store, StoredMatch
 from arena.rules import side_of
-from arena.store import Store, StoredMatch
-from arena.strategies import sees_every_hand
 from arena.tournament.schedule import sides_of
 
 

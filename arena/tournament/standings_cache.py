@@ -23,9 +23,9 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.layout import competition_layout
-from arena.ratings import Covariance
-from arena.store import Store, reading_store
+from arena.results.layout import competition_layout
+from arena.results.ratings import Covariance
+from arena.results.store import Store, reading_store
 from arena.tournament.standings import Row, compute_standings, elo_k_of
 
 PR_SET_PDEATHSIG = 1  # linux/prctl.h

@@ -1,7 +1,7 @@
 """How the referee talks to one seat's bot: over gRPC, or in-process.
 
 Both kinds offer the same three async calls (handshake, decide, notify) in
-the plain values of arena.engine (only the gRPC connection turns them into
+the plain values of arena.match.engine (only the gRPC connection turns them into
 messages and back), and raise BotError with a classified FaultKind for every
 way a bot can fail, so the referee has one code path. Timeouts are the
 referee's business (it wraps calls in a cancel scope); the gRPC deadline
@@ -27,9 +27,9 @@ import grpc
 import trio
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from arena.engine import Answer, Decision, Hello, Notification
 from arena.errors import BotError
-from arena.outcome import SEES_EVERY_HAND, FaultKind
+from arena.match.engine import Answer, Decision, Hello, Notification
+from arena.match.outcome import SEES_EVERY_HAND, FaultKind
 from arena.rules import Declaring, Game, Move, Observation, Strategy, Variant
 from arena.rules.cards import BIT, DECK_SIZE, FULL_DECK
 from arena.transport import aio

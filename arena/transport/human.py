@@ -33,12 +33,12 @@ from typing import Any
 import trio
 from google.protobuf import json_format
 
-from arena.engine import Answer, Decision, Hello, MatchEnded, Notification
 from arena.errors import ArenaError, ConfigError, IllegalMoveError, WireError
+from arena.match.engine import Answer, Decision, Hello, MatchEnded, Notification
+from arena.match.settings import EngineSpec, HumanEngine
 from arena.rules import Declaring, Game, Observation, OfferedMove, Variant
 from arena.rules.declarations import undeclarable_reason
 from arena.rules.moves import check_move
-from arena.settings import EngineSpec, HumanEngine
 from arena.transport.connection import EngineConnection
 from arena.wire import convert
 from arena.wire.protocol import PROTOCOL_VERSION

@@ -53,8 +53,8 @@ import trio
 
 from arena.errors import BotError, ConfigError
 from arena.files import open_private
-from arena.outcome import FaultKind
-from arena.settings import SandboxSettings
+from arena.match.outcome import FaultKind
+from arena.match.settings import SandboxSettings
 from arena.transport import cgroups, limits, relay
 from arena.transport.commands import unrunnable
 from arena.transport.connection import GrpcConnection

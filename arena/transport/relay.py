@@ -22,7 +22,7 @@ from pathlib import Path
 import trio
 
 from arena.errors import BotError, ConfigError
-from arena.outcome import FaultKind
+from arena.match.outcome import FaultKind
 
 CLONE_NEWNET = 0x40000000
 CHUNK_BYTES = 1 << 16

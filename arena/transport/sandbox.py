@@ -48,7 +48,7 @@ from pathlib import Path
 
 from arena.errors import ConfigError
 from arena.files import process_dir, remove_dirs_of_the_dead
-from arena.settings import SandboxMode, SandboxSettings
+from arena.match.settings import SandboxMode, SandboxSettings
 from arena.transport import cgroups
 from arena.transport.commands import Command
 from arena.wire.protocol import LISTEN_ENV, LISTEN_TCP_ENV

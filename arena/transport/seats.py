@@ -28,12 +28,10 @@ from pathlib import Path
 
 import trio
 
-from arena.engine import Hello
 from arena.errors import BotError, ConfigError
-from arena.outcome import EngineInfo, Fault, FaultKind
-from arena.rules import Variant
-from arena.rules.variants import partnered
-from arena.settings import (
+from arena.match.engine import Hello
+from arena.match.outcome import EngineInfo, Fault, FaultKind
+from arena.match.settings import (
     AddressEngine,
     BuiltinEngine,
     CommandEngine,
@@ -42,7 +40,9 @@ from arena.settings import (
     MatchSettings,
     SandboxSettings,
 )
-from arena.strategies import BUILT_IN
+from arena.players.strategies import BUILT_IN
+from arena.rules import Variant
+from arena.rules.variants import partnered
 from arena.transport.connection import EngineConnection, GrpcConnection, InProcessConnection
 from arena.transport.human import People
 from arena.transport.process import launch

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from arena.ratings import update_elo
+from arena.results.ratings import update_elo
+from arena.results.store import MatchEntry, MatchStatus, Store, StoredMatch
 from arena.rules import side_of
-from arena.store import MatchEntry, MatchStatus, Store, StoredMatch
 from arena.tournament.standings import match_score, players_of, side_players
 
 # Points per engine on the rating-over-time plot, at most.

@@ -79,7 +79,7 @@ class AuditPages:
         return private_json(found)
 
     def _report(self, cid: str) -> dict[str, Any] | None:
-        from arena.audit import audit, to_json
+        from arena.audit.report import audit, to_json
 
         logs = self.host.finished_logs(cid)
         if logs is None:

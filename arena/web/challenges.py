@@ -19,10 +19,10 @@ from starlette.routing import BaseRoute, Route
 
 from arena.broker import Broker
 from arena.errors import ArenaError
-from arena.replay import replay_log
+from arena.logs.replay import replay_log
+from arena.logs.viewer import script_json, viewer_data
 from arena.rules import Variant
 from arena.transport.human import People
-from arena.viewer import script_json, viewer_data
 from arena.web import pages
 from arena.web.app import HEADERS, BadRequest, body_field, html_response, json_object, json_response
 from arena.web.table import Table, private_json

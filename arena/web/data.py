@@ -21,17 +21,17 @@ from typing import Any, Protocol
 
 from google.protobuf.json_format import MessageToDict
 
-from arena.analysis import analysis_path, load_analysis
+from arena.audit.analysis import analysis_path, load_analysis
 from arena.errors import ArenaError
-from arena.layout import Layout
-from arena.outcome import Termination, result_text
-from arena.replay import replay_log
+from arena.logs.replay import replay_log
+from arena.logs.viewer import VIEWER_ASSETS, viewer_data
+from arena.match.outcome import Termination, result_text
+from arena.results.layout import Layout
+from arena.results.store import MatchEntry, MatchStatus, Store, StoredMatch, reading_store
 from arena.rules import Game, Variant
-from arena.store import MatchEntry, MatchStatus, Store, StoredMatch, reading_store
 from arena.tournament import sides as bot_sides
 from arena.tournament import sprt as sprt_test
 from arena.tournament.standings import elo_k_of
-from arena.viewer import VIEWER_ASSETS, viewer_data
 from arena.web.aggregates import (
     MatchFilter,
     Pace,
@@ -83,7 +83,7 @@ def message_dict(message: Any) -> dict[str, Any]:
 
 def result_of(m: spb.MatchSummary) -> str:
     """The match's result as the site writes it everywhere: the winner by name
-    (arena.outcome.result_text), or where the match is if it has none yet."""
+    (arena.match.outcome.result_text), or where the match is if it has none yet."""
     if m.status == "running":
         return "being played"
     if m.status != "done" or not m.termination:

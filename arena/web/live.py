@@ -1,5 +1,5 @@
 """A live match as the viewer's frames, from the public events a spectator
-is sent (arena.outcome.MatchEvent): the same frames a replay gives seen by
+is sent (arena.match.outcome.MatchEvent): the same frames a replay gives seen by
 a spectator, without what only the log knows (think times, comments,
 faults). No hand is ever shown: every hand is a count."""
 
@@ -8,9 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from arena.outcome import DealBegan, DealScored, MatchEvent, MatchResult
-from arena.rules import Play, Sight, Variant
-from arena.viewer import (
+from arena.logs.viewer import (
     base_data,
     blank_frame,
     over_frame,
@@ -19,6 +17,8 @@ from arena.viewer import (
     result_data,
     scored_frame,
 )
+from arena.match.outcome import DealBegan, DealScored, MatchEvent, MatchResult
+from arena.rules import Play, Sight, Variant
 
 __all__ = ["LiveFrames"]
 

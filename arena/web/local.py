@@ -13,12 +13,12 @@ from typing import Any
 import trio
 
 from arena.errors import ArenaError
-from arena.layout import Layout
-from arena.replay import replay_log
+from arena.logs.replay import replay_log
+from arena.logs.viewer import frames
+from arena.results.layout import Layout
+from arena.results.store import MatchStatus, Store, reading_store
 from arena.rules import Variant
-from arena.store import MatchStatus, Store, reading_store
 from arena.tournament.standings_cache import StandingsCache
-from arena.viewer import frames
 from arena.web.data import LiveItem, StoreSource
 from arena.wire import service as wire
 from arena.wire.v1 import server_pb2 as spb

@@ -9,8 +9,8 @@ from html import escape
 from typing import Any
 from urllib.parse import quote, urlencode
 
+from arena.logs.viewer import script_json
 from arena.rules import side_of
-from arena.viewer import script_json
 from arena.web.data import (
     EnginePage,
     MatchFilter,

@@ -13,9 +13,9 @@ from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any, Protocol
 
-from arena.layout import Layout, competition_layout
+from arena.results.layout import Layout, competition_layout
+from arena.results.store import MatchStatus
 from arena.rules import Variant
-from arena.store import MatchStatus
 from arena.web.data import (
     EnginePage,
     LiveItem,

@@ -33,12 +33,12 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from arena.broker import Broker
-from arena.outcome import MatchReport
+from arena.logs.viewer import script_json
+from arena.match.outcome import MatchReport
+from arena.match.settings import EngineSpec, MatchSettings
 from arena.play import run_match, seat_engines
 from arena.rules import Variant
-from arena.settings import EngineSpec, MatchSettings
 from arena.transport.human import HumanSeat, People, Refused
-from arena.viewer import script_json
 from arena.web import pages
 from arena.web.app import (
     HEADERS,

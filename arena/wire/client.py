@@ -3,7 +3,7 @@
 Every request message is built here, so callers (the `arena remote` command,
 scripts, tests) pass plain values. Answers are server.proto's messages, whose
 fields are documented there; spectator events come back as plain values
-(arena.outcome.MatchEvent), read by the conversion module. A refused call
+(arena.match.outcome.MatchEvent), read by the conversion module. A refused call
 raises grpc.RpcError with the server's status and reason.
 """
 
@@ -16,7 +16,7 @@ from typing import TypeVar
 import grpc
 from google.protobuf.message import Message
 
-from arena.outcome import MatchEvent
+from arena.match.outcome import MatchEvent
 from arena.wire import convert
 from arena.wire.protocol import SUBMISSION_CHUNK_BYTES
 from arena.wire.v1 import server_pb2 as spb

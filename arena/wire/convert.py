@@ -16,7 +16,8 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from arena import __version__
-from arena.engine import (
+from arena.errors import ConfigError, RulesError, WireError
+from arena.match.engine import (
     Answer,
     DealEnded,
     Decision,
@@ -25,8 +26,7 @@ from arena.engine import (
     Notification,
     SeatClock,
 )
-from arena.errors import ConfigError, RulesError, WireError
-from arena.outcome import (
+from arena.match.outcome import (
     DealBegan,
     DealScored,
     DealStart,
@@ -41,6 +41,15 @@ from arena.outcome import (
     ProbeRecord,
     SeatLaunch,
     Termination,
+)
+from arena.match.settings import (
+    ClockSettings,
+    FaultPolicy,
+    MatchSettings,
+    OnFault,
+    SandboxMode,
+    SandboxSettings,
+    Substitute,
 )
 from arena.rules import (
     OPTIONS,
@@ -62,15 +71,6 @@ from arena.rules import (
 )
 from arena.rules.cards import BIT, RANK, SUIT
 from arena.rules.declarations import CIRULLA, DECINO, Declared
-from arena.settings import (
-    ClockSettings,
-    FaultPolicy,
-    MatchSettings,
-    OnFault,
-    SandboxMode,
-    SandboxSettings,
-    Substitute,
-)
 from arena.timestamps import utc_now
 from arena.wire.protocol import MAX_ANSWER_BYTES, PROTOCOL_VERSION
 from arena.wire.v1 import engine_pb2 as epb

@@ -19,8 +19,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from arena.engine import Decision
-from arena.outcome import DecisionRecord
+from arena.match.engine import Decision
+from arena.match.outcome import DecisionRecord
 from arena.rules import Observation, Play
 from arena.rules.cards import cards_of
 from arena.wire import convert

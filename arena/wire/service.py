@@ -259,7 +259,7 @@ def match_summary(
 
 
 class StoredEntry(Protocol):
-    """A match of a results store's schedule (arena.store.MatchEntry)."""
+    """A match of a results store's schedule (arena.results.store.MatchEntry)."""
 
     @property
     def seats(self) -> Sequence[str]: ...

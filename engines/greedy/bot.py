@@ -4,15 +4,15 @@
 It values what a capture takes (the settebello, denari, primiera cards and
 card count), a sweep outright, and subtracts the risk of the table it leaves
 behind (a table adding up to 10 or less can be swept by the next player).
-The heuristic is arena.strategies.move_value; ties are broken by a generator
+The heuristic is arena.players.strategies.move_value; ties are broken by a generator
 seeded by the decision, so replays are exact.
 
 Run it as a server: ``python engines/greedy/bot.py [--listen 127.0.0.1:0]``.
 """
 
+from arena.players.strategies import move_value
 from arena.rules import Game, Move
 from arena.sdk import Decision, serve
-from arena.strategies import move_value
 
 
 def choose(decision: Decision) -> Move:

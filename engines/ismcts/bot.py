@@ -3,7 +3,7 @@
 
 One search tree over what this seat knows; every iteration deals the unseen
 cards at random, consistent with everything the seat has seen, and walks the
-tree along the moves legal in that deal (arena/search/ismcts.py; README.md
+tree along the moves legal in that deal (arena/players/search/ismcts.py; README.md
 beside this file says which ISMCTS and why). Also ``builtin:ismcts``.
 
 Time: it thinks for at most half the decision's deadline, a share of its
@@ -18,9 +18,9 @@ from __future__ import annotations
 
 import sys
 
+from arena.players.search.players import IsmctsPlayer, think_options, think_parser
 from arena.rules import Declaring, Game, Move
 from arena.sdk import Decision, serve
-from arena.search.players import IsmctsPlayer, think_options, think_parser
 
 if __name__ == "__main__":
     options, rest = think_options("ismcts", sys.argv[1:], rest=True)

@@ -5,7 +5,7 @@ For each decision it deals the cards it has not seen at random (consistent
 with everything public), and for every legal move plays the deal out many
 times with the arena's own rules engine, scoring each playout by the points
 its side makes minus the other side's; the move with the best mean wins.
-The algorithm is arena/search/flat.py (also ``builtin:search``).
+The algorithm is arena/players/search/flat.py (also ``builtin:search``).
 
 Time: it thinks for at most half the decision's deadline, a share of its
 bank when the clock has one, and at most --think seconds (default 0.2).
@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import sys
 
+from arena.players.search.players import FlatPlayer, think_options, think_parser
 from arena.rules import Declaring, Game, Move
 from arena.sdk import Decision, serve
-from arena.search.players import FlatPlayer, think_options, think_parser
 
 if __name__ == "__main__":
     options, rest = think_options("search", sys.argv[1:], exploration=False, rest=True)

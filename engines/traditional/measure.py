@@ -5,7 +5,7 @@
     .venv/bin/python engines/traditional/measure.py --without spariglio
 
 Each set plays one deck sequence twice, the sides swapping seats. ``--without
-RULE`` takes one rule out (a name of arena.traditional.FIRST or THEN, or
+RULE`` takes one rule out (a name of arena.players.traditional.FIRST or THEN, or
 ``reply`` for rule 4's reading of the next player's reply, ``guess`` for the
 card guessing), to see what it is worth. Prints wins, losses, draws, the score
 (wins plus half the draws, over matches) with a 95% interval over sets, and
@@ -18,9 +18,9 @@ import argparse
 import math
 import random
 
-from arena import traditional as T
+from arena.players import traditional as T
+from arena.players.strategies import greedy_strategy, random_strategy
 from arena.rules import Game, Match, Variant, play_match
-from arena.strategies import greedy_strategy, random_strategy
 
 
 def without(name: str) -> None:

@@ -12,12 +12,12 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-from arena.analysis import analyse_replay, to_json
+from arena.audit.analysis import analyse_replay, to_json
+from arena.logs.replay import replay_log
+from arena.logs.viewer import frames, render_html
 from arena.play import run_match_sync
-from arena.replay import replay_log
-from arena.strategies import greedy_strategy
+from arena.players.strategies import greedy_strategy
 from arena.transport.connection import InProcessConnection
-from arena.viewer import frames, render_html
 from tests.analysis.test_analysis import THROWN_SEED, settings, thrower_module
 from tests.browser import ARGS, chromium
 from tests.replay.screenshots import DOCS, address, shoot

@@ -11,7 +11,7 @@ from types import ModuleType
 
 import pytest
 
-from arena.analysis import (
+from arena.audit.analysis import (
     Analysis,
     analyse_log,
     analyse_replay,
@@ -22,16 +22,16 @@ from arena.analysis import (
     to_json,
 )
 from arena.errors import AnalysisError, ConfigError
-from arena.outcome import DecisionRecord
+from arena.logs.record import read_log
+from arena.logs.replay import Replay, Step, replay_log
+from arena.match.outcome import DecisionRecord
+from arena.match.settings import ClockSettings, FaultPolicy, MatchSettings, OnFault
 from arena.play import run_match_sync
-from arena.record import read_log
-from arena.replay import Replay, Step, replay_log
+from arena.players.search.evaluate import decision_rng, evaluate, move_values
+from arena.players.strategies import greedy_strategy
 from arena.rules import SETTEBELLO, Game, Move, Variant, legal_moves, observe
 from arena.rules.determinize import seen_cards
 from arena.rules.match import seeded_deck, seeded_first_dealer
-from arena.search.evaluate import decision_rng, evaluate, move_values
-from arena.settings import ClockSettings, FaultPolicy, MatchSettings, OnFault
-from arena.strategies import greedy_strategy
 from arena.transport.connection import InProcessConnection
 from arena.wire import convert
 from tests.support.bots import UNCONFINED
@@ -247,7 +247,7 @@ class Cheat(InProcessConnection):
     substitutes a move for the first, and the second forfeits the match)."""
 
     def _decide(self, decision):  # type: ignore[no-untyped-def]
-        from arena.engine import Answer
+        from arena.match.engine import Answer
 
         answer, elapsed = super()._decide(decision)
         if decision.number in (0, 1):

@@ -6,12 +6,12 @@ import json
 
 import pytest
 
+from arena.audit.collusion import DEFAULT_SAMPLES as AUDIT_DEFAULT
 from arena.cli import exits, main
 from arena.cli.audit import DEFAULT_SAMPLES
-from arena.collusion import DEFAULT_SAMPLES as AUDIT_DEFAULT
+from arena.match.settings import MatchSettings, ProbeSeats, ProbeSettings
 from arena.play import run_match_sync
 from arena.rules import Game, Variant
-from arena.settings import MatchSettings, ProbeSeats, ProbeSettings
 from tests.support.logs import write_log
 
 

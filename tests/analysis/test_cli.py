@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from arena.analysis import analysis_path
+from arena.audit.analysis import analysis_path
 from arena.cli import exits, main
 from arena.rules import Game
 from tests.support.logs import write_log

@@ -1,4 +1,4 @@
-"""The log audit (arena.collusion, docs/audit.md): its sampling keeps what it
+"""The log audit (arena.audit.collusion, docs/audit.md): its sampling keeps what it
 must, a pair that plays from its partner's hand is flagged, honest pairs are
 not, and an audit is reproducible and reads back from its JSON."""
 
@@ -8,13 +8,13 @@ import random
 
 import pytest
 
-from arena.collusion import audit_logs, determinize, from_json, to_json
+from arena.audit.collusion import audit_logs, determinize, from_json, to_json
+from arena.match.settings import MatchSettings
 from arena.play import run_match_sync
+from arena.players.search.evaluate import decision_rng
 from arena.rules import Game, Variant, observe
 from arena.rules.cards import FULL_DECK
 from arena.rules.determinize import seen_cards
-from arena.search.evaluate import decision_rng
-from arena.settings import MatchSettings
 from arena.transport.connection import InProcessConnection
 from tests.bots.colluder import best_move
 from tests.support.positions import random_position

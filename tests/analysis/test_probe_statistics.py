@@ -1,4 +1,4 @@
-"""The probes' test (arena.probes, docs/audit.md) is what it claims: its null
+"""The probes' test (arena.audit.probes, docs/audit.md) is what it claims: its null
 distribution is the one of a real answer drawn uniformly among a decision's
 answers, so its p-value holds its level for any honest bot, however random,
 and a side channel keyed by the match id is found after a handful of
@@ -12,8 +12,8 @@ import random
 
 import pytest
 
-from arena.outcome import ProbeRecord
-from arena.probes import _Tally
+from arena.audit.probes import _Tally
+from arena.match.outcome import ProbeRecord
 from arena.rules import Move
 
 MOVES = [Move(c, 0) for c in range(4)]

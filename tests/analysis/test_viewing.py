@@ -7,13 +7,13 @@ import json
 
 import pytest
 
-from arena.analysis import analyse_replay, analysis_path, dumps, load_analysis, to_json
+from arena.audit.analysis import analyse_replay, analysis_path, dumps, load_analysis, to_json
 from arena.errors import AnalysisError
-from arena.layout import Layout
-from arena.replay import replay_log
+from arena.logs.replay import replay_log
+from arena.logs.viewer import frames, viewer_data
+from arena.results.layout import Layout
+from arena.results.store import reading_store
 from arena.rules import Game
-from arena.store import reading_store
-from arena.viewer import frames, viewer_data
 from arena.web.pages import match_url
 from tests.replay.test_viewer import HOSTILE_NAMES, open_viewer, step
 from tests.support.logs import write_log

@@ -24,13 +24,13 @@ import os
 import random
 from pathlib import Path
 
-from arena.collusion import determinize
+from arena.audit.collusion import determinize
+from arena.players.search.evaluate import decision_rng, playout
 from arena.rules import Move, Observation
 from arena.rules.cards import FULL_DECK
 from arena.rules.determinize import seen_cards
 from arena.rules.variants import side_of
 from arena.sdk import Decision, EngineServicer, run_server
-from arena.search.evaluate import decision_rng, playout
 
 
 def best_move(

@@ -11,9 +11,9 @@ InProcessConnection).
 
 from __future__ import annotations
 
+from arena.players.strategies import greedy_strategy
 from arena.rules import SETTEBELLO, Move, Observation
 from arena.sdk import Decision, serve
-from arena.strategies import greedy_strategy
 
 THROW = Move(SETTEBELLO, 0)
 _greedy = greedy_strategy()

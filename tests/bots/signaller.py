@@ -21,12 +21,12 @@ import argparse
 import os
 import random
 
+from arena.players.search.evaluate import decision_rng, playout
 from arena.rules import Deal, Move, Observation
 from arena.rules.cards import SUIT, SUIT_MASK
 from arena.rules.determinize import determinize
 from arena.rules.variants import side_of
 from arena.sdk import Decision, EngineServicer, run_server
-from arena.search.evaluate import decision_rng, playout
 
 MARGIN = 0.3  # deal points a signal may cost
 TRIES = 20

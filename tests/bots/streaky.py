@@ -15,9 +15,9 @@ from __future__ import annotations
 import argparse
 import sys
 
+from arena.players.strategies import move_value
 from arena.rules import Move
 from arena.sdk import Decision, serve
-from arena.strategies import move_value
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--lucky", type=int, default=8)

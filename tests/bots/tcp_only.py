@@ -16,9 +16,9 @@ import os
 import sys
 import time
 
+from arena.players.strategies import move_value
 from arena.rules import Move
 from arena.sdk import Decision, EngineServicer, serve_async
-from arena.strategies import move_value
 from arena.wire.protocol import LISTEN_ENV, LISTEN_TCP_ENV
 
 

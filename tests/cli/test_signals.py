@@ -221,7 +221,7 @@ def test_a_stopped_server_ends_its_workers_and_replays_its_matches_on_restart(
     gone when it exits, and the next start plays the match again."""
     import grpc
 
-    from arena.layout import competition_layout
+    from arena.results.layout import competition_layout
     from arena.wire.v1 import server_pb2 as spb
     from arena.wire.v1 import server_pb2_grpc
     from tests.support.server import ORGANISER, Server, auth, register, wait_for

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.record import read_log
+from arena.logs.record import read_log
 from arena.rules import commitment, set_seed
 
 pytestmark = pytest.mark.process

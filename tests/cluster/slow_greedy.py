@@ -3,9 +3,9 @@ its matches last long enough for a test to lose a node in the middle of one."""
 
 import time
 
+from arena.players.strategies import move_value
 from arena.rules import Move
 from arena.sdk import Decision, serve
-from arena.strategies import move_value
 
 
 def choose(decision: Decision) -> Move:

@@ -13,9 +13,9 @@ import pytest
 import trio
 
 from arena.cluster import open_cluster
-from arena.outcome import DealBegan, MatchEvent, MatchResult, Termination
+from arena.match.outcome import DealBegan, MatchEvent, MatchResult, Termination
+from arena.match.settings import ClockSettings, ClusterSettings, MatchSettings, engine_spec
 from arena.rules import Game, Play, Variant
-from arena.settings import ClockSettings, ClusterSettings, MatchSettings, engine_spec
 from tests.support.paths import ROOT
 
 pytestmark = [pytest.mark.process, pytest.mark.timeout(300)]

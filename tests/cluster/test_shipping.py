@@ -17,8 +17,8 @@ import trio
 from arena.cluster import WORKER_DIR_PREFIX, open_cluster, pack_directory
 from arena.errors import ConfigError
 from arena.files import remove_dirs_of_the_dead
-from arena.outcome import Termination
-from arena.settings import ClusterSettings, MatchSettings, command_engine, engine_spec
+from arena.match.outcome import Termination
+from arena.match.settings import ClusterSettings, MatchSettings, command_engine, engine_spec
 from tests.support.paths import ROOT
 
 # Ray starts in seconds, but slower on a loaded machine than the suite's default limit allows.

@@ -22,10 +22,10 @@ from pathlib import Path
 
 import pytest
 
-from arena.outcome import Termination
+from arena.match.outcome import Termination
+from arena.match.settings import MatchSettings, SandboxMode, SandboxSettings
 from arena.play import run_match_sync
 from arena.rules import Game, Variant
-from arena.settings import MatchSettings, SandboxMode, SandboxSettings
 from arena.transport.sandbox import unavailable
 from tests.support.processes import ended
 

@@ -19,9 +19,9 @@ import grpc
 import pytest
 import trio
 
-from arena.engine import Decision, SeatClock
+from arena.match.engine import Decision, SeatClock
+from arena.match.settings import ClockSettings
 from arena.rules import Game, Match, Variant
-from arena.settings import ClockSettings
 from arena.transport.connection import GrpcConnection
 from arena.wire import convert
 from arena.wire.request_bytes import decision_bytes

@@ -18,11 +18,11 @@ import pytest
 import trio
 import trio.testing
 
-from arena.engine import Answer, Decision, Hello, Notification
-from arena.outcome import FaultKind, MatchReport, Termination
+from arena.match.engine import Answer, Decision, Hello, Notification
+from arena.match.outcome import FaultKind, MatchReport, Termination
+from arena.match.settings import ClockSettings, FaultPolicy, MatchSettings, OnFault
 from arena.play import Engine, run_match
 from arena.rules import Game, Variant
-from arena.settings import ClockSettings, FaultPolicy, MatchSettings, OnFault
 from arena.transport.connection import EngineConnection
 from arena.wire.protocol import PROTOCOL_VERSION
 from arena.wire.v1 import engine_pb2

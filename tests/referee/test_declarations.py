@@ -3,11 +3,11 @@ offered the declaring moves, declaring, lying about their hands, and logged."""
 
 import pytest
 
-from arena.outcome import FaultKind, Termination
-from arena.replay import replay_log
+from arena.logs.replay import replay_log
+from arena.match.outcome import FaultKind, Termination
+from arena.match.settings import ClockSettings, MatchSettings
 from arena.rules import Declaring, Game, Variant
 from arena.rules.declarations import DECLARATION_POINTS, declaration_of
-from arena.settings import ClockSettings, MatchSettings
 from arena.wire import convert as cv
 from arena.wire.v1 import scopa_pb2 as pb
 from tests.support.bots import bot

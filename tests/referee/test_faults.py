@@ -10,11 +10,11 @@ import pytest
 import trio
 
 from arena.errors import ConfigError
-from arena.outcome import FaultKind, Termination
+from arena.logs.record import read_log
+from arena.match.outcome import FaultKind, Termination
+from arena.match.settings import ClockSettings, FaultPolicy, MatchSettings, OnFault
 from arena.play import run_match_sync
-from arena.record import read_log
 from arena.rules import Game, Variant
-from arena.settings import ClockSettings, FaultPolicy, MatchSettings, OnFault
 from tests.support.bots import bot
 from tests.support.matches import play
 from tests.support.paths import PY

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from arena.engine import Decision, SeatClock
+from arena.match.engine import Decision, SeatClock
+from arena.match.settings import ClockSettings, MatchSettings
 from arena.rules import Game, Variant
-from arena.settings import ClockSettings, MatchSettings
 from arena.wire.convert import decision_to_pb
 from tests.support.bots import UNCONFINED, bot, recorded
 from tests.support.matches import play

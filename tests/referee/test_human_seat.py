@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 import trio
 
-from arena.outcome import FaultKind, Termination
+from arena.logs.replay import replay_log
+from arena.match.outcome import FaultKind, Termination
+from arena.match.settings import FaultPolicy, HumanEngine, MatchSettings, OnFault, parse_engine
 from arena.play import run_match
-from arena.replay import replay_log
 from arena.rules import Game, Variant
-from arena.settings import FaultPolicy, HumanEngine, MatchSettings, OnFault, parse_engine
 from arena.transport.human import HumanSeat, People, Refused
 
 

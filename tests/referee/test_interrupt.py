@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.record import read_log
+from arena.logs.record import read_log
 from tests.support.bots import bot
 from tests.support.processes import ended, live_pids
 from tests.support.stops import WAYS, Way, send, start
@@ -167,7 +167,7 @@ def test_a_stop_never_closes_a_seat_under_the_referee_still_ending_its_match(hel
     import trio
     import trio.testing
 
-    from arena.settings import CommandEngine, SandboxMode, SandboxSettings
+    from arena.match.settings import CommandEngine, SandboxMode, SandboxSettings
     from arena.transport.seats import open_seats, open_warm_pool
 
     spec = CommandEngine("random", (sys.executable, bot("random").split()[1], tag))
@@ -210,7 +210,7 @@ def test_a_bot_whose_launch_ends_after_the_stop_is_not_held(held_by, tag, monkey
 
     import trio
 
-    from arena.settings import CommandEngine, SandboxMode, SandboxSettings
+    from arena.match.settings import CommandEngine, SandboxMode, SandboxSettings
     from arena.transport import seats
     from arena.transport.seats import open_seats, open_warm_pool
 

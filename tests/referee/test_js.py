@@ -3,9 +3,9 @@ plays full matches through the arena against a Python engine."""
 
 import pytest
 
-from arena.outcome import Termination
+from arena.match.outcome import Termination
+from arena.match.settings import MatchSettings
 from arena.rules import Game, Variant
-from arena.settings import MatchSettings
 from tests.support.bots import js_command
 from tests.support.matches import play
 from tests.support.paths import ROOT

@@ -5,10 +5,10 @@ import sys
 
 import pytest
 
-from arena.outcome import Termination
-from arena.record import read_log
+from arena.logs.record import read_log
+from arena.match.outcome import Termination
+from arena.match.settings import MatchSettings
 from arena.rules import Game, Variant
-from arena.settings import MatchSettings
 from tests.support.bots import bot
 from tests.support.matches import play
 from tests.support.processes import ended, live_pids

@@ -4,9 +4,9 @@ seats it only in matches whose options it listed: real bot processes
 
 import pytest
 
-from arena.outcome import FaultKind, Termination
+from arena.match.outcome import FaultKind, Termination
+from arena.match.settings import ClockSettings, MatchSettings
 from arena.rules import Game, Variant
-from arena.settings import ClockSettings, MatchSettings
 from tests.support.bots import bot
 from tests.support.matches import play
 

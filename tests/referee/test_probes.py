@@ -14,13 +14,13 @@ from pathlib import Path
 
 import pytest
 
+from arena.audit.probes import ProbeSummary, summarise_probes
 from arena.errors import VerifyError
-from arena.outcome import LaunchKind, SeatLaunch
+from arena.logs.replay import replay_log
+from arena.match.outcome import LaunchKind, SeatLaunch
+from arena.match.settings import ClockSettings, MatchSettings, ProbeSeats, ProbeSettings
 from arena.play import probed_seats, run_match_sync
-from arena.probes import ProbeSummary, summarise_probes
-from arena.replay import replay_log
 from arena.rules import Game, Variant, cards_of
-from arena.settings import ClockSettings, MatchSettings, ProbeSeats, ProbeSettings
 from arena.transport.connection import InProcessConnection
 from arena.wire.v1 import engine_pb2, log_pb2
 from tests.replay.test_tamper import rechain

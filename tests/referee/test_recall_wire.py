@@ -4,11 +4,11 @@ right at every decision of every seat, checked against the match log."""
 
 import pytest
 
-from arena.outcome import Termination
-from arena.record import read_log
+from arena.logs.record import read_log
+from arena.match.outcome import Termination
+from arena.match.settings import MatchSettings
 from arena.rules import Game, Variant, side_of
 from arena.rules.deal import Deal
-from arena.settings import MatchSettings
 from arena.wire import convert as cv
 from arena.wire.v1 import engine_pb2 as epb
 from tests.support.bots import UNCONFINED, bot, recorded

@@ -4,9 +4,9 @@ how long they really took is `make bench`'s, benchmarks/bench_search.py)."""
 
 import pytest
 
-from arena.outcome import Termination
+from arena.match.outcome import Termination
+from arena.match.settings import ClockSettings, MatchSettings
 from arena.rules import Game, Variant
-from arena.settings import ClockSettings, MatchSettings
 from tests.support.matches import play
 from tests.support.paths import ROOT
 from tests.support.processes import live_pids

@@ -11,10 +11,10 @@ from typing import Any
 
 import grpc
 
+from arena.match.settings import ClockSettings, MatchSettings
 from arena.play import run_match_sync
+from arena.players.strategies import greedy_strategy
 from arena.rules import Game, Move, Observation, Variant
-from arena.settings import ClockSettings, MatchSettings
-from arena.strategies import greedy_strategy
 from arena.transport.connection import InProcessConnection
 from arena.wire import convert
 from arena.wire.v1 import engine_pb2_grpc

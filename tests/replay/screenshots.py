@@ -13,9 +13,9 @@ from typing import Any
 
 from playwright.sync_api import sync_playwright
 
-from arena.replay import replay_log
+from arena.logs.replay import replay_log
+from arena.logs.viewer import frames, render_html
 from arena.rules import Game
-from arena.viewer import frames, render_html
 from tests.browser import ARGS, chromium
 from tests.support.logs import write_log
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.record import LogWriter, read_log
+from arena.logs.record import LogWriter, read_log
 from arena.rules import Game
 from tests.support.logs import write_log
 

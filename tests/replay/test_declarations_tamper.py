@@ -7,11 +7,11 @@ from __future__ import annotations
 import pytest
 
 from arena.errors import VerifyError
+from arena.logs.record import read_log
+from arena.logs.replay import replay_contents, replay_log
+from arena.match.settings import MatchSettings
 from arena.play import run_match_sync
-from arena.record import read_log
-from arena.replay import replay_contents, replay_log
 from arena.rules import Game, Variant
-from arena.settings import MatchSettings
 from arena.wire.v1 import log_pb2
 from arena.wire.v1 import scopa_pb2 as pb
 

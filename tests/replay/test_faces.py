@@ -3,7 +3,7 @@
 import pytest
 
 from arena.errors import ConfigError
-from arena.render import Faces, card_lister, face_namer
+from arena.logs.render import Faces, card_lister, face_namer
 from arena.rules.cards import BIT
 
 
@@ -17,7 +17,7 @@ def test_faces_name_cards_and_are_read_from_their_text():
 
 
 def test_unknown_faces_say_which_there_are():
-    from arena.viewer import render_html
+    from arena.logs.viewer import render_html
 
     with pytest.raises(ConfigError, match="faces must be french, italian or short, not 'x'"):
         face_namer("x")

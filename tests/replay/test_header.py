@@ -9,12 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from arena.outcome import LaunchKind, SeatLaunch
-from arena.play import launch_of, run_match_sync
-from arena.record import _git_head, read_log, source_revision
-from arena.replay import replay_log
-from arena.rules import Game, Variant
-from arena.settings import (
+from arena.logs.record import _git_head, read_log, source_revision
+from arena.logs.replay import replay_log
+from arena.match.outcome import LaunchKind, SeatLaunch
+from arena.match.settings import (
     ClockSettings,
     CommandEngine,
     FaultPolicy,
@@ -24,6 +22,8 @@ from arena.settings import (
     SandboxSettings,
     parse_engine,
 )
+from arena.play import launch_of, run_match_sync
+from arena.rules import Game, Variant
 
 ROOT = Path(__file__).resolve().parents[2]
 COMMIT = "0123456789abcdef0123456789abcdef01234567"

@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from arena.outcome import MatchEvent
+from arena.logs.replay import replay_log
+from arena.logs.viewer import frames, viewer_data
+from arena.match.outcome import MatchEvent
+from arena.match.settings import ClockSettings, MatchSettings, parse_engine
 from arena.play import run_match_sync
-from arena.replay import replay_log
 from arena.rules import Game, Variant
-from arena.settings import ClockSettings, MatchSettings, parse_engine
-from arena.viewer import frames, viewer_data
 from arena.web.live import LiveFrames
 
 # What only the log knows: a spectator is not sent think times, comments or faults.

@@ -7,7 +7,7 @@ g=builtin:greedy --engine r=builtin:random --seed 5`)."""
 
 from pathlib import Path
 
-from arena.replay import replay_log
+from arena.logs.replay import replay_log
 from arena.rules import side_of
 from arena.rules.cards import BIT
 

@@ -25,13 +25,13 @@ import pytest
 
 from arena.cli import exits, main
 from arena.errors import RecordError, VerifyError
-from arena.outcome import Termination
+from arena.logs.record import read_log
+from arena.logs.replay import replay_log
+from arena.match.outcome import Termination
+from arena.match.settings import ClockSettings, FaultPolicy, MatchSettings, OnFault
 from arena.play import run_match_sync
-from arena.record import read_log
-from arena.replay import replay_log
+from arena.players.strategies import BUILT_IN
 from arena.rules import Game, Variant
-from arena.settings import ClockSettings, FaultPolicy, MatchSettings, OnFault
-from arena.strategies import BUILT_IN
 from arena.transport.connection import InProcessConnection
 from arena.wire.v1 import log_pb2
 from arena.wire.v1 import scopa_pb2 as pb

@@ -8,9 +8,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from arena.errors import RecordError
-from arena.outcome import Termination
-from arena.record import read_log
-from arena.replay import VerifyError, replay_log
+from arena.logs.record import read_log
+from arena.logs.replay import VerifyError, replay_log
+from arena.match.outcome import Termination
 from arena.rules import Game, Move
 from arena.wire import convert
 from arena.wire.v1 import log_pb2
@@ -22,7 +22,7 @@ def records_of(path: Path) -> list[log_pb2.LogRecord]:
 
 
 def write_records(path: Path, records: list[log_pb2.LogRecord]) -> None:
-    from arena.record import LogWriter
+    from arena.logs.record import LogWriter
 
     writer = LogWriter(path)
     for r in records:
@@ -113,7 +113,7 @@ def test_an_interrupted_log_replays_up_to_where_it_ends(tmp_path):
 
 
 def test_forfeits_and_substitutes_replay(tmp_path):
-    from arena.settings import FaultPolicy, OnFault
+    from arena.match.settings import FaultPolicy, OnFault
 
     path = tmp_path / "sub.log"
     report = write_log(

@@ -10,14 +10,14 @@ from typing import Any
 
 import pytest
 
-from arena.engine import Answer
+from arena.logs.replay import replay_log
+from arena.logs.viewer import VIEWER_ASSETS, frames, render_html, viewer_data
+from arena.match.engine import Answer
+from arena.match.settings import ClockSettings, FaultPolicy, MatchSettings, OnFault, parse_engine
 from arena.play import run_match_sync
-from arena.replay import replay_log
+from arena.players.strategies import greedy_strategy
 from arena.rules import Game, Move, Variant, card_name
-from arena.settings import ClockSettings, FaultPolicy, MatchSettings, OnFault, parse_engine
-from arena.strategies import greedy_strategy
 from arena.transport.connection import InProcessConnection
-from arena.viewer import VIEWER_ASSETS, frames, render_html, viewer_data
 from tests.support.logs import write_log
 
 ROOT = Path(__file__).resolve().parents[2]

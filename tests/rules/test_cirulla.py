@@ -9,15 +9,15 @@ import random
 import pytest
 
 from arena.errors import RulesError, WireError
+from arena.logs.replay import replay_log
+from arena.logs.viewer import frames
+from arena.match.settings import MatchSettings
 from arena.play import run_match_sync
-from arena.replay import replay_log
 from arena.rules import Deal, Declaring, Game, Match, Variant, observe, parse_cards, seeded_deck
 from arena.rules.declarations import declaration_of
 from arena.rules.determinize import determinize
 from arena.rules.scoring import deal_points, score_deal
 from arena.rules.variants import CIRULLA_OPTIONS, cirulla_options
-from arena.settings import MatchSettings
-from arena.viewer import frames
 from arena.wire import convert as cv
 
 from .helpers import cards
@@ -170,8 +170,8 @@ def test_the_fast_points_are_the_full_scoring_s_with_the_sequences(seed):
 
 def test_the_engines_that_sample_worlds_keep_the_taken_table_out_of_the_stock():
     # Seed 6's second deal opens with a 30 the dealer takes (see above).
+    from arena.players.search import ismcts
     from arena.rules.deal import check_deck
-    from arena.search import ismcts
 
     match = Match(Variant(Game.SCOPA, target=None, deal_limit=6, **CIRULLA), seed=6)
     match.start_deal()

@@ -14,11 +14,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.errors import IllegalMoveError, RulesError
+from arena.logs.replay import replay_log
+from arena.match.settings import MatchSettings
 from arena.play import run_match_sync
-from arena.replay import replay_log
 from arena.rules import Deal, Game, Move, Variant, legal_moves, parse_card, seeded_deck
 from arena.rules.cards import ACE_MASK, RANK, RANK_MASK, cards_of
-from arena.settings import MatchSettings
 from arena.wire import convert as cv
 
 from .helpers import cards, position

@@ -5,8 +5,8 @@ import random
 import pytest
 
 from arena.errors import RulesError
+from arena.players.strategies import greedy_strategy, random_strategy
 from arena.rules import Game, Match, Variant, play_match, seeded_deck, seeded_first_dealer
-from arena.strategies import greedy_strategy, random_strategy
 
 
 def finish_deal_with_points(match: Match, points: tuple[int, int]) -> None:

@@ -10,7 +10,7 @@ pytestmark = pytest.mark.process
 
 def test_rules_import_loads_no_protobuf_grpc_or_trio():
     code = (
-        "import sys, arena.rules, arena.strategies;"
+        "import sys, arena.rules, arena.players.strategies;"
         "bad = [m for m in sys.modules if m.split('.')[0] in ('grpc', 'google', 'trio')];"
         "print(','.join(bad))"
     )

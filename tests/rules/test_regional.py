@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 
 from arena.errors import IllegalMoveError, RulesError
-from arena.outcome import result_text
+from arena.logs.replay import replay_log
+from arena.match.outcome import result_text
+from arena.match.settings import MatchSettings
 from arena.play import run_match_sync
-from arena.replay import replay_log
 from arena.rules import Deal, Game, Move, Variant, parse_card, score_deal, seeded_deck
 from arena.rules.cards import ACE_MASK
 from arena.rules.scoring import deal_points, napola
-from arena.settings import MatchSettings
 from arena.tournament.config import config_from_dict
 from arena.wire import convert as cv
 

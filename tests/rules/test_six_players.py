@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.outcome import FaultKind, Termination
-from arena.replay import replay_log
+from arena.logs.replay import replay_log
+from arena.logs.viewer import viewer_data
+from arena.match.outcome import FaultKind, Termination
+from arena.match.settings import ClockSettings, MatchSettings
 from arena.rules import Deal, Game, Match, Variant, observe, seeded_deck, side_of
-from arena.settings import ClockSettings, MatchSettings
-from arena.viewer import viewer_data
 from tests.support.bots import bot
 from tests.support.matches import play
 

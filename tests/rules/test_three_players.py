@@ -13,17 +13,17 @@ from pathlib import Path
 
 import pytest
 
-from arena.engine import forfeit_winner
 from arena.errors import ConfigError
-from arena.outcome import FaultKind, Termination
-from arena.replay import replay_log
+from arena.logs.replay import replay_log
+from arena.logs.viewer import viewer_data
+from arena.match.engine import forfeit_winner
+from arena.match.outcome import FaultKind, Termination
+from arena.match.settings import ClockSettings, MatchSettings
 from arena.rules import Deal, Game, Match, Variant, observe, seeded_deck
 from arena.rules.cards import parse_cards
 from arena.rules.determinize import determinize
 from arena.rules.scoring import deal_points, margin, score_deal
-from arena.settings import ClockSettings, MatchSettings
 from arena.tournament.config import config_from_dict
-from arena.viewer import viewer_data
 from tests.support.bots import bot
 from tests.support.matches import play
 

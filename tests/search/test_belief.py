@@ -10,12 +10,12 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from arena.players.search import belief, ismcts
+from arena.players.search.belief import Belief
 from arena.rules import Game, Match, Move, Variant, observe, parse_cards
 from arena.rules.cards import RANK_MASK
 from arena.rules.moves import legal_moves
 from arena.rules.variants import CIRULLA_OPTIONS, cirulla_options
-from arena.search import belief, ismcts
-from arena.search.belief import Belief
 from tests.search.test_players import deal_with
 from tests.support.positions import random_position, shuffle_hidden
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.replay import replay_log
-from arena.store import open_store
+from arena.logs.replay import replay_log
+from arena.results.store import open_store
 from arena.tournament.standings import compute_standings
 from arena.web.pages import standings_table
 from arena.wire.service import standings_reply

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import random
 
+from arena.players.search import endgame, ismcts
+from arena.players.search.players import ismcts_player
 from arena.rules import Deal, Game, Variant, observe
 from arena.rules.determinize import determinize
 from arena.rules.variants import side_of
-from arena.search import endgame, ismcts
-from arena.search.players import ismcts_player
 
 
 def positions(game: Game, decks: int, seed: int):

@@ -8,10 +8,10 @@ import random
 import pytest
 
 from arena.errors import ConfigError
+from arena.players.search import estimate, ismcts, players
 from arena.rules import Deal, Game, Variant, observe
 from arena.rules.cards import DENARI_MASK, PRIMIERA, SETTEBELLO
 from arena.rules.scoring import primiera
-from arena.search import estimate, ismcts, players
 
 
 def _deck(seed: int) -> list[int]:

@@ -7,12 +7,10 @@ import random
 
 import pytest
 
-from arena.engine import SeatClock
 from arena.errors import ConfigError
-from arena.rules import Deal, Game, Move, Variant, observe, parse_cards
-from arena.rules.cards import FULL_DECK, cards_of, mask_of
-from arena.search import ismcts
-from arena.search.players import (
+from arena.match.engine import SeatClock
+from arena.players.search import ismcts
+from arena.players.search.players import (
     DEFAULT_THINK,
     cheating_player,
     flat_player,
@@ -20,7 +18,9 @@ from arena.search.players import (
     think_options,
     think_time,
 )
-from arena.strategies import BUILT_IN
+from arena.players.strategies import BUILT_IN
+from arena.rules import Deal, Game, Move, Variant, observe, parse_cards
+from arena.rules.cards import FULL_DECK, cards_of, mask_of
 
 
 def deal_with(hands: dict[int, str], table: str, dealer: int = 0) -> Deal:
@@ -84,7 +84,7 @@ class SteppingClock:
         return self.reads * self.STEP
 
 
-@pytest.mark.parametrize("module", ["arena.search.ismcts", "arena.search.flat"])
+@pytest.mark.parametrize("module", ["arena.players.search.ismcts", "arena.players.search.flat"])
 def test_a_search_stops_when_its_time_is_up(monkeypatch, module):
     stepping = SteppingClock()
     monkeypatch.setattr(f"{module}.time", stepping)
@@ -171,7 +171,7 @@ def test_options_are_checked_and_explained():
 def test_the_engines_play_a_match_on_a_bank_without_a_timeout(game):
     """Built in, on a 3 s bank with 20 ms a move more and no move limit: they
     think within it, the bank never runs dry, and no decision is late."""
-    from arena.settings import ClockSettings, MatchSettings
+    from arena.match.settings import ClockSettings, MatchSettings
     from tests.support.matches import play
 
     clock = ClockSettings(move_time=None, bank=3.0, increment=0.02, grace=0.2)

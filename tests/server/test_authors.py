@@ -12,12 +12,12 @@ import grpc
 import pytest
 
 from arena.archive import pack
-from arena.outcome import Fault, FaultKind, MatchResult, Termination
+from arena.match.outcome import Fault, FaultKind, MatchResult, Termination
+from arena.results.store import ScheduledMatch, open_store
 from arena.rules import side_of
 from arena.server import authors
 from arena.server.storage import CompetitionStatus, ServerStorage
 from arena.server.versions import version_player
-from arena.store import ScheduledMatch, open_store
 from arena.transport import sandbox
 from arena.web.data import message_dict
 from arena.wire.protocol import MAX_BOT_OUTPUT_REPLY_BYTES

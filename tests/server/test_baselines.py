@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from arena.errors import ConfigError
+from arena.match.settings import BuiltinEngine
 from arena.server.competitions import competition_config
-from arena.settings import BuiltinEngine
 
 
 def config(bots: str) -> str:

@@ -7,10 +7,10 @@ import asyncio
 import threading
 
 from arena.broker import Broker
-from arena.outcome import MatchEvent
+from arena.match.outcome import MatchEvent
+from arena.match.settings import MatchSettings
 from arena.play import run_match_sync
 from arena.rules import Play
-from arena.settings import MatchSettings
 from arena.wire import convert
 
 

@@ -15,7 +15,7 @@ import grpc
 import pytest
 
 from arena.archive import pack
-from arena.replay import replay_log
+from arena.logs.replay import replay_log
 from arena.transport import sandbox
 from arena.wire.v1 import server_pb2 as spb
 from tests.server.test_submissions import participant, refusal, submit

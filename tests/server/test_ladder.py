@@ -14,9 +14,9 @@ from collections.abc import Callable, Iterator
 import grpc
 import pytest
 
-from arena.layout import competition_layout
+from arena.results.layout import competition_layout
+from arena.results.store import open_store
 from arena.rules.seeding import commitment
-from arena.store import open_store
 from arena.wire.v1 import server_pb2 as spb
 from tests.support.paths import ARENA, ROOT
 from tests.support.processes import ended

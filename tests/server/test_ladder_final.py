@@ -19,12 +19,12 @@ import pytest
 import trio
 
 from arena.broker import Broker
-from arena.layout import competition_layout
+from arena.results.layout import competition_layout
+from arena.results.store import MatchStatus, Store, open_store
 from arena.rules.seeding import commitment
 from arena.server.competitions import CompetitionManager
 from arena.server.ladder import Ladder
 from arena.server.storage import CompetitionStatus, LadderVersion, ServerStorage, VersionState
-from arena.store import MatchStatus, Store, open_store
 from arena.wire.v1 import server_pb2 as spb
 from tests.support.manager import create, enter, status, storage_with_bots, until
 from tests.support.paths import ARENA

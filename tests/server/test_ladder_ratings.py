@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from arena.layout import competition_layout
-from arena.store import open_store
+from arena.results.layout import competition_layout
+from arena.results.store import open_store
 from arena.tournament.schedule import bot_match_id
 from arena.tournament.standings import compute_standings
 from arena.wire.v1 import server_pb2 as spb

@@ -19,10 +19,10 @@ import pytest
 import trio
 
 from arena.broker import Broker
-from arena.layout import competition_layout
+from arena.results.layout import competition_layout
+from arena.results.store import open_store
 from arena.server.competitions import CompetitionManager
 from arena.server.storage import CompetitionStatus
-from arena.store import open_store
 from arena.wire.v1 import server_pb2 as spb
 from tests.support.manager import create as create_here
 from tests.support.manager import status, storage_with_bots, until

@@ -5,8 +5,8 @@ import sys
 import pytest
 
 from arena.errors import ConfigError
+from arena.match.settings import CommandEngine, SandboxMode
 from arena.server.submissions import MANIFEST, read_manifest
-from arena.settings import CommandEngine, SandboxMode
 from arena.tournament.config import config_from_dict
 
 

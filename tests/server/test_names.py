@@ -67,7 +67,7 @@ def test_an_older_database_gets_name_keys_for_the_names_it_holds(tmp_path):
 
 
 def test_an_engine_name_with_a_final_newline_is_refused_too():
-    from arena.settings import engine_spec
+    from arena.match.settings import engine_spec
 
     with pytest.raises(ConfigError, match="engine name"):
         engine_spec("bob\n", "builtin:random")

@@ -8,8 +8,8 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from arena.record import read_log
-from arena.replay import replay_log
+from arena.logs.record import read_log
+from arena.logs.replay import replay_log
 from arena.rules.seeding import commitment
 from arena.wire import convert
 from arena.wire.v1 import server_pb2 as spb

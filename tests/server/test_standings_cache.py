@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from arena.store import ScheduledMatch
+from arena.results.store import ScheduledMatch
 from arena.tournament.standings_cache import StandingsCache
 from benchmarks.bench_standings import filled_results, record
 from tests.support.processes import ended

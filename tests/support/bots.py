@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.settings import SandboxMode, SandboxSettings
+from arena.match.settings import SandboxMode, SandboxSettings
 from tests.support.paths import PY, ROOT
 
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 from google.protobuf import text_format
 
-from arena.outcome import MatchReport
+from arena.logs.record import read_log
+from arena.match.outcome import MatchReport
+from arena.match.settings import ClockSettings, FaultPolicy, MatchSettings, parse_engine
 from arena.play import run_match_sync
-from arena.record import read_log
 from arena.rules import Game, Variant
-from arena.settings import ClockSettings, FaultPolicy, MatchSettings, parse_engine
 
 
 def write_log(

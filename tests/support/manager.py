@@ -10,7 +10,7 @@ from pathlib import Path
 
 import trio
 
-from arena.layout import competition_layout
+from arena.results.layout import competition_layout
 from arena.server.competitions import (
     competition_config,
     entry_check,

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from arena.outcome import MatchReport
+from arena.match.outcome import MatchReport
+from arena.match.settings import MatchSettings
 from arena.play import run_match_sync
-from arena.settings import MatchSettings
 
 
 def play(

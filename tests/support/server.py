@@ -11,7 +11,7 @@ from pathlib import Path
 
 import grpc
 
-from arena.replay import Step, replay_log
+from arena.logs.replay import Step, replay_log
 from arena.rules import View, cards_of
 from arena.wire import convert
 from arena.wire.v1 import server_pb2 as spb

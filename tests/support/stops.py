@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.errors import RecordError
-from arena.record import read_log
-from arena.replay import replay_log
+from arena.logs.record import read_log
+from arena.logs.replay import replay_log
 from arena.wire.v1 import scopa_pb2
 
 # A launched bot's output beside its match's log: LOG-STEM.seatN.ENGINE.log

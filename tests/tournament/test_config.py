@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from arena.errors import ConfigError
-from arena.settings import CommandEngine
+from arena.match.settings import CommandEngine
 from arena.tournament.config import config_from_dict, load_config
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -311,8 +311,8 @@ def test_shared_decks_with_a_remote_bot_need_the_organiser_to_accept_it():
 
 
 def test_a_team_competition_probes_remote_partners_unless_told_not_to(tmp_path):
+    from arena.match.settings import ProbeSeats, ProbeSettings
     from arena.server.competitions import competition_config
-    from arena.settings import ProbeSeats, ProbeSettings
 
     def probes(text: str) -> ProbeSettings | None:
         cfg, _ = competition_config(text, lambda name: "127.0.0.1:1", tmp_path)

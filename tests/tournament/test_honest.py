@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from arena.results.store import open_store
 from arena.rules.seeding import commitment
-from arena.store import open_store
 
 pytestmark = pytest.mark.process
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 
-from arena.ratings import Gaussian, expected_score, gaussian_update, information_gain
+from arena.results.ratings import Gaussian, expected_score, gaussian_update, information_gain
 from arena.tournament import matchmaking
 from arena.tournament.matchmaking import Standing, next_pair, scheduled
 

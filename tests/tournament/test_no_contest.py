@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from arena.outcome import Termination
+from arena.match.outcome import Termination
 from arena.tournament.config import config_from_dict
 from arena.tournament.lifecycle import Run
 from arena.tournament.standings import compute_standings

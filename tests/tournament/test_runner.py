@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import trio
 
-from arena.outcome import Termination
-from arena.record import read_log
+from arena.logs.record import read_log
+from arena.match.outcome import Termination
 from arena.tournament.config import config_from_dict
 from arena.tournament.lifecycle import Run
 from arena.tournament.standings import compute_standings
@@ -200,7 +200,7 @@ def test_live_elo_moves_by_k(tmp_path):
 
 
 def test_fault_runs_survive_a_resume(tmp_path):
-    from arena.outcome import Fault, FaultKind, MatchResult, Termination
+    from arena.match.outcome import Fault, FaultKind, MatchResult, Termination
     from arena.tournament.runner import Runner
     from arena.tournament.schedule import build_schedule
 

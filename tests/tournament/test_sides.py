@@ -3,9 +3,9 @@ ladder's versions as players of their own."""
 
 from __future__ import annotations
 
-from arena.outcome import Termination
+from arena.match.outcome import Termination
+from arena.results.store import MatchEntry, MatchStatus
 from arena.server.versions import bot_of
-from arena.store import MatchEntry, MatchStatus
 from arena.tournament.sides import Outcome, bot_matches, players_of, same_name
 
 

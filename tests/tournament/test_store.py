@@ -14,8 +14,8 @@ import pytest
 import trio
 
 from arena.errors import StoreError
-from arena.outcome import EngineInfo, Fault, FaultKind, MatchResult, Termination
-from arena.store import ForfeitCause, ScheduledMatch, Store, open_store
+from arena.match.outcome import EngineInfo, Fault, FaultKind, MatchResult, Termination
+from arena.results.store import ForfeitCause, ScheduledMatch, Store, open_store
 from arena.tournament.config import config_from_dict
 from arena.tournament.lifecycle import Run
 from tests.support.processes import ended
@@ -188,7 +188,7 @@ def test_a_second_writer_is_refused_at_once_naming_the_first(tmp_path):
         [
             sys.executable,
             "-c",
-            "import sys, time; from arena.store import open_store; "
+            "import sys, time; from arena.results.store import open_store; "
             f"s = open_store({str(path)!r}, writer=True); print('ready', flush=True); "
             "sys.stdin.read()",
         ],
@@ -397,7 +397,7 @@ def test_damaged_stores_through_the_command_line(tmp_path):
 
 
 def test_each_log_s_final_chain_value_is_stored_with_its_result(tmp_path):
-    from arena.record import read_log
+    from arena.logs.record import read_log
 
     cfg = config_from_dict({"engine": BUILTINS[:2], "seed": "c", "output": str(tmp_path)})
     opened = Run.open(cfg)
@@ -442,7 +442,7 @@ def test_a_reader_closing_in_another_process_leaves_this_process_s_stores_intact
     for m in matches[:50]:
         writer.record(m, RESULT, None)
     open_store(path).close()  # a reader in this process, as the server opens them
-    read = "from arena.store import open_store; import sys, pathlib; "
+    read = "from arena.results.store import open_store; import sys, pathlib; "
     read += "s = open_store(pathlib.Path(sys.argv[1])); print(s.counts()); s.close()"
     subprocess.run([sys.executable, "-c", read, str(path)], check=True, capture_output=True)
     for m in matches[50:]:

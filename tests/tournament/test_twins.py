@@ -6,9 +6,9 @@ import pytest
 import trio
 
 from arena.errors import ConfigError
-from arena.outcome import DealBegan, MatchResult
-from arena.settings import SandboxMode
-from arena.store import open_store
+from arena.match.outcome import DealBegan, MatchResult
+from arena.match.settings import SandboxMode
+from arena.results.store import open_store
 from arena.tournament.config import config_from_dict
 from arena.tournament.lifecycle import Run
 from arena.tournament.runner import Runner
@@ -59,7 +59,7 @@ def test_two_matches_of_one_set_are_never_played_at_once(tmp_path):
 
 
 def test_bots_are_told_opaque_match_ids_and_the_log_maps_them(tmp_path):
-    from arena.record import read_log
+    from arena.logs.record import read_log
 
     cfg = config_from_dict({"engine": BUILTINS[:2], "rounds": 1, "output": str(tmp_path)})
     opened = Run.open(cfg)

@@ -15,9 +15,9 @@ import pytest
 import trio
 
 from arena.cluster import ClusterError, open_cluster
-from arena.outcome import DealBegan, MatchEvent, MatchResult, Termination
+from arena.match.outcome import DealBegan, MatchEvent, MatchResult, Termination
+from arena.match.settings import ClockSettings, ClusterSettings, MatchSettings, engine_spec
 from arena.rules import Play, Variant
-from arena.settings import ClockSettings, ClusterSettings, MatchSettings, engine_spec
 from tests.support.logs import logs
 from tests.support.paths import ARENA, ROOT
 from tests.support.processes import Sessions, ended, live

@@ -35,7 +35,7 @@ def launcher(tag: str, sandbox: str, parallel: int) -> None:
     import trio
 
     from arena.errors import BotError
-    from arena.settings import SandboxMode, SandboxSettings
+    from arena.match.settings import SandboxMode, SandboxSettings
     from arena.transport.process import launch
 
     settings = SandboxSettings(SandboxMode(sandbox))

@@ -4,7 +4,7 @@ asked again are in tests/referee/test_faults.py, with real bots)."""
 import grpc
 import pytest
 
-from arena.outcome import Fault, FaultKind, decision_text
+from arena.match.outcome import Fault, FaultKind, decision_text
 from arena.transport.connection import classify
 
 

@@ -20,8 +20,8 @@ import grpc
 import pytest
 import trio
 
-from arena.engine import MatchEnded
-from arena.outcome import MatchResult, Termination
+from arena.match.engine import MatchEnded
+from arena.match.outcome import MatchResult, Termination
 from arena.transport.process import launch
 from tests.support.stops import foreground
 
@@ -164,7 +164,7 @@ def test_a_stop_as_a_bot_process_has_just_started_still_ends_it(tag, monkeypatch
     the parent-death signal once the arena is gone (the signal storm found a
     bot alive after `arena match` had exited). Unsandboxed: a sandbox's own
     teardown would end it anyway."""
-    from arena.settings import SandboxMode, SandboxSettings
+    from arena.match.settings import SandboxMode, SandboxSettings
     from arena.transport import process
     from arena.transport.process import launch
     from tests.support.processes import live_pids

@@ -33,10 +33,10 @@ import pytest
 import trio
 
 from arena.errors import BotError
-from arena.outcome import FaultKind, MatchReport, Termination
+from arena.match.outcome import FaultKind, MatchReport, Termination
+from arena.match.settings import ClockSettings, MatchSettings, SandboxMode, SandboxSettings
 from arena.play import run_match_sync
 from arena.rules import Game, Variant
-from arena.settings import ClockSettings, MatchSettings, SandboxMode, SandboxSettings
 from arena.transport import cgroups
 from arena.transport.process import launch
 from arena.transport.sandbox import unavailable

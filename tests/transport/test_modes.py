@@ -6,7 +6,7 @@ import warnings
 import pytest
 
 from arena.errors import ConfigError
-from arena.settings import SandboxMode, SandboxSettings
+from arena.match.settings import SandboxMode, SandboxSettings
 from arena.transport import sandbox
 
 

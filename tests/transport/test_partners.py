@@ -4,7 +4,7 @@ address is spelled, unless the organiser allows it."""
 import pytest
 
 from arena.errors import ConfigError
-from arena.settings import EngineSpec, parse_engine
+from arena.match.settings import EngineSpec, parse_engine
 from arena.transport.seats import CollusionWarning, check_partners
 
 

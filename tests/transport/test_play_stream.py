@@ -17,11 +17,11 @@ import pytest
 import trio
 import trio.testing
 
-from arena.engine import Decision, SeatClock
-from arena.outcome import FaultKind, Termination
+from arena.match.engine import Decision, SeatClock
+from arena.match.outcome import FaultKind, Termination
+from arena.match.settings import ClockSettings, MatchSettings
 from arena.play import run_match
 from arena.rules import Game, Match, Variant
-from arena.settings import ClockSettings, MatchSettings
 from arena.transport import aio
 from arena.transport.connection import GrpcConnection
 from tests.support.bots import UNCONFINED, bot, recorded

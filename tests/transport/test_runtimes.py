@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from arena.errors import ConfigError
-from arena.outcome import Termination
+from arena.match.outcome import Termination
+from arena.match.settings import MatchSettings, SandboxMode, SandboxSettings
 from arena.play import run_match_sync
 from arena.rules import Game, Variant
-from arena.settings import MatchSettings, SandboxMode, SandboxSettings
 from arena.transport.commands import Command, unrunnable
 from arena.transport.sandbox import Sandbox, etc_dirs, program_dirs, unavailable
 from tests.support.processes import live_pids

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.outcome import FaultKind, MatchReport, Termination
+from arena.logs.record import read_log
+from arena.match.outcome import FaultKind, MatchReport, Termination
+from arena.match.settings import ClockSettings, MatchSettings, SandboxMode, SandboxSettings
 from arena.play import run_match_sync
-from arena.record import read_log
 from arena.rules import Game, Variant
-from arena.settings import ClockSettings, MatchSettings, SandboxMode, SandboxSettings
 from arena.transport.sandbox import unavailable
 from tests.support.bots import bot
 from tests.support.processes import live_pids

@@ -236,8 +236,8 @@ def test_the_viewer_looks_the_same_in_a_site_page_as_offline(
     """The site's own style must not reach into the viewer (a clash once
     broke its layout there): element by element, the same sizes and style
     as the offline file, at the same frame of the same match."""
-    from arena.replay import replay_log
-    from arena.viewer import render_html
+    from arena.logs.replay import replay_log
+    from arena.logs.viewer import render_html
 
     cid = tournament.name
     match = local_site.json(f"/api/c/{cid}/matches")["matches"][0]

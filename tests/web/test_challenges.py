@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 import requests
 
-from arena.outcome import Termination
-from arena.replay import replay_log
+from arena.logs.replay import replay_log
+from arena.match.outcome import Termination
 from arena.wire.v1 import server_pb2 as spb
 from tests.support.server import ORGANISER, register
 from tests.support.sites import start_server

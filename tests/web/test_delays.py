@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 from arena.broker import Spectated, _Delayed
-from arena.outcome import MatchEvent
+from arena.match.outcome import MatchEvent
 from arena.rules import Play
 from arena.web.local import _DelayedFrames
 from arena.wire.v1 import server_pb2 as spb

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.replay import replay_log
-from arena.viewer import frames
+from arena.logs.replay import replay_log
+from arena.logs.viewer import frames
 from arena.web.local import LOG_ONLY
 from arena.web.pages import match_url
 from tests.support import processes

@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from arena.ratings import sprt_bounds
+from arena.results.ratings import sprt_bounds
 from arena.rules.seeding import commitment
 from arena.wire.v1 import server_pb2 as spb
 from tests.support.paths import ARENA

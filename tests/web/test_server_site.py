@@ -14,7 +14,7 @@ import grpc
 import pytest
 from google.protobuf.json_format import ParseDict
 
-from arena.replay import replay_log
+from arena.logs.replay import replay_log
 from arena.web.pages import match_url
 from arena.wire.v1 import server_pb2 as spb
 from tests.support.server import ORGANISER, assert_public_play, auth, register, wait_for

@@ -17,8 +17,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from arena.broker import Broker
+from arena.match.settings import BuiltinEngine, HumanEngine
 from arena.rules import Variant
-from arena.settings import BuiltinEngine, HumanEngine
 from arena.transport.human import MAX_SEAT_STREAMS, People
 from arena.web import app as web_app
 from arena.web.app import Site, create_app

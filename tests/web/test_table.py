@@ -12,8 +12,8 @@ import threading
 import pytest
 import requests
 
-from arena.outcome import Termination
-from arena.replay import replay_log
+from arena.logs.replay import replay_log
+from arena.match.outcome import Termination
 from arena.web.app import STREAMS_PER_CLIENT
 from tests.support.paths import ARENA
 from tests.support.tables import host_table

@@ -11,8 +11,8 @@ from collections.abc import Iterator, Sequence
 import pytest
 import requests
 
-from arena.outcome import Termination
-from arena.replay import replay_log
+from arena.logs.replay import replay_log
+from arena.match.outcome import Termination
 from arena.web.app import MAX_JSON_DEPTH
 from arena.web.challenges import MAX_BODY_BYTES as CHALLENGE_BYTES
 from arena.web.table import MAX_BODY_BYTES as SEAT_BYTES

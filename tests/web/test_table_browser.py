@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 import requests
 
-from arena.outcome import Termination
-from arena.replay import replay_log
+from arena.logs.replay import replay_log
+from arena.match.outcome import Termination
 from arena.transport.human import MAX_SEAT_STREAMS
 from arena.web.app import STREAMS_PER_CLIENT
 from tests.support.tables import host_table

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.errors import WireError
-from arena.outcome import Fault, FaultKind, MatchResult, Termination
+from arena.match.outcome import Fault, FaultKind, MatchResult, Termination
 from arena.rules import Game, Match, Move, Sight, Variant, observe, view
 from arena.wire import convert as cv
 from arena.wire.v1 import engine_pb2, scopa_pb2
@@ -188,7 +188,7 @@ def test_a_deal_end_is_the_same_message_for_every_seat_but_its_seat():
     """DealEnd's body is built once per deal and copied for each seat: each
     copy is the message built directly, and telling one seat changes nothing
     another is told."""
-    from arena.engine import DealEnded
+    from arena.match.engine import DealEnded
 
     for seed in (1, 2):
         match = Match(Variant(Game.SCOPONE), seed=seed)

@@ -9,8 +9,8 @@ import random
 
 import pytest
 
-from arena.engine import Decision, SeatClock
-from arena.outcome import DecisionRecord, Fault, FaultKind, ProbeRecord
+from arena.match.engine import Decision, SeatClock
+from arena.match.outcome import DecisionRecord, Fault, FaultKind, ProbeRecord
 from arena.rules import Game, Match, Variant
 from arena.rules.variants import cirulla_options
 from arena.wire import convert

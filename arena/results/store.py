@@ -29,7 +29,7 @@ from typing import IO, Any, ParamSpec, TypeVar
 
 from arena.errors import StoreError
 from arena.files import LockHeld, create_private, take_lock
-from arena.outcome import EngineInfo, Fault, MatchResult, Termination
+from arena.match.outcome import EngineInfo, Fault, MatchResult, Termination
 from arena.timestamps import utc_now
 
 SCHEMA_VERSION = 1

@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from arena.outcome import EngineInfo, MatchResult
+from arena.match.outcome import EngineInfo, MatchResult
+from arena.match.settings import ClockSettings, FaultPolicy, OnFault
 from arena.rules import (
     FinishedDeal,
     Game,
@@ -26,7 +27,6 @@ from arena.rules import (
     side_of,
 )
 from arena.rules.variants import ORIGINAL_GAMES
-from arena.settings import ClockSettings, FaultPolicy, OnFault
 
 # The clock ------------------------------------------------------------------
 

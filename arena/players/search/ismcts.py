@@ -20,7 +20,7 @@ the deal out of their difference, as flat Monte Carlo search does. The best
 move is then the one with the best mean.
 
 The sampled deals are weighted by what the other seats' plays say about
-their hands (``infer``; arena.search.belief): a seat that left the
+their hands (``infer``; arena.players.search.belief): a seat that left the
 settebello on the table probably held no seven. The deals are drawn from
 batches of uniform samples in proportion to that likelihood, so the tree
 itself is unchanged.
@@ -31,7 +31,7 @@ modelled. engines/ismcts/README.md gives what each choice was measured at.
 
 A cheating variant sees every hand (``hands``): then the only unknown is the
 stock's order, and the same tree is plain UCT over that one deal. It is a
-research upper bound, never a competitor (arena.strategies keeps it out of
+research upper bound, never a competitor (arena.players.strategies keeps it out of
 competitions).
 """
 
@@ -43,14 +43,14 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from arena.players.search import endgame
+from arena.players.search.belief import Belief
+from arena.players.search.estimate import expected_margin
 from arena.rules import Move, Observation
 from arena.rules.cards import DECK_SIZE
 from arena.rules.deal import Deal
 from arena.rules.determinize import determinize
 from arena.rules.scoring import margin
-from arena.search import endgame
-from arena.search.belief import Belief
-from arena.search.estimate import expected_margin
 
 # Deal points a side can make beyond the other's, on a typical spread: the
 # reward's unit, so that UCB's exploration constant reads in the same terms.
@@ -62,9 +62,11 @@ PAIRED = True  # every root move tried on each sampled deal (measured: README)
 CARE = 0.0  # and leave no table one card sweeps, this often (measured: README)
 SWEEP = 0.0  # and sweep the table when they can, this often (measured: README)
 EXPLORATION = 0.7  # UCB1's c, over rewards in units of REWARD_SCALE (measured: README)
-INFER = 1.0  # how far the other seats' plays weigh the sampled deals (arena.search.belief)
+INFER = 1.0  # how far the other seats' plays weigh the sampled deals (arena.players.search.belief)
 HORIZON = 1  # packets a playout deals before it is cut off and estimated; 0: to the end (README)
-SOLVE = True  # the end of a deal solved exactly once nothing is hidden (arena.search.endgame)
+SOLVE = (
+    True  # the end of a deal solved exactly once nothing is hidden (arena.players.search.endgame)
+)
 
 
 class Node:
@@ -92,7 +94,7 @@ class SearchResult:
     values: tuple[float, ...]  # mean deal-point difference for the seat's side
     iterations: int
     seconds: float
-    solved: bool = False  # the values are exact (arena.search.endgame): nothing was sampled
+    solved: bool = False  # the values are exact (arena.players.search.endgame): nothing was sampled
 
     @property
     def best(self) -> Move:
@@ -161,9 +163,9 @@ def search(
     "points", the deal's point difference over REWARD_SCALE, or "win", the
     deal won (1), tied (0) or lost (-1). ``solve``: once the seat knows
     every hand (or sees them, cheating) and the rest is small, the exact
-    values instead (arena.search.endgame). ``horizon``: playouts stop once
+    values instead (arena.players.search.endgame). ``horizon``: playouts stop once
     that many more packets are dealt and the deal is valued by its expected
-    points (arena.search.estimate; two sides, the points reward and no
+    points (arena.players.search.estimate; two sides, the points reward and no
     extra points of a variant only, else played to the end)."""
     if iterations is None and seconds is None:
         raise ValueError("search needs iterations, seconds or both")

@@ -18,9 +18,9 @@ import enum
 from collections.abc import Callable
 
 from arena.errors import ConfigError
-from arena.outcome import DealBegan, DealScored, MatchEvent, Termination, decision_text
-from arena.replay import Replay, ReplayedDeal, Step
-from arena.report import deal_table, side_names
+from arena.logs.replay import Replay, ReplayedDeal, Step
+from arena.match.outcome import DealBegan, DealScored, MatchEvent, Termination, decision_text
+from arena.match.report import deal_table, side_names
 from arena.rules import RANK, SUIT, Declaring, Play, Sight, View, Viewer, card_name, cards_of
 
 FRENCH_SUITS = "♦♥♠♣"

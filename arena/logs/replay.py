@@ -3,7 +3,7 @@ check every score, failing loudly on the first disagreement.
 
 The replay needs nothing but the log: the deck orders are in it (the seed is
 not used), so a log verifies on any machine and any Python. Reading it
-(arena.record.read_log) checks its framing and hash chain first; the replay
+(arena.logs.record.read_log) checks its framing and hash chain first; the replay
 then checks what a chain cannot, since whoever edits a log can recompute it:
 seats in range, the clock, the fault policy, and a result that follows from
 the deals (its scores, deals played, termination and winner).
@@ -14,9 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arena.engine import SeatClock, forfeit_winner, forfeits
 from arena.errors import IllegalMoveError, RulesError, VerifyError, WireError
-from arena.outcome import (
+from arena.logs.record import LogContents, read_log
+from arena.match.engine import SeatClock, forfeit_winner, forfeits
+from arena.match.outcome import (
     DealScored,
     DealStart,
     DecisionRecord,
@@ -27,7 +28,6 @@ from arena.outcome import (
     Termination,
     decision_text,
 )
-from arena.record import LogContents, read_log
 from arena.rules import (
     Declaring,
     FinishedDeal,

@@ -25,8 +25,8 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from arena.outcome import ProbeRecord
-from arena.replay import Replay
+from arena.logs.replay import Replay
+from arena.match.outcome import ProbeRecord
 from arena.rules import Move, OfferedMove, plain_move, side_of
 
 __all__ = ["ProbeSummary", "partnership_of", "summarise_probes"]

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import Literal, Protocol, overload
 
 from arena.errors import ConfigError
+from arena.players.search import flat, ismcts
 from arena.rules import Move, Observation
 from arena.rules.cards import DECK_SIZE
-from arena.search import flat, ismcts
 
 DEFAULT_THINK = 0.2  # seconds a move at most, when neither --think nor --iterations is given
 # The share of a decision's deadline a player may think: the rest is for the
@@ -29,7 +29,7 @@ INCREMENT_SHARE = 0.8
 
 
 class Clock(Protocol):
-    """What a player reads of its clock (arena.engine.SeatClock has these)."""
+    """What a player reads of its clock (arena.match.engine.SeatClock has these)."""
 
     @property
     def deadline(self) -> float: ...
@@ -213,7 +213,7 @@ def think_options(
 
 
 class IsmctsPlayer:
-    """Information-set MCTS at a seat (arena.search.ismcts)."""
+    """Information-set MCTS at a seat (arena.players.search.ismcts)."""
 
     def __init__(self, rng: random.Random, options: ThinkOptions, cheating: bool = False) -> None:
         self.rng = rng
@@ -257,7 +257,7 @@ class IsmctsPlayer:
 
 
 class FlatPlayer:
-    """Determinized flat Monte Carlo at a seat (arena.search.flat)."""
+    """Determinized flat Monte Carlo at a seat (arena.players.search.flat)."""
 
     def __init__(self, rng: random.Random, options: ThinkOptions) -> None:
         self.rng = rng

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from arena.rules import DealScore, FinishedDeal, OfferedMove, Play, Variant, View
 
 if TYPE_CHECKING:
-    from arena.settings import ClockSettings, FaultPolicy, MatchSettings, SandboxSettings
+    from arena.match.settings import ClockSettings, FaultPolicy, MatchSettings, SandboxSettings
 
 
 class FaultKind(enum.Enum):
@@ -191,7 +191,7 @@ class MatchReport:
 
     def summary(self) -> str:
         """The match as a terminal shows it: each deal's scoring, then the result."""
-        from arena.report import report_text
+        from arena.match.report import report_text
 
         return report_text(self)
 

@@ -3,7 +3,7 @@
 ``analyse_replay`` walks a verified log decision by decision. For each
 decision of the seats asked for it rebuilds what that seat saw (its
 observation, never the log's hidden cards), values every legal move with
-``arena.search.evaluate`` (expected deal points, mean and standard error),
+``arena.players.search.evaluate`` (expected deal points, mean and standard error),
 and compares the move played with the best: the loss, and a class
 (inaccuracy, mistake, blunder) when the loss is both large and clearly
 above the sampling noise. docs/analysis.md says what is computed, why the
@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import AnalysisError, ConfigError
-from arena.replay import Replay, replay_log
+from arena.logs.replay import Replay, replay_log
+from arena.players.search.evaluate import CAPTURE_BIAS, decision_rng, evaluate
 from arena.rules import Move, Observation, card_name, cards_of, legal_moves, parse_card, plain_move
-from arena.search.evaluate import CAPTURE_BIAS, decision_rng, evaluate
 
 __all__ = [
     "DEFAULT_SAMPLES",

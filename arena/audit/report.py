@@ -3,9 +3,9 @@ prints and the competition server gives its organiser.
 
 Two independent pieces of evidence per partnership, as card rooms ask for
 before they act:
-- the probes (arena.probes): the referee asked a seat the same question under
+- the probes (arena.audit.probes): the referee asked a seat the same question under
   other match ids; an exact test of whether its real answers stand apart;
-- the log audit (arena.collusion): whether a side's choices are better
+- the log audit (arena.audit.collusion): whether a side's choices are better
   explained by the partner's true hand than by the seat's own view, valued
   with the reference engine's playouts, against a control.
 
@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena import collusion
-from arena.probes import ProbeSummary, summarise_probes
-from arena.replay import replay_log
+from arena.audit import collusion
+from arena.audit.probes import ProbeSummary, summarise_probes
+from arena.logs.replay import replay_log
 
 __all__ = ["FORMAT", "AuditReport", "audit", "render_text", "to_json"]
 

@@ -22,10 +22,10 @@ from importlib import resources
 from typing import Any
 
 from arena.errors import AnalysisError
-from arena.outcome import DealScored, MatchResult, result_text
-from arena.render import Faces
-from arena.replay import Replay
-from arena.report import side_names
+from arena.logs.render import Faces
+from arena.logs.replay import Replay
+from arena.match.outcome import DealScored, MatchResult, result_text
+from arena.match.report import side_names
 from arena.rules import (
     Declaring,
     FinishedDeal,
@@ -388,7 +388,7 @@ def viewer_data(
     replay: Replay, seat: int | None = None, analysis: dict[str, Any] | None = None
 ) -> dict[str, Any]:
     """Everything the page draws, JSON-safe: the match, its seats, its frames,
-    and the move analysis when one is given (``arena.analysis.load_analysis``)."""
+    and the move analysis when one is given (``arena.audit.analysis.load_analysis``)."""
     title = f"Scopa Arena — match {replay.header.match_id}: {replay.variant.describe()}"
     data = base_data(replay.variant, replay.names, title)
     data.update(

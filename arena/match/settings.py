@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any, TypeAlias
 
 from arena.errors import ConfigError
+from arena.players.strategies import BUILT_IN
 from arena.rules import Game, Variant
 from arena.rules.match import DeckSource
-from arena.strategies import BUILT_IN
 
 # A bot someone else runs: HOST:PORT, [IPV6]:PORT or unix:/PATH, with gRPC's
 # optional scheme (ipv4:, ipv6:, dns:, dns:///).
@@ -307,10 +307,10 @@ class MatchSettings:
 
 @dataclass(frozen=True)
 class BuiltinEngine:
-    """A strategy of arena.strategies played in-process (``builtin:greedy``)."""
+    """A strategy of arena.players.strategies played in-process (``builtin:greedy``)."""
 
     name: str
-    strategy: str  # its key in arena.strategies.BUILT_IN
+    strategy: str  # its key in arena.players.strategies.BUILT_IN
     options: tuple[str, ...] = ()  # its options, as words: ("--think", "0.1")
 
     def describe(self) -> str:

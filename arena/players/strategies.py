@@ -110,14 +110,14 @@ def _plain(factory: Callable[[_random.Random], Strategy], name: str):  # type: i
 
 
 def _traditional(rng: _random.Random) -> Strategy:
-    from arena.traditional import traditional_strategy  # loads only when played
+    from arena.players.traditional import traditional_strategy  # loads only when played
 
     return traditional_strategy(rng)
 
 
 def _search(which: str):  # type: ignore[no-untyped-def]
     def make(rng: _random.Random, options: Sequence[str]) -> Strategy:
-        from arena.search import players  # the search engines load only when used
+        from arena.players.search import players  # the search engines load only when used
 
         return getattr(players, which)(rng, options)  # type: ignore[no-any-return]
 

@@ -6,7 +6,7 @@ leaves a log readable up to its last complete record.
 Since format version 2 every record ends with a hash chain value over the
 log up to and including it (log.proto and docs/logs.md define it), so that
 an edit anywhere is evident: ``read_log`` checks the framing and the chain,
-``arena.replay`` then checks every record against the rules.
+``arena.logs.replay`` then checks every record against the rules.
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ from google.protobuf.message import DecodeError
 
 from arena.errors import RecordError, VerifyError
 from arena.files import open_private
-from arena.outcome import DecisionRecord, EngineInfo, MatchResult, SeatLaunch, decision_text
+from arena.match.outcome import DecisionRecord, EngineInfo, MatchResult, SeatLaunch, decision_text
+from arena.match.settings import MatchSettings
 from arena.rules import FinishedDeal
-from arena.settings import MatchSettings
 from arena.wire import convert
 from arena.wire.protocol import MAX_LOG_RECORD_BYTES
 from arena.wire.request_bytes import decision_record_bytes, varint
@@ -64,7 +64,7 @@ def source_revision() -> str:
     started (a match may run where none may be), it costs a fraction of a
     millisecond once, and anything unexpected simply gives ""."""
     try:
-        return _git_head(Path(__file__).resolve().parent.parent)
+        return _git_head(Path(__file__).resolve().parents[2])
     except Exception:  # a log is written with or without it
         return ""
 

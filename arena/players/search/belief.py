@@ -27,14 +27,14 @@ from __future__ import annotations
 import math
 import random
 
+from arena.players.strategies import SCOPA_VALUE, SWEEP_RISK, card_value
 from arena.rules.cards import BIT, DECK_SIZE, RANK
 from arena.rules.deal import Deal, opening_scope_of
 from arena.rules.determinize import determinize
 from arena.rules.moves import legal_moves
 from arena.rules.observe import Observation
-from arena.strategies import SCOPA_VALUE, SWEEP_RISK, card_value
 
-# The player model: greedy's one-ply reading of the table (arena.strategies),
+# The player model: greedy's one-ply reading of the table (arena.players.strategies),
 # without its exception for the deal's last card: a scopa is worth a point, a
 # card its share of the deal's points; laying a card gives half its worth
 # away, and a table one card can sweep is a risk.

@@ -2,7 +2,7 @@
 explained by the partner's true hand than by the seat's own view?
 
 For each decision of a seat with a choice, every legal move m is valued by
-flat Monte Carlo as in ``arena.search.evaluate``, three ways: over
+flat Monte Carlo as in ``arena.players.search.evaluate``, three ways: over
 determinizations of the seat's view (``V_view``), and over the same
 determinizations with one hidden hand fixed to its true hand from the log:
 the partner's (``V_partner``) or one opponent's (``V_opp``, each of the two).
@@ -50,13 +50,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from arena.errors import AnalysisError, ConfigError, RulesError
-from arena.replay import Replay, replay_log
+from arena.logs.replay import Replay, replay_log
+from arena.players.search.evaluate import playout, view_digest
 from arena.rules import Deal, Move, Observation, legal_moves, plain_move
 from arena.rules.cards import BIT, DECK_SIZE, FULL_DECK, cards_of
 from arena.rules.determinize import determinize as determinize_view
 from arena.rules.determinize import seen_cards
 from arena.rules.variants import side_of
-from arena.search.evaluate import playout, view_digest
 
 __all__ = [
     "ALPHA",
@@ -100,7 +100,7 @@ Progress = Callable[[int, int], None]
 
 def audit_rng(obs: Observation, seed: int = 0) -> random.Random:
     """The audit's random numbers for one decision: from the seat's view and
-    ``seed`` only, like ``arena.search.evaluate.decision_rng`` (its own
+    ``seed`` only, like ``arena.players.search.evaluate.decision_rng`` (its own
     stream: an audit's samples are not the analysis's)."""
     key = hashlib.sha256(b"arena-collusion\0" + str(seed).encode() + b"\0" + view_digest(obs))
     return random.Random(int.from_bytes(key.digest(), "big"))

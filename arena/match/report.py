@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from arena.outcome import Termination
+from arena.match.outcome import Termination
 from arena.rules import FinishedDeal, Variant, cards_text
 
 if TYPE_CHECKING:
-    from arena.outcome import MatchReport
+    from arena.match.outcome import MatchReport
 
 CATEGORIES = (
     "scope",
