@@ -21,9 +21,8 @@ from pathlib import Path
 
 import trio
 
-from arena.errors import BotError
+from arena.errors import BotError, FaultKind
 from arena.match.engine import Decision, SeatClock
-from arena.match.outcome import FaultKind
 from arena.match.settings import ClockSettings, SandboxSettings
 from arena.rules import OPTIONS, Declaring, Game, Match, Variant
 from arena.rules.declarations import undeclarable_reason

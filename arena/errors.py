@@ -8,12 +8,11 @@ record and config errors are about files and settings the user gave us.
 
 from __future__ import annotations
 
+import enum
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # outcome builds on the rules, which raise these errors
+if TYPE_CHECKING:
     from os import PathLike
-
-    from arena.match.outcome import FaultKind
 
 
 class ArenaError(Exception):
@@ -39,6 +38,16 @@ class IllegalMoveError(RulesError):
         self.seat = seat
         self.move = move
         self.reason = reason
+
+
+class FaultKind(enum.Enum):
+    """The ways a bot can fail a decision. Each is the bot's fault, never the referee's."""
+
+    TIMEOUT = "timeout"  # no answer within the time allowed
+    ILLEGAL = "illegal"  # a well-formed move that is not legal here
+    MALFORMED = "malformed"  # not a move at all: unknown card, oversized, unparsable
+    CRASH = "crash"  # the process died or the connection was lost
+    STALL = "stall"  # connected but never ready (handshake, health check)
 
 
 class BotError(ArenaError):

@@ -8,7 +8,7 @@ The referee owns the truth: the deck, every hand, the clock. For each
 decision it sends the seat to move exactly what that seat may know (its
 observation and the legal moves), waits under its own clock, and checks the
 answer with the rules engine, never with the bot's claims. Every failure is
-classified (arena.match.outcome.FaultKind), recorded, and handled by the match's
+classified (arena.errors.FaultKind), recorded, and handled by the match's
 fault policy: by default the faulting side loses; or a legal substitute move
 is played and the bot is forfeited after N strikes. A seat that failed before
 the first deal makes the match no contest: it never began, nobody wins it. An
@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 
 import trio
 
-from arena.errors import BotError, ConfigError, IllegalMoveError
+from arena.errors import BotError, ConfigError, FaultKind, IllegalMoveError
 from arena.logs.record import LogWriter
 from arena.match.engine import (
     Answer,
@@ -41,7 +41,6 @@ from arena.match.outcome import (
     DealScored,
     DecisionRecord,
     Fault,
-    FaultKind,
     MatchEvent,
     MatchReport,
     MatchResult,

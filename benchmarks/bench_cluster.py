@@ -36,7 +36,8 @@ from typing import Any
 import trio
 
 from arena.cluster import Cluster, open_cluster
-from arena.match.outcome import FaultKind, MatchReport
+from arena.errors import FaultKind
+from arena.match.outcome import MatchReport
 from arena.match.settings import (
     ClockSettings,
     ClusterSettings,

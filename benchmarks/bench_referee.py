@@ -30,8 +30,8 @@ from typing import Any
 import grpc
 import trio
 
+from arena.errors import FaultKind
 from arena.match.engine import Answer, Decision, Hello, Notification, SeatClock
-from arena.match.outcome import FaultKind
 from arena.match.settings import ClockSettings, MatchSettings
 from arena.play import run_match
 from arena.rules import Game, Match, Variant

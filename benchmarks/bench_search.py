@@ -14,7 +14,7 @@ import statistics
 import sys
 from pathlib import Path
 
-from arena.match.outcome import FaultKind
+from arena.errors import FaultKind
 from arena.match.settings import ClockSettings, MatchSettings
 from arena.play import run_match_sync
 from arena.rules import Game, Variant

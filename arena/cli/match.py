@@ -27,6 +27,7 @@ from arena.cli.common import (
     whole,
 )
 from arena.errors import ConfigError
+from arena.match.report import report_text
 from arena.match.settings import (
     ClockSettings,
     EngineSpec,
@@ -138,7 +139,7 @@ def play_and_print(
             allow_shared_partners=allow_shared_partners,
         )
     )
-    print(report.summary())
+    print(report_text(report))
     if log:
         print(f"log: {log}")
     return report

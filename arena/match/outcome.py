@@ -8,20 +8,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from arena.errors import FaultKind
 from arena.rules import DealScore, FinishedDeal, OfferedMove, Play, Variant, View
 
 if TYPE_CHECKING:
     from arena.match.settings import ClockSettings, FaultPolicy, MatchSettings, SandboxSettings
-
-
-class FaultKind(enum.Enum):
-    """The ways a bot can fail a decision. Each is the bot's fault, never the referee's."""
-
-    TIMEOUT = "timeout"  # no answer within the time allowed
-    ILLEGAL = "illegal"  # a well-formed move that is not legal here
-    MALFORMED = "malformed"  # not a move at all: unknown card, oversized, unparsable
-    CRASH = "crash"  # the process died or the connection was lost
-    STALL = "stall"  # connected but never ready (handshake, health check)
 
 
 class Termination(enum.Enum):
@@ -188,12 +179,6 @@ class MatchReport:
     deals: list[FinishedDeal] = field(default_factory=list)
     decisions: list[DecisionRecord] = field(default_factory=list)
     log_chain: str = ""  # hex chain value ending the match's log (docs/logs.md); "": no log
-
-    def summary(self) -> str:
-        """The match as a terminal shows it: each deal's scoring, then the result."""
-        from arena.match.report import report_text
-
-        return report_text(self)
 
 
 @dataclass(frozen=True)

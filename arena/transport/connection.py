@@ -27,9 +27,9 @@ import grpc
 import trio
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from arena.errors import BotError
+from arena.errors import BotError, FaultKind
 from arena.match.engine import Answer, Decision, Hello, Notification
-from arena.match.outcome import SEES_EVERY_HAND, FaultKind
+from arena.match.outcome import SEES_EVERY_HAND
 from arena.rules import Declaring, Game, Move, Observation, Strategy, Variant
 from arena.rules.cards import BIT, DECK_SIZE, FULL_DECK
 from arena.transport import aio

@@ -51,9 +51,8 @@ from typing import IO, Any
 
 import trio
 
-from arena.errors import BotError, ConfigError
+from arena.errors import BotError, ConfigError, FaultKind
 from arena.files import open_private
-from arena.match.outcome import FaultKind
 from arena.match.settings import SandboxSettings
 from arena.transport import cgroups, limits, relay
 from arena.transport.commands import unrunnable

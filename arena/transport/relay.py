@@ -21,8 +21,7 @@ from pathlib import Path
 
 import trio
 
-from arena.errors import BotError, ConfigError
-from arena.match.outcome import FaultKind
+from arena.errors import BotError, ConfigError, FaultKind
 
 CLONE_NEWNET = 0x40000000
 CHUNK_BYTES = 1 << 16

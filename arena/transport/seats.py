@@ -28,9 +28,9 @@ from pathlib import Path
 
 import trio
 
-from arena.errors import BotError, ConfigError
+from arena.errors import BotError, ConfigError, FaultKind
 from arena.match.engine import Hello
-from arena.match.outcome import EngineInfo, Fault, FaultKind
+from arena.match.outcome import EngineInfo, Fault
 from arena.match.settings import (
     AddressEngine,
     BuiltinEngine,

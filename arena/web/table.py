@@ -35,6 +35,7 @@ from starlette.routing import Route
 from arena.broker import Broker
 from arena.logs.viewer import script_json
 from arena.match.outcome import MatchReport
+from arena.match.report import report_text
 from arena.match.settings import EngineSpec, MatchSettings
 from arena.play import run_match, seat_engines
 from arena.rules import Variant
@@ -285,7 +286,7 @@ async def host_match(
             for human in people.seats.values():
                 human.close()
         table.result = report.result.reason
-        announce(report.summary())
+        announce(report_text(report))
         if log:
             announce(f"log: {log}")
         if linger > 0:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from arena import __version__
-from arena.errors import ConfigError, RulesError, WireError
+from arena.errors import ConfigError, FaultKind, RulesError, WireError
 from arena.match.engine import (
     Answer,
     DealEnded,
@@ -33,7 +33,6 @@ from arena.match.outcome import (
     DecisionRecord,
     EngineInfo,
     Fault,
-    FaultKind,
     LaunchKind,
     MatchEvent,
     MatchHeader,

@@ -18,8 +18,9 @@ import pytest
 import trio
 import trio.testing
 
+from arena.errors import FaultKind
 from arena.match.engine import Answer, Decision, Hello, Notification
-from arena.match.outcome import FaultKind, MatchReport, Termination
+from arena.match.outcome import MatchReport, Termination
 from arena.match.settings import ClockSettings, FaultPolicy, MatchSettings, OnFault
 from arena.play import Engine, run_match
 from arena.rules import Game, Variant

@@ -3,8 +3,9 @@ offered the declaring moves, declaring, lying about their hands, and logged."""
 
 import pytest
 
+from arena.errors import FaultKind
 from arena.logs.replay import replay_log
-from arena.match.outcome import FaultKind, Termination
+from arena.match.outcome import Termination
 from arena.match.settings import ClockSettings, MatchSettings
 from arena.rules import Declaring, Game, Variant
 from arena.rules.declarations import DECLARATION_POINTS, declaration_of

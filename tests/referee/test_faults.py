@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 import trio
 
-from arena.errors import ConfigError
+from arena.errors import ConfigError, FaultKind
 from arena.logs.record import read_log
-from arena.match.outcome import FaultKind, Termination
+from arena.match.outcome import Termination
 from arena.match.settings import ClockSettings, FaultPolicy, MatchSettings, OnFault
 from arena.play import run_match_sync
 from arena.rules import Game, Variant

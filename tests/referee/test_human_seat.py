@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 import trio
 
+from arena.errors import FaultKind
 from arena.logs.replay import replay_log
-from arena.match.outcome import FaultKind, Termination
+from arena.match.outcome import Termination
 from arena.match.settings import FaultPolicy, HumanEngine, MatchSettings, OnFault, parse_engine
 from arena.play import run_match
 from arena.rules import Game, Variant

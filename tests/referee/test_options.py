@@ -4,7 +4,8 @@ seats it only in matches whose options it listed: real bot processes
 
 import pytest
 
-from arena.match.outcome import FaultKind, Termination
+from arena.errors import FaultKind
+from arena.match.outcome import Termination
 from arena.match.settings import ClockSettings, MatchSettings
 from arena.rules import Game, Variant
 from tests.support.bots import bot

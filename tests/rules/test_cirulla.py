@@ -11,6 +11,7 @@ import pytest
 from arena.errors import RulesError, WireError
 from arena.logs.replay import replay_log
 from arena.logs.viewer import frames
+from arena.match.report import report_text
 from arena.match.settings import MatchSettings
 from arena.play import run_match_sync
 from arena.rules import Deal, Declaring, Game, Match, Variant, observe, parse_cards, seeded_deck
@@ -104,7 +105,7 @@ def test_a_match_with_every_cirulla_rule_is_refereed_logged_replayed_and_shown(t
     assert sum(len(d.void_decks) for d in report.deals) >= 1
     shown = [f for f in frames(replay) if f["kind"] == "deal" and f["opening_scope"]]
     assert shown and all(len(f["opening_taken"]) == 4 and not f["table"] for f in shown)
-    assert "dealer takes an opening 15 or 30" in report.summary()
+    assert "dealer takes an opening 15 or 30" in report_text(report)
     # The built-in players declare every packet that allows it; the log keeps
     # each declaration with its play, and the replay checks it again.
     declared = [s for d in replay.deals for s in d.steps if isinstance(s.move, Declaring)]

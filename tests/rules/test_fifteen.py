@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from arena.errors import IllegalMoveError, RulesError
 from arena.logs.replay import replay_log
+from arena.match.report import report_text
 from arena.match.settings import MatchSettings
 from arena.play import run_match_sync
 from arena.rules import Deal, Game, Move, Variant, legal_moves, parse_card, seeded_deck
@@ -217,7 +218,7 @@ def test_a_match_of_scopa_a_quindici_is_refereed_logged_and_replayed(tmp_path):
     report = run_match_sync(engines, MatchSettings(variant, seed=11), log=log)
     assert report.result.termination.value == "completed" and not report.result.faults
     replay = replay_log(log)  # every move checked under the rule of 15 again
-    assert replay.variant.fifteen and "scopa a quindici" in report.summary()
+    assert replay.variant.fifteen and "scopa a quindici" in report_text(report)
     # The plays were captures of 15 and nothing else.
     for deal in report.deals:
         for play in deal.plays:

@@ -13,6 +13,7 @@ import pytest
 from arena.errors import IllegalMoveError, RulesError
 from arena.logs.replay import replay_log
 from arena.match.outcome import result_text
+from arena.match.report import report_text
 from arena.match.settings import MatchSettings
 from arena.play import run_match_sync
 from arena.rules import Deal, Game, Move, Variant, parse_card, score_deal, seeded_deck
@@ -110,7 +111,7 @@ def test_a_match_with_the_options_is_refereed_logged_and_replayed(tmp_path):
     replay = replay_log(log)  # recomputes every deal's scoring and checks the log's
     assert replay.variant == variant
     assert [d.finished.score for d in replay.deals] == [d.score for d in report.deals]
-    assert "re bello napola" in report.summary()
+    assert "re bello napola" in report_text(report)
     assert replay.variant.last_sweep  # and the replay held the plays' scopa flags to it
     plain = run_match_sync(
         engines, MatchSettings(Variant(Game.SCOPONE, target=None, deal_limit=12), seed=2026)
@@ -222,7 +223,7 @@ def test_a_match_of_scopa_d_assi_is_refereed_logged_and_replayed(tmp_path):
     report = run_match_sync(engines, MatchSettings(variant, seed=7), log=log)
     assert report.result.termination.value == "completed" and not report.result.faults
     replay = replay_log(log)  # every move checked under the ace rule again
-    assert replay.variant.ace_takes_all and "ace takes all" in report.summary()
+    assert replay.variant.ace_takes_all and "ace takes all" in report_text(report)
 
 
 def test_napoleone_is_a_reading_of_napola():
@@ -242,7 +243,7 @@ def test_napoleone_wins_the_match_at_the_end_of_the_deal_whatever_the_scores(tmp
     result = report.result
     assert (result.winner, result.final_scores, result.deals_played) == (0, (16, 2), 2)
     assert result.reason == "napoleone: all ten Denari taken in one deal"
-    assert "termination: completed (napoleone: all ten" in report.summary()
+    assert "termination: completed (napoleone: all ten" in report_text(report)
     sides, how = ["a+c", "b+d"], (result.final_scores, 0, result.termination, result.reason)
     assert result_text(sides, *how) == "a+c won 16-2 by napoleone"  # as the pages say it
     assert report.deals[-1].score.tallies[0].napola == 10

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from arena.errors import FaultKind
 from arena.logs.replay import replay_log
 from arena.logs.viewer import viewer_data
-from arena.match.outcome import FaultKind, Termination
+from arena.match.outcome import Termination
 from arena.match.settings import ClockSettings, MatchSettings
 from arena.rules import Deal, Game, Match, Variant, observe, seeded_deck, side_of
 from tests.support.bots import bot

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.errors import ConfigError
+from arena.errors import ConfigError, FaultKind
 from arena.logs.replay import replay_log
 from arena.logs.viewer import viewer_data
 from arena.match.engine import forfeit_winner
-from arena.match.outcome import FaultKind, Termination
+from arena.match.outcome import Termination
 from arena.match.settings import ClockSettings, MatchSettings
 from arena.rules import Deal, Game, Match, Variant, observe, seeded_deck
 from arena.rules.cards import parse_cards

@@ -12,7 +12,8 @@ import grpc
 import pytest
 
 from arena.archive import pack
-from arena.match.outcome import Fault, FaultKind, MatchResult, Termination
+from arena.errors import FaultKind
+from arena.match.outcome import Fault, MatchResult, Termination
 from arena.results.store import ScheduledMatch, open_store
 from arena.rules import side_of
 from arena.server import authors

@@ -200,7 +200,8 @@ def test_live_elo_moves_by_k(tmp_path):
 
 
 def test_fault_runs_survive_a_resume(tmp_path):
-    from arena.match.outcome import Fault, FaultKind, MatchResult, Termination
+    from arena.errors import FaultKind
+    from arena.match.outcome import Fault, MatchResult, Termination
     from arena.tournament.runner import Runner
     from arena.tournament.schedule import build_schedule
 

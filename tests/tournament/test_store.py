@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 import trio
 
-from arena.errors import StoreError
-from arena.match.outcome import EngineInfo, Fault, FaultKind, MatchResult, Termination
+from arena.errors import FaultKind, StoreError
+from arena.match.outcome import EngineInfo, Fault, MatchResult, Termination
 from arena.results.store import ForfeitCause, ScheduledMatch, Store, open_store
 from arena.tournament.config import config_from_dict
 from arena.tournament.lifecycle import Run

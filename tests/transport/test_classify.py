@@ -4,7 +4,8 @@ asked again are in tests/referee/test_faults.py, with real bots)."""
 import grpc
 import pytest
 
-from arena.match.outcome import Fault, FaultKind, decision_text
+from arena.errors import FaultKind
+from arena.match.outcome import Fault, decision_text
 from arena.transport.connection import classify
 
 

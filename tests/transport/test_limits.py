@@ -32,8 +32,8 @@ from pathlib import Path
 import pytest
 import trio
 
-from arena.errors import BotError
-from arena.match.outcome import FaultKind, MatchReport, Termination
+from arena.errors import BotError, FaultKind
+from arena.match.outcome import MatchReport, Termination
 from arena.match.settings import ClockSettings, MatchSettings, SandboxMode, SandboxSettings
 from arena.play import run_match_sync
 from arena.rules import Game, Variant

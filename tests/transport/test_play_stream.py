@@ -17,8 +17,9 @@ import pytest
 import trio
 import trio.testing
 
+from arena.errors import FaultKind
 from arena.match.engine import Decision, SeatClock
-from arena.match.outcome import FaultKind, Termination
+from arena.match.outcome import Termination
 from arena.match.settings import ClockSettings, MatchSettings
 from arena.play import run_match
 from arena.rules import Game, Match, Variant

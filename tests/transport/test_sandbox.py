@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from arena.errors import FaultKind
 from arena.logs.record import read_log
-from arena.match.outcome import FaultKind, MatchReport, Termination
+from arena.match.outcome import MatchReport, Termination
 from arena.match.settings import ClockSettings, MatchSettings, SandboxMode, SandboxSettings
 from arena.play import run_match_sync
 from arena.rules import Game, Variant

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.errors import WireError
-from arena.match.outcome import Fault, FaultKind, MatchResult, Termination
+from arena.errors import FaultKind, WireError
+from arena.match.outcome import Fault, MatchResult, Termination
 from arena.rules import Game, Match, Move, Sight, Variant, observe, view
 from arena.wire import convert as cv
 from arena.wire.v1 import engine_pb2, scopa_pb2

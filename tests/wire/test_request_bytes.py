@@ -9,8 +9,9 @@ import random
 
 import pytest
 
+from arena.errors import FaultKind
 from arena.match.engine import Decision, SeatClock
-from arena.match.outcome import DecisionRecord, Fault, FaultKind, ProbeRecord
+from arena.match.outcome import DecisionRecord, Fault, ProbeRecord
 from arena.rules import Game, Match, Variant
 from arena.rules.variants import cirulla_options
 from arena.wire import convert
