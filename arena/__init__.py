@@ -4,10 +4,9 @@ tool for Scopa bots.
 The package is layered; imports point one way (docs/architecture.md, checked
 by tests/test_layers.py):
 
-    rules (pure) <- settings, outcome, engine (plain values) <- wire (protobuf)
-    <- transport, record, referee, check <- play (run_match)
-    <- store, layout, tournament (the one lifecycle), cluster
-    <- web (reads stores) <- server (starts the site) <- cli.
+    rules (pure) <- players <- match (plain values) <- wire (protobuf),
+    results <- logs, audit <- transport <- referee <- play (run_match)
+    <- tournament (the one lifecycle), cluster <- web <- server <- cli.
 
 Importing ``arena`` itself loads nothing heavy.
 """

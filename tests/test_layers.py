@@ -77,7 +77,9 @@ def loaded(module: str) -> set[str]:
 
 
 @pytest.mark.process
-@pytest.mark.parametrize("module", ["arena.match.settings", "arena.tournament.config"])
+@pytest.mark.parametrize(
+    "module", ["arena.match.settings", "arena.tournament.config", "arena.wire.protocol"]
+)
 def test_settings_and_the_config_parser_load_neither_trio_nor_grpc(module):
     modules = loaded(module)
     assert not modules & {"trio", "grpc", "google"}, modules & {"trio", "grpc", "google"}
@@ -115,11 +117,27 @@ def test_the_package_ships_its_types():
 
 
 # Each layer, and the arena modules above it that it must never import
-# (docs/architecture.md's picture, read from the bottom).
+# (docs/architecture.md's picture, read from the bottom). The root's modules
+# are named as modules (referee, play, broker, check, archive, sdk).
+EDGES = ("tournament", "cluster", "server", "web", "cli")
 ABOVE = {
-    "search": ("wire", "transport", "referee", "play", "store", "web", "server", "cli"),
-    "wire": ("store", "tournament", "server", "web", "referee", "transport", "play", "cli"),
-    "transport": ("store", "tournament", "server", "web", "referee", "play", "cli", "cluster"),
+    "players": (
+        "match",
+        "logs",
+        "audit",
+        "results",
+        "wire",
+        "transport",
+        "referee",
+        "play",
+        *EDGES,
+    ),
+    "match": ("logs", "audit", "results", "wire", "transport", "referee", "play", *EDGES),
+    "results": ("players", "logs", "audit", "wire", "transport", "referee", "play", *EDGES),
+    "wire": ("logs", "audit", "results", "transport", "referee", "play", *EDGES),
+    "logs": ("audit", "results", "transport", "referee", "play", *EDGES),
+    "audit": ("wire", "results", "transport", "referee", "play", *EDGES),
+    "transport": ("logs", "audit", "results", "referee", "play", *EDGES),
     "cluster": ("tournament", "server", "web", "cli"),
     "tournament": ("server", "web", "cli"),
     "web": ("server", "cli"),
@@ -129,8 +147,35 @@ ABOVE = {
 
 @pytest.mark.parametrize("layer", sorted(ABOVE))
 def test_no_layer_imports_one_above_it(layer):
+    assert modules_in(layer), f"no package arena/{layer}: the table is out of date"
     for above in ABOVE[layer]:
         assert importers(f"arena.{above}", layer) == [], f"{layer} imports {above}"
+
+
+def test_only_play_builds_a_referee():
+    """Commands, tournaments, the cluster, the server and the site run a match
+    through play.run_match; nothing else reaches the referee."""
+    assert importers("arena.referee", "") == ["arena/play.py"]
+
+
+def test_the_site_runs_a_match_only_at_a_persons_table():
+    assert importers("arena.play", "web") == ["arena/web/table.py"]
+
+
+def test_the_root_holds_only_what_has_no_better_home():
+    """The ground floor and the edges; everything else lives in a package."""
+    root = sorted(p.stem for p in ARENA.glob("*.py") if p.stem != "__init__")
+    assert root == [
+        "archive",
+        "broker",
+        "check",
+        "errors",
+        "files",
+        "play",
+        "referee",
+        "sdk",
+        "timestamps",
+    ]
 
 
 def private_names_used(path: Path) -> list[str]:
