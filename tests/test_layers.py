@@ -174,6 +174,7 @@ def test_the_root_holds_only_what_has_no_better_home():
         "play",
         "referee",
         "sdk",
+        "testing",
         "timestamps",
     ]
 

@@ -9,23 +9,17 @@ clock it is sent) and assert no duration.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
-from collections.abc import Callable, Sequence
 
 import pytest
-import trio
-import trio.testing
 
 from arena.errors import FaultKind
-from arena.match.engine import Answer, Decision, Hello, Notification
-from arena.match.outcome import MatchReport, Termination
+from arena.match.engine import Decision
+from arena.match.outcome import Termination
 from arena.match.settings import ClockSettings, FaultPolicy, MatchSettings, OnFault
-from arena.play import Engine, run_match
 from arena.rules import Game, Variant
-from arena.transport.connection import EngineConnection
-from arena.wire.protocol import PROTOCOL_VERSION
+from arena.testing import Thinker, mocked
 from arena.wire.v1 import engine_pb2
 from tests.support.bots import UNCONFINED, bot, recorded
 from tests.support.matches import play
@@ -34,53 +28,8 @@ from tests.support.matches import play
 ONE_DEAL = Variant(Game.SCOPA, deal_limit=1, target=None)
 
 
-class Thinker(EngineConnection):
-    """An engine that thinks ``think(decision)`` seconds of trio's clock (inf:
-    it never answers), then plays the first legal move. With ``reports``, it
-    times itself as an in-process strategy does and says it took that long."""
-
-    def __init__(
-        self,
-        think: Callable[[Decision], float],
-        reports: Callable[[Decision], float] | None = None,
-    ) -> None:
-        self.think = think
-        self.reports = reports
-        self.times_itself = reports is not None
-        self.label = "thinker"
-        self.seen: list[Decision] = []
-        self.cancelled: list[tuple[int, float]] = []  # (decision, seconds it had thought)
-
-    async def handshake(self, timeout: float, variant: Variant | None = None) -> Hello:
-        return Hello("thinker", "1", "", PROTOCOL_VERSION)
-
-    async def decide(self, decision: Decision, timeout: float) -> Answer:
-        self.seen.append(decision)
-        start = trio.current_time()
-        try:
-            await trio.sleep(self.think(decision))
-        except trio.Cancelled:
-            self.cancelled.append((decision.number, trio.current_time() - start))
-            raise
-        return Answer(decision.legal_moves[0])
-
-    async def decide_timed(self, decision: Decision, timeout: float) -> tuple[Answer, float | None]:
-        answer = await self.decide(decision, timeout)
-        return answer, self.reports(decision) if self.reports is not None else None
-
-    async def notify(self, note: Notification, timeout: float) -> None:
-        return None
-
-
 def at_once(decision: Decision) -> float:
     return 0.0
-
-
-def mocked(engines: Sequence[Engine], settings: MatchSettings) -> MatchReport:
-    """A match run under trio's MockClock: time passes only when every task
-    waits, and then jumps to the next deadline."""
-    clock = trio.testing.MockClock(autojump_threshold=0)
-    return trio.run(functools.partial(run_match, engines, settings), clock=clock)
 
 
 def test_a_bot_that_never_answers_is_cut_off_at_the_deadline_plus_grace():

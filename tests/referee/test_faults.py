@@ -1,5 +1,8 @@
-"""Misbehaving bots, each a real process: the right classification and policy,
-no hang, no orphan process, and nobody else harmed."""
+"""Misbehaving bots, each a real process: what only a process shows (a crash
+and its exit status, garbage bytes, an oversized answer, an error status, a
+hang, a lost connection) classified right, no hang, no orphan process, and
+nobody else harmed. The policy itself (wrong moves, forfeits, substitutes and
+strikes) is tested on scripted seats: tests/referee/test_fault_policy.py."""
 
 import re
 import socket
@@ -12,7 +15,7 @@ import trio
 from arena.errors import ConfigError, FaultKind
 from arena.logs.record import read_log
 from arena.match.outcome import Termination
-from arena.match.settings import ClockSettings, FaultPolicy, MatchSettings, OnFault
+from arena.match.settings import ClockSettings, MatchSettings
 from arena.play import run_match_sync
 from arena.rules import Game, Variant
 from tests.support.bots import bot
@@ -37,9 +40,6 @@ NOT_KEPT = (
         ("sleep", FaultKind.TIMEOUT, "no answer within 0.4s"),
         ("hang", FaultKind.TIMEOUT, "no answer within 0.4s"),
         ("crash", FaultKind.CRASH, NOT_KEPT.format(3, "crashing")),
-        ("illegal", FaultKind.ILLEGAL, "cannot be laid"),
-        ("notheld", FaultKind.ILLEGAL, "is not in the hand"),
-        ("badsum", FaultKind.ILLEGAL, "add up to"),
         ("garbage", FaultKind.MALFORMED, "not a valid message"),
         ("oversized", FaultKind.MALFORMED, "over the size limit"),
         ("error", FaultKind.MALFORMED, "failing on purpose"),
@@ -203,34 +203,6 @@ def test_a_bot_at_an_address_is_classified_alike(mode, kind, words, move_time, t
     (fault,) = report.result.faults
     assert (fault.seat, fault.kind) == (0, kind), fault
     assert words in fault.message, fault.message
-
-
-def test_substitute_policy_plays_on_then_forfeits_after_n_strikes(tag):
-    policy = FaultPolicy(OnFault.SUBSTITUTE, strikes=3, substitute="first")
-    settings = MatchSettings(
-        Variant(Game.SCOPA), seed=4, clock=FAST, policy=policy, match_id="strikes"
-    )
-    report = play(
-        settings,
-        [f"bad={bot('misbehave', '--mode', 'notheld', '--at', '1', tag)}", "r=builtin:random"],
-    )
-    faults = report.result.faults
-    assert [f.kind for f in faults] == [FaultKind.ILLEGAL] * 3
-    assert report.result.termination is Termination.FORFEIT and report.result.winner == 1
-    substituted = [d for d in report.decisions if d.fault is not None and d.move is not None]
-    assert len(substituted) == 2  # the third fault forfeits; nothing is played for it
-
-
-def test_substitute_policy_lets_a_match_finish(tag):
-    policy = FaultPolicy(OnFault.SUBSTITUTE, strikes=1000, substitute="random")
-    settings = MatchSettings(
-        Variant(Game.SCOPA), seed=5, clock=FAST, policy=policy, match_id="finish"
-    )
-    report = play(
-        settings, [f"bad={bot('misbehave', '--mode', 'badsum', tag)}", "r=builtin:random"]
-    )
-    assert report.result.termination is Termination.COMPLETED
-    assert report.result.faults and all(f.seat == 0 for f in report.result.faults)
 
 
 @pytest.mark.slow
