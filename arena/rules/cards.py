@@ -4,6 +4,17 @@ A card is an int 0..39: ``suit * 10 + rank - 1``. A set of cards is a 40-bit
 int mask (bit ``c`` set when card ``c`` is in the set). Ints hash and compare
 in tens of nanoseconds, which is what a search bot's playouts need; names are
 only for people (``card_name``/``parse_card``).
+
+The three facts a bot in any language needs, as the arena computes them:
+
+>>> from arena.rules.cards import BIT, SETTEBELLO, card, card_name, cards_of, mask_of, parse_card
+>>> card(7, 0), card_name(SETTEBELLO)  # card = 10 * suit + rank - 1; denari is suit 0
+(6, '7d')
+>>> [parse_card(t) for t in ("Ad", "7d", "Rb")]  # A 2..7 F C R; suits d c s b
+[0, 6, 39]
+>>> hand = mask_of([0, 6, 39])  # a hand, a table, a capture: 40-bit masks
+>>> hand == BIT[0] | BIT[6] | BIT[39], cards_of(hand)
+(True, [0, 6, 39])
 """
 
 from __future__ import annotations

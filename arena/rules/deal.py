@@ -262,7 +262,23 @@ class Deal:
         return self.play_unchecked(move)
 
     def check(self, move: Move) -> None:
-        """Raise IllegalMoveError unless ``move`` is legal now."""
+        """Raise IllegalMoveError unless ``move`` is legal now, saying why.
+
+        A move is the card played and the mask of the table cards it takes:
+
+        >>> from arena.rules import Game, Match, Move, Variant
+        >>> deal = Match(Variant(Game.SCOPA), seed=1).start_deal()
+        >>> [str(m) for m in deal.legal_moves()]  # the Fante takes the Fante
+        ['FdxFb', '3s', '5b']
+        >>> deal.check(Move(card=39, captures=0))
+        Traceback (most recent call last):
+        ...
+        arena.errors.IllegalMoveError: seat 1: illegal move: Rb is not in the hand
+        >>> deal.check(Move(card=7, captures=0))  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        arena.errors.IllegalMoveError: ...: Fd can capture (Fb), so it cannot be laid
+        """
         if self.to_move is None:
             raise IllegalMoveError("the deal is over", move=move)
         check_move(

@@ -257,7 +257,22 @@ def legal_moves(
     fifteen_ordinary: bool = False,
 ) -> list[Move]:
     """Every legal move for a hand and a table (both masks), in a fixed order:
-    by played card, then by captured mask as generated."""
+    by played card, then by captured mask as generated.
+
+    A card takes one card of its own rank when the table has one, else any
+    set of cards adding up to its rank, else it is laid:
+
+    >>> from arena.rules.cards import mask_of, parse_cards
+    >>> def moves(hand, table):
+    ...     hand, table = mask_of(parse_cards(hand)), mask_of(parse_cards(table))
+    ...     return [str(m) for m in legal_moves(hand, table)]
+    >>> moves("7d", "7s 3c 4b")  # the 7 of spade, never 3 + 4
+    ['7dx7s']
+    >>> moves("7d", "3c 4b 5s 2d")  # either sum of 7
+    ['7dx3c+4b', '7dx2d+5s']
+    >>> moves("7d Ac", "5s")  # nothing to take: both are laid
+    ['7d', 'Ac']
+    """
     if fifteen:
         return fifteen_moves(hand, table, fifteen_ordinary, ace_takes_all, fewest_cards)
     if ace_takes_all and table and hand & ACE_MASK and not table & ACE_MASK:
