@@ -28,8 +28,8 @@ from arena.match.outcome import DecisionRecord, EngineInfo, MatchResult, SeatLau
 from arena.match.settings import MatchSettings
 from arena.rules import FinishedDeal
 from arena.wire import convert
+from arena.wire.convert.engine_bytes import decision_record_bytes, varint
 from arena.wire.protocol import MAX_LOG_RECORD_BYTES
-from arena.wire.request_bytes import decision_record_bytes, varint
 from arena.wire.v1 import log_pb2
 
 FORMAT_VERSION = 2

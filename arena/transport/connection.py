@@ -35,8 +35,8 @@ from arena.rules.cards import BIT, DECK_SIZE, FULL_DECK
 from arena.transport import aio
 from arena.transport.bridge import PeerGone, wait_future
 from arena.wire import convert
+from arena.wire.convert.engine_bytes import decision_bytes
 from arena.wire.protocol import MAX_ANSWER_BYTES, MAX_REQUEST_BYTES, PROTOCOL_VERSION
-from arena.wire.request_bytes import decision_bytes
 from arena.wire.v1 import engine_pb2_grpc
 
 _ki_protected = trio.lowlevel.enable_ki_protection
@@ -168,7 +168,7 @@ class GrpcConnection(EngineConnection):
         self.confinement = "a bot the arena does not run"
         self.channel = grpc.insecure_channel(address, options=channel_options())
         self.stub = engine_pb2_grpc.EngineStub(self.channel)
-        # Decide takes the request's bytes as assembled (arena.wire.request_bytes):
+        # Decide takes the request's bytes as assembled (arena.wire.convert.engine_bytes):
         # the same bytes the message would serialize to, built for less.
         self._decide = self.channel.unary_unary(
             DECIDE_METHOD,

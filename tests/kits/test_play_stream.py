@@ -24,7 +24,7 @@ from arena.match.settings import ClockSettings
 from arena.rules import Game, Match, Variant
 from arena.transport.connection import GrpcConnection
 from arena.wire import convert
-from arena.wire.request_bytes import decision_bytes
+from arena.wire.convert.engine_bytes import decision_bytes
 from arena.wire.v1 import engine_pb2 as epb
 from arena.wire.v1 import engine_pb2_grpc
 from tests.kits.test_kits import KITS, Running, built

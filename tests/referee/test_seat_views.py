@@ -4,6 +4,8 @@ in-process one gets the referee's own values, the other their messages."""
 from __future__ import annotations
 
 import concurrent.futures
+import functools
+import inspect
 import random
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -17,6 +19,7 @@ from arena.players.strategies import greedy_strategy
 from arena.rules import Game, Move, Observation, Variant
 from arena.transport.connection import InProcessConnection
 from arena.wire import convert
+from arena.wire.convert import engine_bytes as bytes_
 from arena.wire.v1 import engine_pb2_grpc
 
 Seen = list[tuple[Observation, list[Move]]]
@@ -84,10 +87,15 @@ def test_an_in_process_match_converts_nothing(monkeypatch):
     """Nothing of an in-process match is encoded or decoded: the referee and
     the in-process connection pass plain values (without a log to write)."""
     called: list[str] = []
-    for name in dir(convert):
-        function = getattr(convert, name)
-        if callable(function) and getattr(function, "__module__", "") == convert.__name__:
-            monkeypatch.setattr(convert, name, lambda *a, _name=name, **k: called.append(_name))
+    patched = 0
+    for module in (convert, convert.game, convert.engine, convert.log, convert.spectate, bytes_):
+        for name in dir(module):
+            function = getattr(module, name)
+            if inspect.isfunction(function) and function.__module__.startswith(convert.__name__):
+                fake = functools.partial(lambda *a, _name, **k: called.append(_name), _name=name)
+                monkeypatch.setattr(module, name, fake)
+                patched += 1
+    assert patched > 100  # every conversion, by its package's name and its module's
     settings = MatchSettings(Variant(Game.SCOPONE), seed=3, match_id="plain")
     report = run_match_sync(
         ["a=builtin:greedy", "b=builtin:random", "c=builtin:random", "d=builtin:greedy"], settings

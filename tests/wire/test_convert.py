@@ -179,7 +179,7 @@ def test_an_answer_read_from_its_bytes_is_the_answer_of_its_message():
         assert cv.answer_from_bytes(data) == expected  # again, from the cache
     assert cv.answer_from_bytes(plain.SerializeToString()).move == Move(0, 0b110)
     assert cv.answer_from_bytes(both.SerializeToString()).unreadable
-    assert long.SerializeToString() not in cv._ANSWERS
+    assert long.SerializeToString() not in cv.engine._ANSWERS
     with pytest.raises(Exception, match=r"[Ee]rror parsing|[Dd]ecode"):
         cv.answer_from_bytes(b"\xff\xff\xff")
 

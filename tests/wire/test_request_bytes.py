@@ -1,5 +1,5 @@
 """The decision request as the referee sends it, assembled from parts encoded
-once (arena.wire.request_bytes), is byte for byte the message protobuf
+once (arena.wire.convert.engine_bytes), is byte for byte the message protobuf
 serializes, in every game and option, at every decision of real deals,
 with every kind of clock: the bytes a seat is sent did not change."""
 
@@ -15,7 +15,7 @@ from arena.match.outcome import DecisionRecord, Fault, ProbeRecord
 from arena.rules import Game, Match, Variant
 from arena.rules.variants import cirulla_options
 from arena.wire import convert
-from arena.wire.request_bytes import decision_bytes, decision_record_bytes, observation_bytes
+from arena.wire.convert.engine_bytes import decision_bytes, decision_record_bytes, observation_bytes
 from arena.wire.v1 import engine_pb2 as epb
 
 OPTION_SETS = (

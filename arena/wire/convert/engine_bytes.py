@@ -24,7 +24,7 @@ from arena.match.outcome import DecisionRecord
 from arena.rules import Observation, Play
 from arena.rules.cards import cards_of
 from arena.wire import convert
-from arena.wire.convert import memoised, milliseconds
+from arena.wire.convert.game import memoised, milliseconds
 from arena.wire.v1 import scopa_pb2 as pb
 
 # Wire types.
