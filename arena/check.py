@@ -27,7 +27,7 @@ from arena.match.settings import ClockSettings, SandboxSettings
 from arena.rules import OPTIONS, Declaring, Game, Match, Variant
 from arena.rules.declarations import undeclarable_reason
 from arena.rules.variants import CIRULLA_OPTIONS, ORIGINAL_GAMES
-from arena.transport.connection import GrpcConnection
+from arena.transport.grpc_seat import GrpcConnection
 from arena.transport.process import launch
 from arena.transport.seats import handshake, protocol_mismatch, unwrap
 from arena.wire.protocol import PROTOCOL_VERSION

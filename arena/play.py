@@ -40,18 +40,19 @@ from arena.match.settings import (
 )
 from arena.referee import Referee, Spectator
 from arena.rules.variants import partnered
-from arena.transport.connection import EngineConnection, GrpcConnection
+from arena.transport.grpc_seat import GrpcConnection
 from arena.transport.human import People
+from arena.transport.seat import Seat
 from arena.transport.seats import WarmPool, greet, open_seats
 
 # An engine to seat: a spec ("NAME=SPEC" or parsed), or a bot the caller has
 # already connected to, with its name (the caller closes it).
-Engine = EngineSpec | str | tuple[str, EngineConnection]
+Engine = EngineSpec | str | tuple[str, Seat]
 
 
 def seat_engines(
     engines: Sequence[Engine], seats: int
-) -> list[EngineSpec | tuple[str, EngineConnection]]:
+) -> list[EngineSpec | tuple[str, Seat]]:
     """One engine per seat, parsed. For a team game, two engines each play
     every seat of their side (one instance per seat)."""
     parsed = [parse_engine(e) if isinstance(e, str) else e for e in engines]
@@ -166,7 +167,7 @@ def open_log(path: Path, launches: Sequence[SeatLaunch] = ()) -> LogWriter:
 
 
 def launch_of(
-    engine: EngineSpec | tuple[str, EngineConnection], settings: MatchSettings
+    engine: EngineSpec | tuple[str, Seat], settings: MatchSettings
 ) -> SeatLaunch:
     """How a seat's engine is reached, as its log records it: a command by the
     digest of its words (each one's bytes and a NUL) and its program's name,

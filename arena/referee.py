@@ -52,14 +52,14 @@ from arena.rules import Declaring, Match, Observation, OfferedMove, Play, Sight,
 from arena.rules.cards import card_name
 from arena.rules.declarations import undeclarable_reason
 from arena.rules.determinize import determinize
-from arena.transport.connection import EngineConnection
+from arena.transport.seat import Seat
 from arena.transport.seats import Greeting
 from arena.wire.protocol import MAX_COMMENT_CHARS, fresh_match_id
 
 Spectator = Callable[[MatchEvent], None]
 
 # How long past its deadline the referee waits for an in-process strategy whose
-# own time is measured (see EngineConnection.times_itself).
+# own time is measured (see SeatTraits.times_itself).
 IN_PROCESS_SLACK = 10.0
 
 
@@ -77,7 +77,7 @@ class Referee:
     def __init__(
         self,
         settings: MatchSettings,
-        seats: Sequence[EngineConnection | Exception],
+        seats: Sequence[Seat | Exception],
         greeting: Greeting,
         log: LogWriter | None = None,
         spectate: Spectator | None = None,
@@ -108,7 +108,7 @@ class Referee:
         self.followers = [
             seat
             for seat, c in enumerate(self.seats)
-            if isinstance(c, EngineConnection) and c.follows
+            if not isinstance(c, Exception) and c.traits.follows
         ]
         self.probed = frozenset(probed) if settings.probes is not None else frozenset()
 
@@ -189,9 +189,9 @@ class Referee:
         clock = SeatClock.of(self.clocks[seat], self.banks[seat])
         deadline = clock.deadline
         conn = self.seats[seat]
-        assert isinstance(conn, EngineConnection)
+        assert not isinstance(conn, Exception)
         decision = Decision.of(
-            self.match, seat, clock, self.settings.match_id, index, conn.sees_every_hand
+            self.match, seat, clock, self.settings.match_id, index, conn.traits.sees_every_hand
         )
         legal = decision.legal_moves
         number = self.match.deal_number
@@ -201,7 +201,7 @@ class Referee:
         measured: float | None = None
         # A bot timed where it runs is judged by that time; the event loop's cut-off
         # only stops one that never returns, so a late loop is never its timeout.
-        cutoff = allowed + IN_PROCESS_SLACK if conn.times_itself else allowed
+        cutoff = allowed + IN_PROCESS_SLACK if conn.traits.times_itself else allowed
         no_answer = (FaultKind.TIMEOUT, f"no answer within {deadline:g}s")
         try:
             # A bare scope, not trio.fail_after: this runs once per decision.
@@ -248,7 +248,7 @@ class Referee:
         return rng.random() < probes.rate
 
     async def _probe(
-        self, conn: EngineConnection, decision: Decision, allowed: float
+        self, conn: Seat, decision: Decision, allowed: float
     ) -> tuple[ProbeRecord, ...]:
         """Ask ``decision`` again, byte for byte but for a fresh match id, once
         per repeat: after the real answer, on no clock, never played. Each probe
@@ -269,17 +269,17 @@ class Referee:
             probe = dataclasses.replace(
                 decision,
                 match_id=fresh_match_id(),  # of the shape real ids have: it tells nothing
-                hands=tuple(world) if conn.sees_every_hand else None,
+                hands=tuple(world) if conn.traits.sees_every_hand else None,
             )
             records.append(await self._ask_probe(conn, probe, world, allowed))
         return tuple(records)
 
     async def _ask_probe(
-        self, conn: EngineConnection, probe: Decision, world: list[int], allowed: float
+        self, conn: Seat, probe: Decision, world: list[int], allowed: float
     ) -> ProbeRecord:
         """One probe's answer, or why there is none: never a fault of the match."""
         start = trio.current_time()
-        cutoff = allowed + IN_PROCESS_SLACK if conn.times_itself else allowed
+        cutoff = allowed + IN_PROCESS_SLACK if conn.traits.times_itself else allowed
         move, problem, measured = None, "", None
         try:
             with trio.CancelScope(deadline=start + cutoff) as scope:
@@ -336,7 +336,7 @@ class Referee:
         would be shown it when asked (arena.rules.observe): nothing more."""
         for seat in self.followers:
             conn = self.seats[seat]
-            assert isinstance(conn, EngineConnection)
+            assert not isinstance(conn, Exception)
             conn.show(observe(self.match, seat))
 
     async def _notify_all(self, build: Callable[[int], Notification]) -> None:
@@ -345,7 +345,7 @@ class Referee:
         with trio.move_on_after(timeout + 0.5):
             async with trio.open_nursery() as nursery:
                 for seat, conn in enumerate(self.seats):
-                    if isinstance(conn, EngineConnection):
+                    if not isinstance(conn, Exception):
                         nursery.start_soon(conn.notify, build(seat), timeout)
 
     # Results, the log and spectators -----------------------------------------------

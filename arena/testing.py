@@ -40,7 +40,7 @@ from arena.match.outcome import MatchReport
 from arena.match.settings import MatchSettings
 from arena.play import Engine, run_match
 from arena.rules import Game, Move, Variant
-from arena.transport.connection import EngineConnection
+from arena.transport.seat import EngineConnection, SeatTraits
 from arena.wire.protocol import PROTOCOL_VERSION
 
 __all__ = ["FIRST", "ScriptedSeat", "Thinker", "mocked"]
@@ -98,7 +98,7 @@ class Thinker(EngineConnection):
     ) -> None:
         self.think = think
         self.reports = reports
-        self.times_itself = reports is not None
+        self.traits = SeatTraits(times_itself=reports is not None)
         self.label = "thinker"
         self.seen: list[Decision] = []
         self.cancelled: list[tuple[int, float]] = []  # (decision, seconds it had thought)

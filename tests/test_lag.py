@@ -18,8 +18,8 @@ from arena.tournament.config import config_from_dict
 from arena.tournament.lifecycle import Run
 from arena.tournament.runner import Runner
 from arena.tournament.schedule import build_schedule
-from arena.transport import connection
-from arena.transport.connection import InProcessConnection
+from arena.transport import in_process
+from arena.transport.in_process import InProcessConnection
 
 
 class StrategyClock:
@@ -41,7 +41,7 @@ def test_an_event_loop_blocked_past_the_deadline_is_not_a_strategys_timeout(monk
     """Three times, right as a strategy is asked for its move, the arena's event
     loop is busy elsewhere for 0.3 s, past the 0.2 s move time."""
     clock = StrategyClock()
-    monkeypatch.setattr(connection, "time", clock)
+    monkeypatch.setattr(in_process, "time", clock)
     asked = threading.Event()
     greedy = greedy_strategy(random.Random(1))
 

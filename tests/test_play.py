@@ -13,7 +13,7 @@ from arena.match.settings import MatchSettings
 from arena.play import run_match, run_match_sync
 from arena.players.strategies import greedy_strategy
 from arena.rules import Game, Variant
-from arena.transport.connection import InProcessConnection
+from arena.transport.in_process import InProcessConnection
 
 ENGINES = ["g=builtin:greedy", "r=builtin:random"]
 

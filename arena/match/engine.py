@@ -1,7 +1,7 @@
 """A seat's engine as the referee sees it, in plain values: what it is told at
 a decision (its observation, the legal moves, its clock), what it answers,
 what it says of itself in the handshake, and the notifications it is sent.
-Every connection (arena.transport.connection) speaks these values; only the
+Every connection (arena.transport.seat) speaks these values; only the
 gRPC one turns them into messages (arena.wire.convert).
 
 Also the two rules an engine is judged by, written once for the referee that

@@ -20,7 +20,7 @@ import trio
 from arena.errors import BotError
 from arena.server.storage import BotLiveness, ServerStorage
 from arena.server.submissions import submission_digest
-from arena.transport.connection import GrpcConnection
+from arena.transport.grpc_seat import GrpcConnection
 from arena.transport.seats import handshake, protocol_mismatch
 
 PROBE_TIMEOUT = 3.0

@@ -1,6 +1,6 @@
 """A person at the table: a seat whose decisions come from a browser page.
 
-``HumanSeat`` is a connection like a bot's (arena.transport.connection): the
+``HumanSeat`` is a connection like a bot's (arena.transport.seat): the
 referee asks it for decisions, tells it what it tells every seat, and holds it
 to its clock. What it is told it keeps as the seat's stream, one message after
 another, every one of them a message a bot of that seat is sent (the
@@ -39,7 +39,7 @@ from arena.match.settings import EngineSpec, HumanEngine
 from arena.rules import Declaring, Game, Observation, OfferedMove, Variant
 from arena.rules.declarations import undeclarable_reason
 from arena.rules.moves import check_move
-from arena.transport.connection import EngineConnection
+from arena.transport.seat import EngineConnection, SeatTraits
 from arena.wire import convert
 from arena.wire.protocol import PROTOCOL_VERSION
 from arena.wire.v1 import scopa_pb2 as pb
@@ -94,15 +94,13 @@ class Refused(ArenaError):
 class HumanSeat(EngineConnection):
     """One person's seat (see the module's docstring)."""
 
-    follows = True
-
     def __init__(self, seat: int, spec: HumanEngine, secret: str) -> None:
         self.seat = seat
         self.spec = spec
         self.secret = secret
         self.label = f"{spec.name} (seat {seat}, a person)"
         self.confinement = "a person, playing in a browser"
-        self.handshake_timeout = spec.join_timeout
+        self.traits = SeatTraits(follows=True, handshake_timeout=spec.join_timeout)
         self.person: str | None = None
         self.messages: list[str] = []  # the stream so far, as Server-Sent Events
         self.over = False  # the match has ended, or the seat was closed

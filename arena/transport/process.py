@@ -56,7 +56,7 @@ from arena.files import open_private
 from arena.match.settings import SandboxSettings
 from arena.transport import cgroups, limits, relay
 from arena.transport.commands import unrunnable
-from arena.transport.connection import GrpcConnection
+from arena.transport.grpc_seat import GrpcConnection
 from arena.transport.sandbox import INSIDE_LISTEN, WRITABLE, Sandbox, confinement, unreadable
 from arena.wire.protocol import LISTEN_ENV, LISTEN_TCP_ENV, LISTENING_PREFIX
 

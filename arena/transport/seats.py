@@ -43,9 +43,11 @@ from arena.match.settings import (
 from arena.players.strategies import BUILT_IN
 from arena.rules import Variant
 from arena.rules.variants import partnered
-from arena.transport.connection import EngineConnection, GrpcConnection, InProcessConnection
+from arena.transport.grpc_seat import GrpcConnection
 from arena.transport.human import People
+from arena.transport.in_process import InProcessConnection
 from arena.transport.process import launch
+from arena.transport.seat import Seat
 from arena.wire.protocol import PROTOCOL_VERSION, address_spelling, unix_path
 
 
@@ -91,7 +93,7 @@ def _same_endpoint(a: str, b: str) -> bool:
     return a.rsplit(":", 1)[-1] == b.rsplit(":", 1)[-1] and endpoint(a) == endpoint(b)
 
 
-def check_partners(engines: Sequence[EngineSpec | EngineConnection], allow_shared: bool) -> None:
+def check_partners(engines: Sequence[EngineSpec | Seat], allow_shared: bool) -> None:
     """Refuse (or warn about) one remote bot serving two partner seats: the same
     endpoint however it is spelled, or the same connection given twice."""
     if not partnered(len(engines)):
@@ -103,7 +105,7 @@ def check_partners(engines: Sequence[EngineSpec | EngineConnection], allow_share
             shared = _same_endpoint(first.address, second.address)
             same_text = first.address == second.address
             where = first.address if same_text else f"{first.address} and {second.address}"
-        elif isinstance(first, EngineConnection):
+        elif not isinstance(first, EngineSpec):  # a seat the caller opened
             shared, where = first is second, getattr(first, "label", "")
         else:
             shared, where = False, ""  # a spec other than two addresses: never shared
@@ -228,7 +230,7 @@ async def open_warm_pool(
 
 @contextlib.asynccontextmanager
 async def open_seats(
-    engines: Sequence[EngineSpec | EngineConnection],
+    engines: Sequence[EngineSpec | Seat],
     *,
     match_id: str,
     output_dir: Path | None = None,
@@ -239,7 +241,7 @@ async def open_seats(
     warm: WarmPool | None = None,
     sandbox: SandboxSettings | None = None,
     people: People | None = None,
-) -> AsyncIterator[list[EngineConnection | BotError]]:
+) -> AsyncIterator[list[Seat | BotError]]:
     """One connection per seat, opened at once, closed (processes killed) on exit.
     A connection given instead of a spec is used as it is (its owner closes it).
     Launched engines run under their own sandbox settings, else ``sandbox``.
@@ -262,7 +264,7 @@ async def open_seats(
     # of built-in strategies (kept as they always were, so results do not move).
     safe_id = match_id.replace("/", "_")
     output_name = output_name or safe_id  # bots' output: NAME.seatN.ENGINE.log
-    seats: list[EngineConnection | BotError | None] = [None] * len(engines)
+    seats: list[Seat | BotError | None] = [None] * len(engines)
     problems: list[Exception] = []
     remote: dict[str, GrpcConnection] = {}
 
@@ -291,12 +293,10 @@ async def open_seats(
             await held_until(released, holders)
 
     async def open_one(
-        seat: int, spec: EngineSpec | EngineConnection, holders: trio.Nursery
+        seat: int, spec: EngineSpec | Seat, holders: trio.Nursery
     ) -> None:
         try:
             match spec:
-                case EngineConnection():
-                    seats[seat] = spec
                 case BuiltinEngine():
                     label = f"{spec.name} (seat {seat}, in-process)"
                     seats[seat] = builtin_connection(spec, f"{safe_id}/{seat}", label)
@@ -320,6 +320,8 @@ async def open_seats(
                             "it needs a table in a browser (arena match --http)"
                         )
                     seats[seat] = people.connection(seat, spec)
+                case _:  # a seat the caller opened (and closes)
+                    seats[seat] = spec
         except Exception as e:  # launchers' nurseries wrap what they raise in groups
             error = unwrap(e)
             if isinstance(error, BotError):
@@ -363,7 +365,7 @@ class Greeting:
 
 
 async def handshake(
-    conn: EngineConnection, timeout: float, variant: Variant | None = None
+    conn: Seat, timeout: float, variant: Variant | None = None
 ) -> Hello:
     """The one handshake, for seating (told the match's variant), `arena check`
     and liveness probes: what the bot says of itself, or BotError (STALL when it
@@ -388,7 +390,7 @@ def protocol_mismatch(hello: Hello) -> str | None:
 
 
 async def greet(
-    seats: Sequence[EngineConnection | BotError], names: Sequence[str], settings: MatchSettings
+    seats: Sequence[Seat | BotError], names: Sequence[str], settings: MatchSettings
 ) -> Greeting:
     """Handshake with every seat at once. A seat that could not be opened, or
     fails the handshake, gets a start-up fault."""
@@ -401,11 +403,11 @@ async def greet(
 
     async def greet_one(seat: int) -> None:
         conn = seats[seat]
-        if isinstance(conn, EngineConnection):
+        if not isinstance(conn, BotError):
             engines[seat] = EngineInfo(seat, names[seat], confinement=conn.confinement)
         if isinstance(conn, BotError):
             return fail(seat, conn.kind, conn.message)
-        timeout = conn.handshake_timeout or settings.handshake_timeout
+        timeout = conn.traits.handshake_timeout or settings.handshake_timeout
         try:
             hello = await handshake(conn, timeout, settings.variant)
         except BotError as e:

@@ -12,7 +12,7 @@ from arena.audit.analysis import Analysis, analyse_replay
 from arena.logs.replay import Replay, replay_log
 from arena.play import run_match_sync
 from arena.players.strategies import greedy_strategy
-from arena.transport.connection import InProcessConnection
+from arena.transport.in_process import InProcessConnection
 from tests.analysis.test_analysis import THROWN_SEED, settings, thrower_module
 from tests.replay.test_viewer import HOSTILE_NAMES
 

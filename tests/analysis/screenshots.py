@@ -17,7 +17,7 @@ from arena.logs.replay import replay_log
 from arena.logs.viewer import frames, render_html
 from arena.play import run_match_sync
 from arena.players.strategies import greedy_strategy
-from arena.transport.connection import InProcessConnection
+from arena.transport.in_process import InProcessConnection
 from tests.analysis.test_analysis import THROWN_SEED, settings, thrower_module
 from tests.browser import ARGS, chromium
 from tests.replay.screenshots import DOCS, address, shoot

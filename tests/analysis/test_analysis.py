@@ -32,7 +32,7 @@ from arena.players.strategies import greedy_strategy
 from arena.rules import SETTEBELLO, Game, Move, Variant, legal_moves, observe
 from arena.rules.determinize import seen_cards
 from arena.rules.match import seeded_deck, seeded_first_dealer
-from arena.transport.connection import InProcessConnection
+from arena.transport.in_process import InProcessConnection
 from arena.wire import convert
 from tests.support.bots import UNCONFINED
 from tests.support.logs import write_log

@@ -15,7 +15,7 @@ from arena.players.search.evaluate import decision_rng
 from arena.rules import Game, Variant, observe
 from arena.rules.cards import FULL_DECK
 from arena.rules.determinize import seen_cards
-from arena.transport.connection import InProcessConnection
+from arena.transport.in_process import InProcessConnection
 from tests.bots.colluder import best_move
 from tests.support.positions import random_position
 

@@ -5,7 +5,7 @@ plays greedy's move. The analysis tests look for that decision in its logs.
 
     python settebello.py [tag]     (over gRPC, as any bot)
 
-``strategy`` is the same player in-process (arena.transport.connection's
+``strategy`` is the same player in-process (arena.transport.seat's
 InProcessConnection).
 """
 

@@ -22,7 +22,7 @@ import trio
 from arena.match.engine import Decision, SeatClock
 from arena.match.settings import ClockSettings
 from arena.rules import Game, Match, Variant
-from arena.transport.connection import GrpcConnection
+from arena.transport.grpc_seat import GrpcConnection
 from arena.wire import convert
 from arena.wire.convert.engine_bytes import decision_bytes
 from arena.wire.v1 import engine_pb2 as epb

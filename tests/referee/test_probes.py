@@ -21,7 +21,7 @@ from arena.match.outcome import LaunchKind, SeatLaunch
 from arena.match.settings import ClockSettings, MatchSettings, ProbeSeats, ProbeSettings
 from arena.play import probed_seats, run_match_sync
 from arena.rules import Game, Variant, cards_of
-from arena.transport.connection import InProcessConnection
+from arena.transport.in_process import InProcessConnection
 from arena.wire.v1 import engine_pb2, log_pb2
 from tests.replay.test_tamper import rechain
 from tests.support.bots import UNCONFINED, bot, recorded

@@ -17,7 +17,7 @@ from arena.match.settings import ClockSettings, MatchSettings
 from arena.play import run_match_sync
 from arena.players.strategies import greedy_strategy
 from arena.rules import Game, Move, Observation, Variant
-from arena.transport.connection import InProcessConnection
+from arena.transport.in_process import InProcessConnection
 from arena.wire import convert
 from arena.wire.convert import engine_bytes as bytes_
 from arena.wire.v1 import engine_pb2_grpc

@@ -32,7 +32,7 @@ from arena.match.settings import ClockSettings, FaultPolicy, MatchSettings, OnFa
 from arena.play import run_match_sync
 from arena.players.strategies import BUILT_IN
 from arena.rules import Game, Variant
-from arena.transport.connection import InProcessConnection
+from arena.transport.in_process import InProcessConnection
 from arena.wire.v1 import log_pb2
 from arena.wire.v1 import scopa_pb2 as pb
 

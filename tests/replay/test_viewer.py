@@ -17,7 +17,7 @@ from arena.match.settings import ClockSettings, FaultPolicy, MatchSettings, OnFa
 from arena.play import run_match_sync
 from arena.players.strategies import greedy_strategy
 from arena.rules import Game, Move, Variant, card_name
-from arena.transport.connection import InProcessConnection
+from arena.transport.in_process import InProcessConnection
 from tests.support.logs import write_log
 
 ROOT = Path(__file__).resolve().parents[2]

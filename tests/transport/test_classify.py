@@ -6,7 +6,7 @@ import pytest
 
 from arena.errors import FaultKind
 from arena.match.outcome import Fault, decision_text
-from arena.transport.connection import classify
+from arena.transport.faults import classify
 
 
 class Failed(grpc.RpcError):

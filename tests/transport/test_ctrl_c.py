@@ -125,7 +125,7 @@ def test_waiting_for_a_bot_to_listen_leaves_no_grpcio_thread_to_race_a_stop():
     thread: here nothing listens, the wait is cancelled, the channel closed."""
     import socket
 
-    from arena.transport.connection import GrpcConnection
+    from arena.transport.grpc_seat import GrpcConnection
 
     with socket.socket() as unused:
         unused.bind(("127.0.0.1", 0))

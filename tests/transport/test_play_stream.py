@@ -24,7 +24,7 @@ from arena.match.settings import ClockSettings, MatchSettings
 from arena.play import run_match
 from arena.rules import Game, Match, Variant
 from arena.transport import aio
-from arena.transport.connection import GrpcConnection
+from arena.transport.grpc_seat import GrpcConnection
 from tests.support.bots import UNCONFINED, bot, recorded
 from tests.support.matches import play
 from tests.support.paths import PY, ROOT

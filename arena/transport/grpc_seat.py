@@ -1,24 +1,12 @@
-"""How the referee talks to one seat's bot: over gRPC, or in-process.
-
-Both kinds offer the same three async calls (handshake, decide, notify) in
-the plain values of arena.match.engine (only the gRPC connection turns them into
-messages and back), and raise BotError with a classified FaultKind for every
-way a bot can fail, so the referee has one code path. Timeouts are the
-referee's business (it wraps calls in a cancel scope); the gRPC deadline
-passed here is a backstop that also tells the bot its deadline.
-
-What a fault is depends on what happened, never on how much time was left:
-the process exited or the connection was lost: CRASH; the bot answered with
-an error status (any code, UNAVAILABLE and DEADLINE_EXCEEDED included): MALFORMED;
-the deadline passed first: TIMEOUT. A fault's message says what happened;
-who it happened to (seat, engine) is the record's business.
+"""A bot reached over gRPC at an address: its handshake, its decisions on the
+Play stream (or on Decide, for a bot that does not serve it), its
+notifications, and the fault of every way a call can fail (arena.transport.faults).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import math
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -29,114 +17,25 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from arena.errors import BotError, FaultKind
 from arena.match.engine import Answer, Decision, Hello, Notification
-from arena.match.outcome import SEES_EVERY_HAND
-from arena.rules import Declaring, Game, Move, Observation, Strategy, Variant
-from arena.rules.cards import BIT, DECK_SIZE, FULL_DECK
+from arena.rules import Variant
 from arena.transport import aio
 from arena.transport.bridge import PeerGone, wait_future
+from arena.transport.faults import (
+    NOT_A_MESSAGE,
+    PROBE_TIMEOUT,
+    REAP_WAIT,
+    classify,
+    is_core_error,
+    one_line,
+    status_fault,
+)
+from arena.transport.seat import EngineConnection
 from arena.wire import convert
 from arena.wire.convert.engine_bytes import decision_bytes
-from arena.wire.protocol import MAX_ANSWER_BYTES, MAX_REQUEST_BYTES, PROTOCOL_VERSION
+from arena.wire.protocol import MAX_ANSWER_BYTES, MAX_REQUEST_BYTES
 from arena.wire.v1 import engine_pb2_grpc
 
 _ki_protected = trio.lowlevel.enable_ki_protection
-
-
-class EngineConnection:
-    """One bot instance serving one seat (or, when allowed, several)."""
-
-    label: str = "bot"
-    death: str | None = None  # why the bot is known to be gone
-    confinement: str = ""  # how the bot runs: a sandbox and its limits, remote, in-process
-    # True when decide_timed measures the bot where it runs (in-process): its
-    # time, not the event loop's, decides a timeout.
-    times_itself: bool = False
-    # Only an in-process research engine (builtin:cheating-mcts) is ever shown
-    # every hand; the referee never sends hands over the wire.
-    sees_every_hand: bool = False
-    # A seat that is shown its view after every play (a person's page), not
-    # only at its decisions; and how long its handshake may take, when it is
-    # not the match's (a person sitting down).
-    follows: bool = False
-    handshake_timeout: float | None = None
-
-    def show(self, observation: Observation) -> None:
-        """The seat's view after a play, for a connection that ``follows``."""
-
-    async def handshake(self, timeout: float, variant: Variant | None = None) -> Hello:
-        raise NotImplementedError
-
-    async def decide(self, decision: Decision, timeout: float) -> Answer:
-        raise NotImplementedError
-
-    async def decide_timed(self, decision: Decision, timeout: float) -> tuple[Answer, float | None]:
-        """The answer, and the time the bot took when it can be measured
-        closer to it than the referee's loop (in-process, where it ran; on
-        the Play stream, by the asyncio thread from the request's write to
-        the answer's read); None for a bot the referee times itself."""
-        return await self.decide(decision, timeout), None
-
-    async def notify(self, note: Notification, timeout: float) -> None:
-        """Best effort: a notification that fails is not a fault."""
-        raise NotImplementedError
-
-    def close(self) -> None:
-        pass
-
-
-# How long after a call ends with UNAVAILABLE or CANCELLED the arena tries to
-# reach the bot again, to tell a bot that said so from one that is gone.
-PROBE_TIMEOUT = 1.0
-# How long a launched bot that is gone gets to be reaped, so that its fault
-# says how it ended (exit status, last words).
-REAP_WAIT = 0.5
-# A DEADLINE_EXCEEDED this close to the call's own deadline is that deadline.
-DEADLINE_SLACK = 0.005
-# Of a status message a bot sends: the rest is cut.
-MAX_DETAILS_CHARS = 300
-
-
-# The fault of an answer whose bytes do not parse, on Decide or on Play.
-NOT_A_MESSAGE = "answer is not a valid message"
-
-
-def one_line(text: str, limit: int = MAX_DETAILS_CHARS) -> str:
-    """A bot's own words made safe for a one-line message: no line breaks, bounded."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
-
-
-def classify(error: grpc.RpcError, elapsed: float, timeout: float) -> BotError | None:
-    """The fault a failed gRPC call shows by itself, or None when its status
-    alone cannot tell (UNAVAILABLE, CANCELLED: a lost connection, or a bot that
-    answered so): see ``GrpcConnection._failed``.
-
-    DEADLINE_EXCEEDED is TIMEOUT only when the call's own deadline has passed;
-    earlier, the bot sent it, like any other error status: MALFORMED.
-    """
-    code = error.code() if hasattr(error, "code") else None
-    details = one_line((error.details() if hasattr(error, "details") else None) or "")
-    if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED):
-        return None
-    if code == grpc.StatusCode.DEADLINE_EXCEEDED and elapsed >= timeout - DEADLINE_SLACK:
-        return BotError(FaultKind.TIMEOUT, f"no answer within {timeout:g}s")
-    if code == grpc.StatusCode.RESOURCE_EXHAUSTED:
-        return BotError(FaultKind.MALFORMED, f"answer over the size limit ({details})")
-    if code == grpc.StatusCode.INTERNAL and "eserializ" in details:
-        return BotError(FaultKind.MALFORMED, NOT_A_MESSAGE)
-    if code == grpc.StatusCode.UNIMPLEMENTED:
-        return BotError(FaultKind.MALFORMED, f"call not implemented ({details})")
-    return status_fault(code, details)
-
-
-def status_fault(code: grpc.StatusCode | None, details: str) -> BotError:
-    """A live bot answered a call with an error status: not a move, so MALFORMED."""
-    name = code.name if code is not None else "UNKNOWN"
-    return BotError(
-        FaultKind.MALFORMED,
-        f"answered with error status {name}" + (f": {details}" if details else ""),
-    )
-
 
 ENGINE_SERVICE = "/scopa.v1.Engine/"
 PLAY_METHOD = ENGINE_SERVICE + "Play"
@@ -524,115 +423,3 @@ class NotSent(Exception):
 
 def _serialize(message: Any) -> bytes:
     return message.SerializeToString()  # type: ignore[no-any-return]
-
-
-def is_core_error(error: BaseException) -> bool:
-    """grpc.aio's status for a write that failed in grpcio's core: the call
-    was already over, and its own status lost (grpc.aio _call._write)."""
-    return (
-        isinstance(error, grpc.RpcError)
-        and error.code() == grpc.StatusCode.INTERNAL
-        and "Internal error from Core" in (error.details() or "")
-    )
-
-
-_IN_PROCESS_THREADS: trio.lowlevel.RunVar[trio.CapacityLimiter] = trio.lowlevel.RunVar(
-    "arena_in_process_threads"
-)
-
-
-def _in_process_threads() -> trio.CapacityLimiter:
-    """The threads in-process strategies think in: one per waiting decision."""
-    try:
-        return _IN_PROCESS_THREADS.get()
-    except LookupError:
-        limiter = trio.CapacityLimiter(math.inf)
-        _IN_PROCESS_THREADS.set(limiter)
-        return limiter
-
-
-class InProcessConnection(EngineConnection):
-    """A strategy running inside the arena (Observation, legal moves -> move),
-    handed the referee's own plain values (nothing is encoded or decoded), and
-    called in a worker thread (abandoned, never waited for, when the clock runs
-    out). For fast local runs and tests."""
-
-    def __init__(
-        self,
-        strategy: Strategy,
-        *,
-        name: str,
-        version: str = "1.0",
-        author: str = "",
-        label: str | None = None,
-        thinks: bool = False,
-        sees_every_hand: bool = False,
-    ) -> None:
-        self.strategy = strategy
-        # The built-in strategies play every game, by the rules engine's moves.
-        self.info = Hello(name, version, author, PROTOCOL_VERSION, games=tuple(Game))
-        self.label = label or f"{name} (in-process)"
-        self.confinement = SEES_EVERY_HAND if sees_every_hand else "in-process strategy"
-        self.times_itself = True
-        self.death = None
-        self.thinks = thinks  # the strategy also takes clock=the seat's clock
-        self.sees_every_hand = sees_every_hand  # and hands=every hand (a research bound)
-
-    def _decide(self, decision: Decision) -> tuple[Answer, float]:
-        start = time.perf_counter()
-        # A list of its own: what the strategy does to it is never the referee's.
-        # The strategies choose among plain moves; where a declaration is open
-        # they all make it (three or ten points for a packet shown).
-        moves = [m for m in decision.legal_moves if not isinstance(m, Declaring)]
-        declaring = next((m for m in decision.legal_moves if isinstance(m, Declaring)), None)
-        extra: dict[str, object] = {}
-        if self.thinks:
-            extra["clock"] = decision.clock
-        if self.sees_every_hand:
-            extra["hands"] = decision.hands
-        chosen = strategy_move(self.strategy(decision.observation, moves, **extra))
-        if declaring is not None and chosen in moves:
-            return Answer(Declaring(*chosen, declaring.declaration)), time.perf_counter() - start
-        return Answer(chosen), time.perf_counter() - start
-
-    async def handshake(self, timeout: float, variant: Variant | None = None) -> Hello:
-        return self.info
-
-    async def decide(self, decision: Decision, timeout: float) -> Answer:
-        return (await self.decide_timed(decision, timeout))[0]
-
-    async def decide_timed(self, decision: Decision, timeout: float) -> tuple[Answer, float]:
-        """Run in a thread of the in-process pool (never queued behind trio's
-        default limit of 40 threads) and timed inside it, so that a busy event
-        loop is never charged to the strategy."""
-        try:
-            return await trio.to_thread.run_sync(
-                self._decide, decision, abandon_on_cancel=True, limiter=_in_process_threads()
-            )
-        except BotError:
-            raise
-        except Exception as e:  # the strategy's own code failed: its fault, not the arena's
-            raise BotError(
-                FaultKind.MALFORMED, f"raised {type(e).__name__}: {one_line(str(e))}"
-            ) from None
-
-    async def notify(self, note: Notification, timeout: float) -> None:
-        return None
-
-
-def strategy_move(chosen: object) -> Move:
-    """A strategy's answer as a Move: a card (0..39) and a mask of the table
-    cards it takes, without the card itself; BotError (MALFORMED) when it is none."""
-    try:
-        card, taken = chosen  # type: ignore[misc]
-    except (TypeError, ValueError):
-        card = taken = None
-    if (
-        isinstance(card, int)
-        and isinstance(taken, int)
-        and 0 <= card < DECK_SIZE
-        and taken & ~FULL_DECK == 0
-        and not taken & BIT[card]
-    ):
-        return Move(card, taken)
-    raise BotError(FaultKind.MALFORMED, f"returned {one_line(repr(chosen), 80)}, not a move")
