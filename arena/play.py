@@ -50,9 +50,7 @@ from arena.transport.seats import WarmPool, greet, open_seats
 Engine = EngineSpec | str | tuple[str, Seat]
 
 
-def seat_engines(
-    engines: Sequence[Engine], seats: int
-) -> list[EngineSpec | tuple[str, Seat]]:
+def seat_engines(engines: Sequence[Engine], seats: int) -> list[EngineSpec | tuple[str, Seat]]:
     """One engine per seat, parsed. For a team game, two engines each play
     every seat of their side (one instance per seat)."""
     parsed = [parse_engine(e) if isinstance(e, str) else e for e in engines]
@@ -166,9 +164,7 @@ def open_log(path: Path, launches: Sequence[SeatLaunch] = ()) -> LogWriter:
         raise ConfigError(f"{path}: cannot write the match log: {e.strerror}") from None
 
 
-def launch_of(
-    engine: EngineSpec | tuple[str, Seat], settings: MatchSettings
-) -> SeatLaunch:
+def launch_of(engine: EngineSpec | tuple[str, Seat], settings: MatchSettings) -> SeatLaunch:
     """How a seat's engine is reached, as its log records it: a command by the
     digest of its words (each one's bytes and a NUL) and its program's name,
     with the sandbox it is launched under (its own, or the match's); a person

@@ -15,8 +15,9 @@ of these forms, in turn, ``--rounds`` times (medians are printed):
   load of bench_load);
 - ``stream-aio``: grpc.aio, one Play stream per worker, a request written
   and its answer read in turn;
-- ``unary-trio``: trio tasks and grpcio futures woken through the arena's
-  bridge (arena.transport.bridge.wait_future): how the referee calls today;
+- ``unary-trio``: trio tasks and grpcio futures woken through the trio
+  token (``wait_future`` here: how the referee called before every call
+  moved to grpc.aio);
 - ``unary-trio-thread``: trio tasks, grpc.aio unary calls on an asyncio loop
   in a thread of its own, trio woken by its token;
 - ``stream-trio-thread``: the same thread, one Play stream per worker: the
@@ -181,11 +182,26 @@ async def trio_wait(thread: AsyncioThread, make: Callable[[], Any]) -> Any:
     return box[0]
 
 
+async def wait_future(future):
+    """A grpcio future's result, waited for in trio: its done-callback, on a
+    grpcio thread, wakes trio through the run's token."""
+    import trio
+
+    token = trio.lowlevel.current_trio_token()
+    done = trio.Event()
+    future.add_done_callback(lambda _: token.run_sync_soon(done.set))
+    try:
+        await done.wait()
+    finally:
+        if not future.done():
+            future.cancel()
+    return future.result()
+
+
 def trio_load(address: str, request: bytes, concurrency: int, calls: int, form: str):
     import grpc
     import trio
 
-    from arena.transport.bridge import wait_future
     from arena.wire.v1 import engine_pb2 as epb
 
     async def main() -> tuple[float, float]:

@@ -35,7 +35,7 @@ from arena.match.engine import Answer, Decision, Hello, Notification, SeatClock
 from arena.match.settings import ClockSettings, MatchSettings
 from arena.play import run_match
 from arena.rules import Game, Match, Variant
-from arena.transport.connection import GrpcConnection
+from arena.transport.grpc_seat import GrpcConnection
 from arena.wire.convert import decision_to_pb
 from arena.wire.v1 import engine_pb2_grpc
 
@@ -243,7 +243,7 @@ async def referee_ms(address: str, matches: int, log_dir: Path) -> RefereeTimes:
 PARTS = (
     ("the observation", "arena.match.engine", "", "observe"),
     # The name the connection calls (bound there by its import).
-    ("the request: its bytes, clock included", "arena.transport.connection", "", "decision_bytes"),
+    ("the request: its bytes, clock included", "arena.transport.seat", "", "decision_bytes"),
     ("the log record: built, hashed, flushed", "arena.referee", "Referee", "_record"),
     ("checking the answer", "arena.referee", "Referee", "_check_answer"),
     ("legal moves", "arena.rules.deal", "Deal", "legal_moves"),

@@ -39,7 +39,7 @@ from arena.server.grpc_service import ArenaServicer, WatchLimits
 from arena.server.lifecycle import GrpcServer
 from arena.server.storage import ServerStorage
 from arena.tournament.standings_cache import StandingsCache
-from arena.transport.connection import InProcessConnection
+from arena.transport.in_process import InProcessConnection
 from arena.wire.v1 import server_pb2 as spb
 from arena.wire.v1 import server_pb2_grpc
 from benchmarks.bench_standings import filled_results

@@ -1,11 +1,11 @@
-"""grpc.aio on one asyncio loop in a thread of its own, waited for from trio.
+"""grpc.aio on the process's one asyncio loop, waited for from trio.
 
 The Play stream (engine.proto) needs a call whose every message can be
 awaited; grpcio's synchronous API offers that only by blocking a thread per
-call. grpc.aio does it without threads but runs on asyncio, so the arena
-keeps one asyncio loop in a daemon thread for the whole process: every
-connection's streams live there, and trio waits for each exchange through
-its token, as it waits for grpcio futures (arena.transport.bridge).
+call. grpc.aio does it without threads but runs on asyncio, so every
+connection's one channel lives on an asyncio loop (arena.transport.grpc_seat),
+and trio waits for each call (``wait``): nothing of grpcio runs in trio's own
+code. docs/concurrency.md draws both arrangements.
 
 Measured before it was built (benchmarks/bench_play_stream.py, 64 decisions
 in flight on one trivial bot): trio tasks exchanging on Play streams through
@@ -33,13 +33,15 @@ from typing import Any, TypeVar, cast
 import outcome
 import trio
 
-from arena.transport.bridge import PeerGone
-
 T = TypeVar("T")
 
 _lock = threading.Lock()
 _loop: asyncio.AbstractEventLoop | None = None
 _host: int | None = None  # the thread whose loop hosts a trio guest run (``run``)
+
+
+class PeerGone(Exception):
+    """The peer died while a call was waiting for it."""
 
 
 def run(async_fn: Callable[..., Awaitable[T]], *args: Any) -> T:
@@ -173,8 +175,9 @@ async def wait(coro: Coroutine[Any, Any, T], waiters: set[Any] | None = None) ->
     """The result of ``coro`` run on the loop (raises what it raises), waited
     for in trio. Cancelled from trio (the clock ran out), the coroutine is
     cancelled on the loop: it is its business to cancel the gRPC call it was
-    waiting on (the bot then sees CANCELLED). ``waiters``: as in
-    ``bridge.wait_future``, set when the peer is known to be gone (PeerGone).
+    waiting on (the bot then sees CANCELLED). ``waiters``: the
+    connection's set of pending waits, each ended when the peer is known
+    to be gone (PeerGone).
 
     The trio task parks itself and the loop's done-callback reschedules it
     through the run's token: no concurrent future chained to an asyncio one,

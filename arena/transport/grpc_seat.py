@@ -8,18 +8,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import grpc
 import trio
-from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1 import health_pb2
 
 from arena.errors import BotError, FaultKind
 from arena.match.engine import Answer, Decision, Hello, Notification
 from arena.rules import Variant
 from arena.transport import aio
-from arena.transport.bridge import PeerGone, wait_future
+from arena.transport.aio import PeerGone
 from arena.transport.faults import (
     NOT_A_MESSAGE,
     PROBE_TIMEOUT,
@@ -33,13 +32,14 @@ from arena.transport.seat import EngineConnection
 from arena.wire import convert
 from arena.wire.convert.engine_bytes import decision_bytes
 from arena.wire.protocol import MAX_ANSWER_BYTES, MAX_REQUEST_BYTES
-from arena.wire.v1 import engine_pb2_grpc
-
-_ki_protected = trio.lowlevel.enable_ki_protection
+from arena.wire.v1 import engine_pb2 as epb
 
 ENGINE_SERVICE = "/scopa.v1.Engine/"
 PLAY_METHOD = ENGINE_SERVICE + "Play"
 DECIDE_METHOD = ENGINE_SERVICE + "Decide"
+HANDSHAKE_METHOD = ENGINE_SERVICE + "Handshake"
+HEALTH_CHECK = "/grpc.health.v1.Health/Check"
+HEALTH_WATCH = "/grpc.health.v1.Health/Watch"
 
 
 def channel_options() -> list[tuple[str, Any]]:
@@ -54,31 +54,24 @@ def channel_options() -> list[tuple[str, Any]]:
 class GrpcConnection(EngineConnection):
     """A bot reached over gRPC at an address (host:port or unix:/path).
 
-    Every method that calls into grpcio is KI-protected: Ctrl-C reaches the
-    arena at trio's next checkpoint, never halfway through grpcio's own
-    bookkeeping of a call, which would leave the call unwatched and make
-    closing the channel wait for it forever (grpc/grpc#19973).
+    One grpc.aio channel carries every call (health, handshake, decisions on
+    the Play stream or Decide, notifications). It lives on the asyncio loop
+    of arena.transport.aio, opened there on first use; trio waits for each
+    call through ``aio.wait``, which cancels the call for the bot when the
+    wait is cancelled (the clock ran out) and ends it at once when the bot is
+    known to be gone (``mark_dead``). Nothing of grpcio runs in trio's own
+    code, so Ctrl-C never lands halfway through grpcio's bookkeeping of a call.
     """
 
-    @_ki_protected
     def __init__(self, address: str, label: str | None = None) -> None:
         self.address = address
         self.label = label or address
         self.confinement = "a bot the arena does not run"
-        self.channel = grpc.insecure_channel(address, options=channel_options())
-        self.stub = engine_pb2_grpc.EngineStub(self.channel)
-        # Decide takes the request's bytes as assembled (arena.wire.convert.engine_bytes):
-        # the same bytes the message would serialize to, built for less.
-        self._decide = self.channel.unary_unary(
-            DECIDE_METHOD,
-            request_serializer=None,
-            response_deserializer=convert.answer_from_bytes,
-        )
+        self._channel: Any = None  # on the loop: opened by the first call
+        self._unaries: dict[str, Any] = {}  # its unary methods, by path
         # The Play stream (engine.proto): None until the first decision, False
         # once the bot has said it does not serve it (then Decide serves).
         self.plays: bool | None = None
-        self._aio_channel: Any = None
-        self._aio_calls: dict[str, Any] = {}  # unary methods on it, by path
         self._stream: Any = None
         # Bumped by trio whenever an exchange ends without an answer (a
         # cut-off, a fault): the next exchange then opens a new stream even
@@ -89,7 +82,7 @@ class GrpcConnection(EngineConnection):
         # Pending waits, each ended (.set()) when the bot is known to be gone.
         self.waiters: set[Any] = set()
         self.death: str | None = None
-        self._health: Any = None
+        self._health: Any = None  # the Health/Watch task on the loop
         # Set by the launcher when the bot's process has exited (death says how).
         self.exited: trio.Event | None = None
 
@@ -100,20 +93,70 @@ class GrpcConnection(EngineConnection):
         for event in list(self.waiters):
             event.set()
 
-    @_ki_protected
+    # On the loop ----------------------------------------------------------------
+
+    def _open(self) -> Any:
+        """The connection's channel, opened on first use (on the loop)."""
+        if self._channel is None:
+            self._channel = grpc.aio.insecure_channel(self.address, options=channel_options())
+        return self._channel
+
+    async def _unary(
+        self, method: str, request: Any, timeout: float, wait_for_ready: bool = False
+    ) -> Any:
+        """One unary call; Decide takes the request's bytes as assembled
+        (arena.wire.convert.engine_bytes), the others their message. A
+        response that does not parse comes back as None (grpc.aio's way)."""
+        call = self._unaries.get(method)
+        if call is None:
+            serialize, deserialize = UNARIES[method]
+            call = self._open().unary_unary(
+                method, request_serializer=serialize, response_deserializer=deserialize
+            )
+            self._unaries[method] = call
+        return await call(request, timeout=timeout, wait_for_ready=wait_for_ready)
+
+    async def _watch(self, token: trio.lowlevel.TrioToken) -> None:
+        """Hold one Health/Watch stream: it reports a dead bot within
+        milliseconds. Bots without the health service answer UNIMPLEMENTED,
+        which is fine; a stream cut by the channel's close is CANCELLED."""
+        watch = self._open().unary_stream(
+            HEALTH_WATCH,
+            request_serializer=health_pb2.HealthCheckRequest.SerializeToString,
+            response_deserializer=health_pb2.HealthCheckResponse.FromString,
+        )
+        call = watch(health_pb2.HealthCheckRequest(service=""))
+        try:
+            async for _ in call:
+                pass
+        except grpc.RpcError:
+            pass
+        if await call.code() == grpc.StatusCode.UNAVAILABLE:
+            with contextlib.suppress(trio.RunFinishedError):
+                token.run_sync_soon(self.mark_dead, "connection lost")
+
+    async def _close(self) -> None:
+        channel, self._channel, self._stream, self._unaries = self._channel, None, None, {}
+        if channel is not None:
+            await channel.close()
+
+    # From trio -------------------------------------------------------------------
+
+    async def _check(self, timeout: float, wait_for_ready: bool = False) -> Any:
+        """A standard health check's answer (raises what the call raises)."""
+        check = self._unary(HEALTH_CHECK, health_pb2.HealthCheckRequest(), timeout, wait_for_ready)
+        return await aio.wait(check, self.waiters)
+
     async def wait_ready(self, timeout: float) -> None:
         """Wait until the channel connects (a health check sent as soon as it
         is ready: any answer will do, the service is optional); STALL if it
         does not within ``timeout``. Not grpcio's channel_ready_future: its
         polling thread prints a traceback when the channel is closed under it
         (a stop while a bot is launched; grpc/grpc#18995)."""
-        future = health_pb2_grpc.HealthStub(self.channel).Check.future(
-            health_pb2.HealthCheckRequest(), timeout=timeout, wait_for_ready=True
-        )
         stalled = BotError(FaultKind.STALL, f"no connection to {self.address} within {timeout:g}s")
         try:
             with trio.fail_after(timeout):
-                await wait_future(future, self.waiters)
+                await self._check(timeout, wait_for_ready=True)
         except trio.TooSlowError:
             raise stalled from None
         except grpc.RpcError as e:
@@ -122,35 +165,20 @@ class GrpcConnection(EngineConnection):
         except PeerGone:
             raise BotError(FaultKind.CRASH, self.death or "connection lost") from None
 
-    @_ki_protected
     def watch_health(self) -> None:
-        """Keep one Health/Watch stream open: it reports a dead bot within
-        milliseconds and keeps grpcio from starting a thread per call on an
-        otherwise idle channel (measured: p99 of 100-200 ms with 64 idle
-        channels without it). Bots without the health service answer
-        UNIMPLEMENTED, which is fine."""
-        token = trio.lowlevel.current_trio_token()
-        stub = health_pb2_grpc.HealthStub(self.channel)
-        call = stub.Watch(health_pb2.HealthCheckRequest(service=""))
+        """Keep one Health/Watch stream open (``_watch``), for as long as the
+        connection is."""
+        self._health = aio.submit(self._watch(trio.lowlevel.current_trio_token()))
 
-        def ended(c: Any) -> None:
-            if c.code() == grpc.StatusCode.UNAVAILABLE:
-                with contextlib.suppress(trio.RunFinishedError):
-                    token.run_sync_soon(self.mark_dead, "connection lost")
-
-        call.add_done_callback(ended)
-        self._health = call
-
-    @_ki_protected
     async def health_status(self, timeout: float) -> str | None:
         """The bot's answer to a standard health check ("SERVING", ...), or None
         when it does not serve the health service (it is optional)."""
-        stub = health_pb2_grpc.HealthStub(self.channel)
-        future = stub.Check.future(health_pb2.HealthCheckRequest(), timeout=timeout)
         try:
             with trio.fail_after(timeout):
-                answer = await wait_future(future)
+                answer = await self._check(timeout)
         except (grpc.RpcError, trio.TooSlowError, PeerGone):
+            return None
+        if answer is None:
             return None
         return str(health_pb2.HealthCheckResponse.ServingStatus.Name(answer.status))
 
@@ -162,16 +190,12 @@ class GrpcConnection(EngineConnection):
                 await self.exited.wait()
         return BotError(FaultKind.CRASH, self.death or fallback)
 
-    @_ki_protected
     async def _reachable(self) -> bool:
         """Whether the bot still answers a call on this channel: any answer
         counts, an error status included (the health service is optional)."""
-        future = health_pb2_grpc.HealthStub(self.channel).Check.future(
-            health_pb2.HealthCheckRequest(), timeout=PROBE_TIMEOUT
-        )
         try:
             with trio.fail_after(PROBE_TIMEOUT):
-                await wait_future(future, self.waiters)
+                await self._check(PROBE_TIMEOUT)
         except grpc.RpcError as e:
             return e.code() not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
         except (PeerGone, trio.TooSlowError):
@@ -205,60 +229,24 @@ class GrpcConnection(EngineConnection):
             return status_fault(error.code(), details)
         return await self._crashed("connection lost" + (f" ({details})" if details else ""))
 
-    @_ki_protected
-    async def _call(self, method: Any, request: Any, timeout: float) -> Any:
-        return await self._answer(
-            lambda: wait_future(method.future(request, timeout=timeout), self.waiters), timeout
-        )
-
-    @_ki_protected
-    async def _call_on_loop(self, method: str, request: Any, timeout: float) -> Any:
-        """``_call`` on the grpc.aio channel, for a run with trio the loop's
-        guest (aio.run), where it needs no hand-off between threads: the
-        same faults, the call cancelled for the bot when the wait is."""
-        answer = await self._answer(
-            lambda: aio.wait(self._unary(method, request, timeout), self.waiters), timeout
-        )
-        if answer is None:  # grpc.aio's result for an answer that does not parse
-            raise BotError(FaultKind.MALFORMED, NOT_A_MESSAGE)
-        return answer
-
-    @_ki_protected
-    async def _answer(self, call: Callable[[], Awaitable[Any]], timeout: float) -> Any:
-        """The answer of the unary call ``call`` starts and waits for, or the
-        fault of one that ended without it (``_failed``)."""
+    async def _call(self, method: str, request: Any, timeout: float) -> Any:
+        """The answer of one unary call, or the fault of one that ended
+        without it (``_failed``); an answer that does not parse is MALFORMED."""
         if self.death is not None:
             raise await self._failed(None, 0.0, timeout)
         started = trio.current_time()
         try:
-            return await call()
+            answer = await aio.wait(self._unary(method, request, timeout), self.waiters)
         except PeerGone:
             raise await self._failed(None, 0.0, timeout) from None
         except grpc.RpcError as e:
             raise await self._failed(e, trio.current_time() - started, timeout) from None
-
-    async def _unary(self, method: str, request: Any, timeout: float) -> Any:
-        """On the loop: one unary call of the Engine service on the grpc.aio
-        channel (Decide takes the request's bytes; a notification, its message)."""
-        calls = self._aio_calls
-        if method not in calls:
-            if method == DECIDE_METHOD:
-                serialize, deserialize = None, convert.answer_from_bytes
-            else:
-                serialize, deserialize = _serialize, None
-            calls[method] = self._aio().unary_unary(
-                method, request_serializer=serialize, response_deserializer=deserialize
-            )
-        return await calls[method](request, timeout=timeout)
-
-    def _aio(self) -> Any:
-        """On the loop: the connection's grpc.aio channel, opened on first use."""
-        if self._aio_channel is None:
-            self._aio_channel = grpc.aio.insecure_channel(self.address, options=channel_options())
-        return self._aio_channel
+        if answer is None:
+            raise BotError(FaultKind.MALFORMED, NOT_A_MESSAGE)
+        return answer
 
     async def handshake(self, timeout: float, variant: Variant | None = None) -> Hello:
-        answer = await self._call(self.stub.Handshake, convert.handshake_request(variant), timeout)
+        answer = await self._call(HANDSHAKE_METHOD, convert.handshake_request(variant), timeout)
         return convert.hello_from_pb(answer)
 
     async def decide(self, decision: Decision, timeout: float) -> Answer:
@@ -272,9 +260,7 @@ class GrpcConnection(EngineConnection):
             exchanged = await self._play(request, timeout)
             if exchanged is not None:
                 return exchanged  # type: ignore[no-any-return]
-        if aio.in_guest_run():
-            return await self._call_on_loop(DECIDE_METHOD, request, timeout), None
-        return await self._call(self._decide, request, timeout), None
+        return await self._call(DECIDE_METHOD, request, timeout), None
 
     async def _play(self, request: bytes, timeout: float) -> Any:
         """The answer to ``request`` on the Play stream and the seconds the
@@ -345,7 +331,7 @@ class GrpcConnection(EngineConnection):
             self._stream.cancel()
             self._stream = None
         if self._stream is None:
-            self._stream = self._aio().stream_stream(
+            self._stream = self._open().stream_stream(
                 PLAY_METHOD,
                 request_serializer=None,
                 response_deserializer=convert.answer_from_bytes,
@@ -385,28 +371,17 @@ class GrpcConnection(EngineConnection):
             raise PlayEnded() if answer is grpc.aio.EOF else NotAMessage()
         return answer, elapsed
 
-    @_ki_protected
     async def notify(self, note: Notification, timeout: float) -> None:
         if self.death is not None:
             return
         method, request = convert.notification_to_pb(note)
         with trio.move_on_after(timeout), contextlib.suppress(grpc.RpcError, PeerGone):
-            if aio.in_guest_run():
-                call = self._unary(ENGINE_SERVICE + method, request, timeout)
-                await aio.wait(call, self.waiters)
-                return
-            future = getattr(self.stub, method).future(request, timeout=timeout)
-            await wait_future(future, self.waiters)
+            await aio.wait(self._unary(ENGINE_SERVICE + method, request, timeout), self.waiters)
 
-    @_ki_protected
     def close(self) -> None:
         if self._health is not None:
             self._health.cancel()
-        self.channel.close()
-        if self._aio_channel is not None:
-            aio.fire(self._aio_channel.close())
-            self._aio_channel = self._stream = None
-            self._aio_calls = {}
+        aio.fire(self._close())
 
 
 class PlayEnded(Exception):
@@ -423,3 +398,16 @@ class NotSent(Exception):
 
 def _serialize(message: Any) -> bytes:
     return message.SerializeToString()  # type: ignore[no-any-return]
+
+
+# Each unary method: how its request is serialized and its answer read. Decide
+# sends bytes already assembled; a notification's Ack is not read.
+UNARIES: dict[str, tuple[Any, Any]] = {
+    DECIDE_METHOD: (None, convert.answer_from_bytes),
+    HANDSHAKE_METHOD: (_serialize, epb.HandshakeResponse.FromString),
+    HEALTH_CHECK: (_serialize, health_pb2.HealthCheckResponse.FromString),
+    **{
+        ENGINE_SERVICE + name: (_serialize, None)
+        for name in ("MatchStarted", "DealEnded", "MatchEnded")
+    },
+}

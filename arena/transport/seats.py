@@ -292,9 +292,7 @@ async def open_seats(
             task_status.started(conn)
             await held_until(released, holders)
 
-    async def open_one(
-        seat: int, spec: EngineSpec | Seat, holders: trio.Nursery
-    ) -> None:
+    async def open_one(seat: int, spec: EngineSpec | Seat, holders: trio.Nursery) -> None:
         try:
             match spec:
                 case BuiltinEngine():
@@ -364,9 +362,7 @@ class Greeting:
     faults: list[Fault]
 
 
-async def handshake(
-    conn: Seat, timeout: float, variant: Variant | None = None
-) -> Hello:
+async def handshake(conn: Seat, timeout: float, variant: Variant | None = None) -> Hello:
     """The one handshake, for seating (told the match's variant), `arena check`
     and liveness probes: what the bot says of itself, or BotError (STALL when it
     said nothing in time)."""

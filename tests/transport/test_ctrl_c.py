@@ -4,9 +4,10 @@ trio raises KeyboardInterrupt wherever the main thread is, unless the code is
 KI-protected. Raised between grpcio registering a call and starting the thread
 that watches it, it leaves a call nobody completes, and closing the channel
 then waits for it forever: `arena match` hung after Ctrl-C (grpc/grpc#19973).
-Every grpcio step the arena takes must run protected; here a real bot is
-called the ways the referee calls it, and each of those steps says whether it
-was."""
+A connection to a bot therefore runs nothing of grpcio in trio's own code:
+its one channel is grpc.aio's, opened and called on the asyncio loop (arena.
+transport.aio), which trio only waits for; here a real bot is called the ways
+the referee calls it, and every channel made is counted."""
 
 import os
 import signal
@@ -16,7 +17,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import grpc
 import pytest
 import trio
 
@@ -30,27 +30,32 @@ pytestmark = pytest.mark.process
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_grpcio_call_bookkeeping_and_closing_run_protected_from_ctrl_c(tag, monkeypatch):
-    from grpc import _channel
+@pytest.mark.parametrize("how", ["trio.run", "aio.run"])
+def test_a_connection_has_one_channel_and_runs_no_grpcio_in_trios_code(how, tag, monkeypatch):
+    import threading
 
-    seen: list[tuple[str, bool]] = []
+    import grpc._channel
+    from grpc.aio import _channel as aio_channel
 
-    def spy(name: str, original: Callable[..., Any]) -> Callable[..., Any]:
+    from arena.transport import aio
+
+    made: list[tuple[str, int]] = []
+
+    def spy(kind: str, original: Callable[..., Any]) -> Callable[..., Any]:
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            seen.append((name, trio.lowlevel.currently_ki_protected()))
+            made.append((kind, threading.get_ident()))
             return original(*args, **kwargs)
 
         return wrapper
 
-    # Where a registered call gets its watcher, and where a channel is closed.
     monkeypatch.setattr(
-        _channel,
-        "_run_channel_spin_thread",
-        spy("a call's watcher", _channel._run_channel_spin_thread),
+        grpc._channel.Channel, "__init__", spy("sync", grpc._channel.Channel.__init__)
     )
-    monkeypatch.setattr(grpc._channel.Channel, "_close", spy("close", grpc._channel.Channel._close))
+    monkeypatch.setattr(aio_channel.Channel, "__init__", spy("aio", aio_channel.Channel.__init__))
+    trio_thread: list[int] = []
 
     async def main() -> None:
+        trio_thread.append(threading.get_ident())
         command = [sys.executable, str(ROOT / "engines/random/bot.py"), tag]
         async with launch(command, label="random") as conn:
             await conn.handshake(5)
@@ -58,9 +63,12 @@ def test_grpcio_call_bookkeeping_and_closing_run_protected_from_ctrl_c(tag, monk
             await conn.notify(MatchEnded("ctrl-c", 0, ended), 5)
             assert await conn.health_status(5) == "SERVING"
 
-    trio.run(main)
-    assert ("close", True) in seen and ("a call's watcher", True) in seen
-    assert all(protected for _, protected in seen), seen
+    (trio.run if how == "trio.run" else aio.run)(main)
+    assert [kind for kind, _ in made] == ["aio"], made  # one channel, grpc.aio's
+    on_trios_thread = made[0][1] == trio_thread[0]
+    # On the loop: in a thread of its own under trio.run; trio's own under aio.run,
+    # where trio is the loop's guest and the channel is made in a callback of the loop.
+    assert on_trios_thread is (how == "aio.run")
 
 
 # A trio run as the arena's commands run it (arena.cli.signals): its task
