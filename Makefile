@@ -15,7 +15,7 @@ JS_STAMP := engines/js/node_modules/.installed
 help:
 	@echo "make demo         set up, then play a demonstration match"
 	@echo "make test         set up, then run the test suite"
-	@echo "make test-fast    set up, then run the tests that start no process (seconds)"
+	@echo "make test-fast    set up, then run the tests that start no process (under a minute)"
 	@echo "make lint         ruff and mypy over arena/"
 	@echo "make bench        print the speed figures"
 	@echo "make signal-storm stop every long-running command COUNT times (500) at random moments"
@@ -45,9 +45,10 @@ demo: $(STAMP) $(JS_STAMP)
 test: $(STAMP) $(JS_STAMP)
 	$(BIN)/python -m pytest -q
 
-# The pure tests: no bot, server, browser or other process, nothing slow.
+# The pure tests: no bot, server, browser or other process, nothing slow; one
+# worker per CPU (pytest-xdist), as none of them shares a file or a port.
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -q -m "not process and not browser and not slow"
+	$(BIN)/python -m pytest -q -n auto -m "not process and not browser and not slow"
 
 lint: $(STAMP)
 	$(BIN)/ruff check arena benchmarks engines tests

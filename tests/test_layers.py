@@ -4,6 +4,7 @@ inside a function), or by importing a module in a fresh interpreter and
 listing what got loaded."""
 
 import ast
+import functools
 import subprocess
 import sys
 from pathlib import Path
@@ -13,7 +14,8 @@ import pytest
 ARENA = Path(__file__).resolve().parents[1] / "arena"
 
 
-def written_imports(path: Path) -> set[str]:
+@functools.cache
+def written_imports(path: Path) -> frozenset[str]:
     """Every arena module ``path`` imports, wherever the import is written."""
     found: set[str] = set()
     package = ".".join(path.relative_to(ARENA.parent).with_suffix("").parts[:-1])
@@ -27,7 +29,7 @@ def written_imports(path: Path) -> set[str]:
                 base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
             found.add(base)
             found.update(f"{base}.{alias.name}" for alias in node.names)
-    return {name for name in found if name == "arena" or name.startswith("arena.")}
+    return frozenset(name for name in found if name == "arena" or name.startswith("arena."))
 
 
 def modules_in(package: str) -> list[Path]:

@@ -282,6 +282,7 @@ def duplicate(game: Game, sets: int, opponent) -> float:
     return points / (2 * sets)
 
 
+@pytest.mark.slow  # statistical: many sets
 def test_it_beats_greedy_clearly_at_scopone():
     # 0.82 over 400 sets in engines/traditional/README.md; these 40 sets
     # give 0.76, a fixed figure (fixed seeds), well clear of an even match.

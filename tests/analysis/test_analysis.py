@@ -97,6 +97,7 @@ def check_thrown_flagged(replay: Replay, analysis: Analysis | None = None) -> An
     return analysis
 
 
+@pytest.mark.slow  # a whole match analysed at the default samples
 def test_a_thrown_settebello_is_flagged(thrown):  # tests/analysis/conftest.py
     replay = thrown.replay
     analysis = check_thrown_flagged(replay, thrown.analysis)
@@ -180,14 +181,14 @@ def test_a_decisions_analysis_does_not_depend_on_the_cards_its_seat_did_not_see(
     assert twin.before.hands[1] != step.before.hands[1]  # seat 1 holds other cards
     assert twin.before.seen_by(0) == step.before.seen_by(0)
 
-    a = analyse_replay(replay, [0], samples=64)
-    b = analyse_replay(again, [0], samples=64)
+    a = analyse_replay(replay, [0], samples=16)
+    b = analyse_replay(again, [0], samples=16)
     assert decision_json(a, 0, step.index) == decision_json(b, 0, step.index)
     # So is every earlier decision of seat 0 in that deal; the CLI's seed changes them.
     for earlier in deal.steps[: step.index]:
         if earlier.seat == 0:
             assert decision_json(a, 0, earlier.index) == decision_json(b, 0, earlier.index)
-    c = analyse_replay(replay, [0], samples=64, seed=1)
+    c = analyse_replay(replay, [0], samples=16, seed=1)
     assert decision_json(c, 0, step.index) != decision_json(a, 0, step.index)
 
 

@@ -61,6 +61,7 @@ def test_a_deterministic_bot_is_never_flagged_and_unanswered_probes_are_no_evide
     assert p_value([(MOVES[0], [None, None]) for _ in range(50)]) == 1.0
 
 
+@pytest.mark.slow  # statistical: many simulated audits
 @pytest.mark.parametrize("spread", [0.5, 0.8, 0.95])
 def test_an_honest_random_bot_is_flagged_at_most_at_the_nominal_rate(spread):
     """2,000 honest partnerships of 30 probed decisions, each answer drawn

@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from benchmarks.experiment import log_decks, pairing_tallies, played
 from benchmarks.paper import main
 
@@ -19,6 +21,7 @@ def run(tmp_path: Path) -> str:
     return (out / "paper.md").read_text()
 
 
+@pytest.mark.slow  # a benchmark's smoke run
 def test_a_small_run_adds_up_and_deals_the_same_decks_everywhere(tmp_path, capsys):
     text = run(tmp_path)
     out = tmp_path / "paper"

@@ -641,6 +641,7 @@ def flipped(data: bytes, rng: random.Random) -> bytes:
     return data[:pos] + bytes([data[pos] ^ rng.randrange(1, 256)]) + data[pos + 1 :]
 
 
+@pytest.mark.slow  # exhaustive: every byte of several logs
 def test_every_single_byte_flip_is_refused(logs, tmp_path, capsys):
     """Every byte of a log is covered: the records by the chain, the length
     prefixes by the framing (a damaged one never passes for a log cut short),

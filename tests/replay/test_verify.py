@@ -43,6 +43,7 @@ def test_random_matches_replay_and_reproduce_their_result(tmp_path, game, seed):
     assert sum(len(d.steps) for d in replay.deals) == len(report.decisions)
 
 
+@pytest.mark.slow  # 25 matches, each verified again after its change
 @settings(
     max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

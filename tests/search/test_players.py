@@ -167,6 +167,7 @@ def test_options_are_checked_and_explained():
         BUILT_IN["greedy"].check(["--think", "1"])
 
 
+@pytest.mark.slow  # real thinking on a real clock: two deals of it
 @pytest.mark.parametrize("game", [Game.SCOPA, Game.SCOPONE])
 def test_the_engines_play_a_match_on_a_bank_without_a_timeout(game):
     """Built in, on a 3 s bank with 20 ms a move more and no move limit: they
