@@ -222,7 +222,14 @@ class Referee:
         self.banks[seat] = clock.bank_after(elapsed)
         # The log keeps the deadline the seat was told and its bank after the decision.
         record = DecisionRecord(
-            number, index, seat, move, elapsed, None, False, comment, deadline, self.banks[seat]
+            deal_number=number,
+            decision=index,
+            seat=seat,
+            move=move,
+            think_time=elapsed,
+            comment=comment,
+            deadline=deadline,
+            bank_left=self.banks[seat],
         )
         if problem is None:
             assert move is not None

@@ -412,6 +412,11 @@ def measure(args: argparse.Namespace, transport: str) -> None:
             f"{cpu_us / b['cpu_us']:.2f}x the CPU per decision, "
             f"{bot_us / b['bot_us']:.2f}x the bot's"
         )
+        whole = large["decisions"] / large["wall"]
+        print(
+            f"  arena tournament, start-up in: {whole:,.0f} decisions per second, "
+            f"{whole / b['per_s']:.2f}x the bare load's"
+        )
         print(
             f"  start-up and wind-down, apart: {startup:.2f} s of CPU "
             f"(one set, {small['decisions']:,} decisions; the measured run {large['decisions']:,})"

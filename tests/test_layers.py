@@ -226,3 +226,23 @@ def test_no_module_uses_another_modules_private_names():
         if names
     }
     assert used == {}
+
+
+LONG = 600  # lines: a module longer says at its top why it is one module
+
+
+def test_a_long_module_says_why_it_is_one():
+    long = {
+        str(path.relative_to(ARENA.parent)): lines
+        for path in sorted(ARENA.rglob("*.py"))
+        if "v1" not in path.relative_to(ARENA).parts
+        and (lines := len(path.read_text().splitlines())) > LONG
+    }
+    assert long, "no module is long: the check can no longer fail"
+    unexplained = {
+        path: lines
+        for path, lines in long.items()
+        if "Why one module"
+        not in (ast.get_docstring(ast.parse((ARENA.parent / path).read_text())) or "")
+    }
+    assert unexplained == {}

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.audit import collusion
+from arena.audit import collusion, collusion_export
 from arena.audit.probes import ProbeSummary, summarise_probes
 from arena.logs.replay import replay_log
 
@@ -74,7 +74,7 @@ def _probe_json(s: ProbeSummary) -> dict[str, Any]:
 def to_json(report: AuditReport, decisions: bool = True) -> dict[str, Any]:
     """The report as JSON; ``decisions=False`` leaves out the log audit's
     score of every decision (a competition's would be megabytes)."""
-    values = None if report.values is None else collusion.to_json(report.values)
+    values = None if report.values is None else collusion_export.to_json(report.values)
     if values is not None and not decisions:
         values = {k: v for k, v in values.items() if k not in ("decisions", "null_decisions")}
     return {
@@ -114,7 +114,7 @@ def render_text(report: AuditReport) -> str:
     else:
         lines.append("probes: none in these logs (they were not asked for)")
     if report.values is not None:
-        lines += ["", collusion.render_text(report.values)]
+        lines += ["", collusion_export.render_text(report.values)]
     lines += [
         "",
         f"A p-value below {FLAG_BELOW:g} is worth a look; it is no verdict: "

@@ -7,6 +7,10 @@ not used), so a log verifies on any machine and any Python. Reading it
 then checks what a chain cannot, since whoever edits a log can recompute it:
 seats in range, the clock, the fault policy, and a result that follows from
 the deals (its scores, deals played, termination and winner).
+
+Why one module of this size: each check of a log against the rules (seats,
+clock, fault policy, every decision, every score, the result) reads the state
+the previous one left, in the log's order; it is one pass.
 """
 
 from __future__ import annotations

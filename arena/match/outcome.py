@@ -152,8 +152,10 @@ class ProbeRecord:
     think_time: float = 0.0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class DecisionRecord:
+    """One decision as the log keeps it (built by keyword: ten fields of like types)."""
+
     deal_number: int
     decision: int
     seat: int

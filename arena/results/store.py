@@ -12,6 +12,10 @@ process dies, even by ``kill -9``), and a second writer is refused at once,
 told which process holds it. Readers (standings, the server's pages) need
 no lock. A file that is not one of our stores, or is damaged, is refused in
 one line and never written to.
+
+Why one module of this size: every SQL statement of a results store is here,
+behind named methods, with the schema and its migrations: one file to read to
+know what a store holds and how it changes.
 """
 
 from __future__ import annotations

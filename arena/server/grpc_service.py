@@ -6,6 +6,10 @@ arena.wire.service. Handlers run on grpc's thread pool and reach the trio loop
 only through its token: bot checks and competition control run there.
 WatchMatch and SubmitBot alone are coroutines, on the server's asyncio loop,
 so an open stream or a slow upload holds no thread.
+
+Why one module of this size: it is the service's one face, a handler per call
+of server.proto (25), each a few lines of access check, call and conversion;
+splitting it by call would scatter the one place that says who may call what.
 """
 
 from __future__ import annotations

@@ -12,6 +12,11 @@ scheduled and loses none. Closing the ladder plays a final among the best
 active versions, from a seed of its own committed to at the close.
 
 Everything here runs on the trio loop, which owns the results store.
+
+Why one module of this size: a ladder's phases (ladder, final, finished)
+and its sets are one state machine whose steps must happen under one
+lock and in one order (the final-phase race of the trust issue lived between
+two of its steps).
 """
 
 from __future__ import annotations

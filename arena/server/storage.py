@@ -1,7 +1,10 @@
 """The server's own SQLite file: participants (token hashes only), bots,
 competitions and the organiser's token hash. Every SQL statement of the server
 is here, behind a named method; one connection is shared under a lock, since
-the gRPC threads and the trio loop both use it."""
+the gRPC threads and the trio loop both use it.
+
+Why one module of this size: every SQL statement of the server is here, behind
+a named method, by design: one file to read to know what the server keeps."""
 
 from __future__ import annotations
 

@@ -30,6 +30,11 @@ fork; from inside a new namespace getppid() says nothing, so instead it
 checks a lifeline: it writes a byte to a pipe whose only reader is the arena,
 which fails once the arena is gone (or has let the bot go), and then it
 exits.
+
+Why one module of this size: launching, readiness and killing for sure share
+one lifetime (the bot's process group, its lifeline, its output file and its
+control group) and the failure messages that name them; split, each part would
+need the others' state.
 """
 
 from __future__ import annotations

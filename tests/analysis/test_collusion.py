@@ -8,7 +8,8 @@ import random
 
 import pytest
 
-from arena.audit.collusion import audit_logs, determinize, from_json, to_json
+from arena.audit.collusion import audit_logs, determinize
+from arena.audit.collusion_export import from_json, to_json
 from arena.match.settings import MatchSettings
 from arena.play import run_match_sync
 from arena.players.search.evaluate import decision_rng

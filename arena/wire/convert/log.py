@@ -270,17 +270,17 @@ def log_entry_from_pb(
         deadline = d.deadline_ms / 1000 if d.HasField("deadline_ms") else None  # version 1
         bank = d.bank_left_ms / 1000 if d.HasField("bank_left_ms") else None
         return DecisionRecord(
-            d.deal_number,
-            d.decision,
-            d.seat,
-            move,
-            think,
-            fault,
-            d.scopa,
-            d.comment,
-            deadline,
-            bank,
-            tuple(probe_from_pb(p) for p in d.probes),
+            deal_number=d.deal_number,
+            decision=d.decision,
+            seat=d.seat,
+            move=move,
+            think_time=think,
+            fault=fault,
+            scopa=d.scopa,
+            comment=d.comment,
+            deadline=deadline,
+            bank_left=bank,
+            probes=tuple(probe_from_pb(p) for p in d.probes),
         )
     if kind == "deal_ended":
         return deal_result_from_pb(record.deal_ended.result)
