@@ -6,7 +6,7 @@
    a plain grpcio stub and a realistic DecisionRequest, and (b) by the referee
    playing whole Scopa matches against it (both seats), with a match log; the
    referee's time per decision includes the rules, the observation, the
-   conversion, the trio bridge and the log. Medians over several rounds.
+   conversion, the connection and the log. Medians over several rounds.
 2. Throughput: N matches at once (N = 1, 16, 64) between two bot processes
    (greedy and random) serving every match, 1 s move time: decisions per
    second, matches per minute, and the timeouts seen.
@@ -141,8 +141,9 @@ def aio_ms(address: str, n: int) -> float:
 
 
 async def bridge_ms(address: str, n: int) -> float:
-    """The same call through the arena's connection alone (its trio bridge and
-    the message's conversion both ways; no referee work)."""
+    """The same call through the arena's connection alone (its grpc.aio
+    channel waited for from trio, and the message's conversion both ways; no
+    referee work)."""
     decision = sample_decision()
     conn = GrpcConnection(address)
     await conn.wait_ready(5)
@@ -159,7 +160,7 @@ async def bridge_ms(address: str, n: int) -> float:
 
 class TimedConnection(GrpcConnection):
     """A connection that adds up the time spent in its calls: decisions (the
-    bridge and the bot), notifications and handshakes, so that what is left of
+    connection and the bot), notifications and handshakes, so that what is left of
     a match's time is the referee's own work."""
 
     def __init__(self, address: str) -> None:
@@ -199,7 +200,7 @@ class RefereeTimes:
     """Milliseconds per decision of whole matches, and how they divide."""
 
     total: float  # the match's wall time per decision
-    calls: float  # in the Decide calls (the bridge and the bot)
+    calls: float  # in the Decide calls (the connection and the bot)
     notify: float  # in notifications (the wall time while any was under way)
     handshake: float
     own: float  # the rest: the referee's work (rules, observation, conversion, log, clock)
@@ -243,12 +244,12 @@ async def referee_ms(address: str, matches: int, log_dir: Path) -> RefereeTimes:
 PARTS = (
     ("the observation", "arena.match.engine", "", "observe"),
     # The name the connection calls (bound there by its import).
-    ("the request: its bytes, clock included", "arena.transport.seat", "", "decision_bytes"),
+    ("the request: its bytes, clock included", "arena.transport.grpc_seat", "", "decision_bytes"),
     ("the log record: built, hashed, flushed", "arena.referee", "Referee", "_record"),
     ("checking the answer", "arena.referee", "Referee", "_check_answer"),
     ("legal moves", "arena.rules.deal", "Deal", "legal_moves"),
     ("applying the move", "arena.rules.deal", "Deal", "play_unchecked"),
-    ("reading the answer", "arena.wire.convert", "", "answer_from_pb"),
+    ("reading the answer (by its bytes)", "arena.wire.convert", "", "answer_from_bytes"),
 )
 
 
@@ -360,7 +361,7 @@ def main() -> None:
         print(f"  bare grpcio unary call (sync stub)   {b:.3f} ms")
         print(f"  as a grpcio future, blocking on it   {f:.3f} ms   ({f / b:.2f}x)")
         print(f"  grpc.aio in plain asyncio            {a:.3f} ms   ({a / b:.2f}x)")
-        print(f"  same call via the trio bridge        {g:.3f} ms   ({g / b:.2f}x)")
+        print(f"  same call via the arena's connection {g:.3f} ms   ({g / b:.2f}x)")
         print(
             f"  referee, whole matches with log      {r:.3f} ms   ({r / b:.2f}x;"
             f" {times[0].decisions} decisions/round)"
@@ -378,6 +379,8 @@ def main() -> None:
             f" (us per decision; the bare call is {b * 1000:.0f} us)"
         )
         for label, seconds in spent.items():
+            if not seconds:  # its function was moved or renamed: PARTS is out of date
+                raise SystemExit(f"bench_referee: {label!r} was never timed: update PARTS")
             print(f"  {label:<42} {seconds / timed.decisions * 1e6:6.1f} us")
         rest = timed.own * 1000 - sum(spent.values()) / timed.decisions * 1e6
         print(f"  {'the rest (records, clock, trio, per match)':<42} {rest:6.1f} us")
