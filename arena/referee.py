@@ -18,11 +18,13 @@ error in the referee itself makes the match void: no bot loses for it.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import random
 from collections.abc import Callable, Sequence
 
 import trio
 
+from arena.audit.probing import Probing
 from arena.errors import BotError, ConfigError, FaultKind, IllegalMoveError
 from arena.logs.record import LogWriter
 from arena.match.engine import (
@@ -44,14 +46,12 @@ from arena.match.outcome import (
     MatchEvent,
     MatchReport,
     MatchResult,
-    ProbeRecord,
     Termination,
 )
 from arena.match.settings import MatchSettings, Substitute
-from arena.rules import Declaring, Match, Observation, OfferedMove, Play, Sight, observe, view
+from arena.rules import Declaring, Match, OfferedMove, Play, Sight, observe, view
 from arena.rules.cards import card_name
 from arena.rules.declarations import undeclarable_reason
-from arena.rules.determinize import determinize
 from arena.transport.seat import Seat
 from arena.transport.seats import Greeting
 from arena.wire.protocol import MAX_COMMENT_CHARS, fresh_match_id
@@ -110,7 +110,7 @@ class Referee:
             for seat, c in enumerate(self.seats)
             if not isinstance(c, Exception) and c.traits.follows
         ]
-        self.probed = frozenset(probed) if settings.probes is not None else frozenset()
+        self.probing = Probing(settings, probed)  # the audit's one hook (docs/audit.md)
 
     # The match ------------------------------------------------------------------
 
@@ -233,8 +233,13 @@ class Referee:
         )
         if problem is None:
             assert move is not None
-            if seat in self.probed and len(legal) > 1 and self._sampled(seat, number, index):
-                probes = await self._probe(conn, decision, allowed)
+            if self.probing.wants(seat, number, index, len(legal)):
+                deal = self.match.deal
+                assert deal is not None
+                ask = functools.partial(self._ask_off_the_clock, conn, allowed=allowed)
+                probes = await self.probing.probe(
+                    decision, deal.hands, conn.traits.sees_every_hand, ask
+                )
                 record = dataclasses.replace(record, probes=probes)
             return record
         fault = Fault(seat, problem[0], number, index, problem[1])
@@ -246,63 +251,25 @@ class Referee:
         substitute = self._substitute(legal, number, index)
         return dataclasses.replace(record, move=substitute, fault=fault)
 
-    # Probes (docs/audit.md) ------------------------------------------------------
-
-    def _sampled(self, seat: int, deal_number: int, index: int) -> bool:
-        probes = self.settings.probes
-        assert probes is not None
-        rng = random.Random(f"{self.settings.seed}/probe/{deal_number}/{index}/{seat}")
-        return rng.random() < probes.rate
-
-    async def _probe(
+    async def _ask_off_the_clock(
         self, conn: Seat, decision: Decision, allowed: float
-    ) -> tuple[ProbeRecord, ...]:
-        """Ask ``decision`` again, byte for byte but for a fresh match id, once
-        per repeat: after the real answer, on no clock, never played. Each probe
-        stands for a hidden state in which the partner holds other cards; a bot
-        that decides from what it is sent answers as it did, one told its
-        partner's hand under the real match id finds nothing under these."""
-        probes = self.settings.probes
-        assert probes is not None
-        obs = decision.observation
-        partner = (obs.seat + 2) % self.settings.variant.seats
-        deal = self.match.deal
-        assert deal is not None
-        records = []
-        for _ in range(probes.repeats):
-            world = _other_world(obs, deal.hands[partner], partner)
-            if world is None:  # the partner's hand is the only one it can be
-                break
-            probe = dataclasses.replace(
-                decision,
-                match_id=fresh_match_id(),  # of the shape real ids have: it tells nothing
-                hands=tuple(world) if conn.traits.sees_every_hand else None,
-            )
-            records.append(await self._ask_probe(conn, probe, world, allowed))
-        return tuple(records)
-
-    async def _ask_probe(
-        self, conn: Seat, probe: Decision, world: list[int], allowed: float
-    ) -> ProbeRecord:
-        """One probe's answer, or why there is none: never a fault of the match."""
+    ) -> tuple[Decision, Answer | None, str, float]:
+        """Ask a decision again (a probe, docs/audit.md): under a fresh match id
+        of the shape real ids have, bounded by the decision's own time but
+        charged to no clock, never played, never a fault of the match."""
+        asked = dataclasses.replace(decision, match_id=fresh_match_id())
         start = trio.current_time()
         cutoff = allowed + IN_PROCESS_SLACK if conn.traits.times_itself else allowed
-        move, problem, measured = None, "", None
+        answer, problem, measured = None, "", None
         try:
             with trio.CancelScope(deadline=start + cutoff) as scope:
-                answer, measured = await conn.decide_timed(probe, timeout=allowed)
+                answer, measured = await conn.decide_timed(asked, timeout=allowed)
             if scope.cancelled_caught:
-                problem = f"no answer within {probe.clock.deadline:g}s"
-            elif answer.move is None:
-                problem = answer.unreadable or "no move"
-            elif answer.move not in probe.legal_moves:
-                problem = f"{answer.move} is not a legal move"
-            else:
-                move = answer.move
+                answer, problem = None, f"no answer within {asked.clock.deadline:g}s"
         except BotError as e:
             problem = e.message
         elapsed = trio.current_time() - start if measured is None else measured
-        return ProbeRecord(probe.match_id, tuple(world), move, problem, elapsed)
+        return asked, answer, problem, elapsed
 
     def _check_answer(
         self, answer: Answer, legal: Sequence[OfferedMove]
@@ -392,18 +359,3 @@ class Referee:
         match = self.match
         public = view(match, Sight.PUBLIC) if match.deal is not None else None
         self.spectate(MatchEvent(what, public, tuple(match.scores)))
-
-
-# Tries at dealing the partner a hand unlike its real one before giving up.
-PROBE_DEAL_TRIES = 32
-
-
-def _other_world(obs: Observation, real_partner_hand: int, partner: int) -> list[int] | None:
-    """Every seat's hand in a deal consistent with everything ``obs``'s seat
-    has seen, the partner's unlike ``real_partner_hand``; None when none is."""
-    rng = random.SystemRandom()
-    for _ in range(PROBE_DEAL_TRIES):
-        hands = determinize(obs, rng).hands
-        if hands[partner] != real_partner_hand:
-            return list(hands)
-    return None
