@@ -132,8 +132,11 @@ class GrpcConnection(EngineConnection):
         except grpc.RpcError:
             pass
         if await call.code() == grpc.StatusCode.UNAVAILABLE:
+            # Said as a call's own lost connection is (``_settle``): with its status's words.
+            details = one_line(await call.details() or "")
+            lost = "connection lost" + (f" ({details})" if details else "")
             with contextlib.suppress(trio.RunFinishedError):
-                token.run_sync_soon(self.mark_dead, "connection lost")
+                token.run_sync_soon(self.mark_dead, lost)
 
     async def _close(self) -> None:
         channel, self._channel, self._stream, self._unaries = self._channel, None, None, {}
