@@ -182,6 +182,14 @@ class MatchReport:
     decisions: list[DecisionRecord] = field(default_factory=list)
     log_chain: str = ""  # hex chain value ending the match's log (docs/logs.md); "": no log
 
+    def summary(self) -> str:
+        """The match as a terminal shows it (arena.match.report.report_text):
+        each deal's scoring, the result, its faults. Kept for the README's
+        scripts; the arena's own code calls report_text."""
+        from arena.match.report import report_text  # report formats these values
+
+        return report_text(self)
+
 
 @dataclass(frozen=True)
 class DealBegan:
