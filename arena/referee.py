@@ -63,6 +63,14 @@ Spectator = Callable[[MatchEvent], None]
 IN_PROCESS_SLACK = 10.0
 
 
+def cutoff_after(conn: Seat, allowed: float) -> float:
+    """How long the referee's loop waits for a seat allowed ``allowed``
+    seconds. A bot timed where it runs is judged by that time; the loop's
+    cut-off only stops one that never returns, so a late loop is never its
+    timeout."""
+    return allowed + IN_PROCESS_SLACK if conn.traits.times_itself else allowed
+
+
 class _Forfeit(Exception):
     def __init__(self, fault: Fault) -> None:
         self.fault = fault
@@ -199,9 +207,7 @@ class Referee:
         allowed = deadline + self.clocks[seat].grace
         start = trio.current_time()
         measured: float | None = None
-        # A bot timed where it runs is judged by that time; the event loop's cut-off
-        # only stops one that never returns, so a late loop is never its timeout.
-        cutoff = allowed + IN_PROCESS_SLACK if conn.traits.times_itself else allowed
+        cutoff = cutoff_after(conn, allowed)
         no_answer = (FaultKind.TIMEOUT, f"no answer within {deadline:g}s")
         try:
             # A bare scope, not trio.fail_after: this runs once per decision.
@@ -259,7 +265,7 @@ class Referee:
         charged to no clock, never played, never a fault of the match."""
         asked = dataclasses.replace(decision, match_id=fresh_match_id())
         start = trio.current_time()
-        cutoff = allowed + IN_PROCESS_SLACK if conn.traits.times_itself else allowed
+        cutoff = cutoff_after(conn, allowed)
         answer, problem, measured = None, "", None
         try:
             with trio.CancelScope(deadline=start + cutoff) as scope:

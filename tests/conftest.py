@@ -4,8 +4,10 @@ helpers that are not fixtures are in tests/support."""
 
 import subprocess
 import sys
+import tempfile
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -63,3 +65,12 @@ def bots(tag) -> Iterator[dict[str, str]]:
     for proc in procs:
         proc.terminate()
         ended(proc)
+
+
+@pytest.fixture
+def ray_temp() -> Iterator[Path]:
+    """A short private directory for a Ray cluster's files (its socket paths
+    must stay under 108 bytes)."""
+    path = Path(tempfile.mkdtemp(prefix="rt", dir="/tmp"))
+    yield path
+    subprocess.run(["rm", "-rf", str(path)], check=False)

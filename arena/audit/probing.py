@@ -36,7 +36,7 @@ class Probing:
 
     def __init__(self, settings: MatchSettings, seats: Iterable[int]) -> None:
         self.settings = settings
-        self.seats = frozenset(seats) if settings.probes is not None else frozenset()
+        self.seats = frozenset(seats)
 
     def wants(self, seat: int, deal_number: int, index: int, choices: int) -> bool:
         """Whether this answered decision is probed: a probed seat's, with a

@@ -9,10 +9,7 @@ spectator follows a match played on a worker as one played by the server."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import tempfile
-from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -21,8 +18,6 @@ from arena.archive import pack
 from arena.transport import sandbox
 from tests.server.test_submissions import bot_dir, participant, submit
 from tests.support.clusters import ray_env
-from tests.support.paths import ROOT
-from tests.support.processes import ended
 from tests.support.server import ORGANISER, Server, play_competition, register
 from tests.support.stores import charged, results
 
@@ -49,11 +44,11 @@ move_time = "2s"
 """
 
 
+@dataclass(frozen=True)
 class Backend:
-    def __init__(self, table: str, announced: str, server_option: tuple[str, ...] = ()) -> None:
-        self.table = table  # the competition's [cluster] table
-        self.announced = announced  # what the server prints once it is up
-        self.server_option = server_option  # the same backend for every competition
+    table: str  # the competition's [cluster] table
+    announced: str  # what the server prints once it is up
+    server_option: tuple[str, ...] = ()  # the same backend for every competition
 
 
 BACKENDS = {
@@ -66,26 +61,6 @@ BACKENDS = {
         ("--cluster", "local"),
     ),
 }
-
-
-@pytest.fixture
-def greedy() -> Iterator[str]:
-    """A registered bot's process, run by its participant: its address."""
-    proc = subprocess.Popen(
-        [sys.executable, str(ROOT / "engines/greedy/bot.py")], stdout=subprocess.PIPE, text=True
-    )
-    assert proc.stdout is not None
-    yield proc.stdout.readline().split()[1]
-    proc.terminate()
-    ended(proc, 10)
-
-
-@pytest.fixture
-def ray_temp() -> Iterator[Path]:
-    """A short private directory (Ray's socket paths must stay under 108 bytes)."""
-    path = Path(tempfile.mkdtemp(prefix="rt", dir="/tmp"))
-    yield path
-    subprocess.run(["rm", "-rf", str(path)], check=False)
 
 
 def serve(tmp: Path, name: str, *options: str) -> Server:
@@ -127,9 +102,10 @@ def output(server: Server) -> str:
     ],
 )
 def test_a_competition_elsewhere_records_what_one_process_records(
-    name: str, tmp_path: Path, greedy: str, request: pytest.FixtureRequest
+    name: str, tmp_path: Path, bots: dict[str, str], request: pytest.FixtureRequest
 ) -> None:
     backend = BACKENDS[name]
+    greedy = bots["greedy"]  # a registered bot, run by its participant
     if name == "ray":
         pytest.importorskip("ray", reason="the cluster extra is not installed")
         monkeypatch = request.getfixturevalue("monkeypatch")
